@@ -1,0 +1,84 @@
+// swift-tools-version:6.0
+// CoreLocation for Linux: Apple's CoreLocation API on gpsd, NMEA, GeoClue2, static and replayed sources.
+// Layers and import rules: DESIGN.md ("Layers"). Imports go downward only.
+import PackageDescription
+
+// Every Swift target builds in Swift 6 language mode (strict concurrency). Warnings are turned into
+// errors by the test command (`-Xswiftc -warnings-as-errors`), not here, so that users who depend on
+// the package never fail on a warning a newer compiler adds.
+let swiftSettings: [SwiftSetting] = []
+
+let package = Package(
+  name: "CoreLocation",
+  platforms: [.macOS(.v14)],
+  products: [
+    .library(name: "CoreLocation", targets: ["CoreLocation"]),
+    .library(name: "CoreLocationTesting", targets: ["CoreLocationTesting"]),
+    .executable(name: "whereami", targets: ["whereami"]),
+    .executable(name: "locbench", targets: ["locbench"]),
+  ],
+  targets: [
+    // MARK: C libraries (systemLibrary: a modulemap and one shim header each)
+    .systemLibrary(
+      name: "CSQLite",
+      pkgConfig: "sqlite3",
+      providers: [.apt(["libsqlite3-dev"])]
+    ),
+    // libxml2's SAX2 interface: the real XML parser behind the GPX decoder.
+    .systemLibrary(
+      name: "CLibXML2",
+      pkgConfig: "libxml-2.0",
+      providers: [.apt(["libxml2-dev"])]
+    ),
+
+    // MARK: Pure layers
+    .target(name: "Geodesy", swiftSettings: swiftSettings),
+    .target(
+      name: "LocationFormats",
+      dependencies: ["Geodesy", "CLibXML2"],
+      swiftSettings: swiftSettings
+    ),
+    .target(name: "LocationEngine", dependencies: ["Geodesy"], swiftSettings: swiftSettings),
+
+    // MARK: I/O layers
+    .target(name: "LocationStore", dependencies: ["CSQLite", "Geodesy"], swiftSettings: swiftSettings),
+    .target(
+      name: "LocationSources",
+      dependencies: ["LocationFormats", "Geodesy"],
+      swiftSettings: swiftSettings
+    ),
+    .target(
+      name: "LocationServices",
+      dependencies: ["LocationEngine", "LocationSources", "LocationStore", "LocationFormats", "Geodesy"],
+      swiftSettings: swiftSettings
+    ),
+
+    // MARK: Public API
+    .target(name: "CoreLocation", dependencies: ["LocationServices"], swiftSettings: swiftSettings),
+    .target(
+      name: "CoreLocationTesting",
+      dependencies: ["CoreLocation", "LocationServices"],
+      swiftSettings: swiftSettings
+    ),
+
+    // MARK: Programs
+    .target(name: "LocationCLI", dependencies: ["CoreLocation"], swiftSettings: swiftSettings),
+    .executableTarget(name: "whereami", dependencies: ["LocationCLI"], swiftSettings: swiftSettings),
+    .executableTarget(
+      name: "locbench",
+      dependencies: ["Geodesy", "LocationFormats", "LocationEngine", "LocationStore"],
+      swiftSettings: swiftSettings
+    ),
+
+    // MARK: Tests (one test target per source target; end-to-end tests run the built programs)
+    .testTarget(name: "GeodesyTests", dependencies: ["Geodesy"]),
+    .testTarget(name: "LocationFormatsTests", dependencies: ["LocationFormats"]),
+    .testTarget(name: "LocationEngineTests", dependencies: ["LocationEngine"]),
+    .testTarget(name: "LocationStoreTests", dependencies: ["LocationStore"]),
+    .testTarget(name: "LocationSourcesTests", dependencies: ["LocationSources"]),
+    .testTarget(name: "CoreLocationTests", dependencies: ["CoreLocation", "CoreLocationTesting"]),
+    .testTarget(name: "LocationCLITests", dependencies: ["LocationCLI"]),
+    .testTarget(name: "EndToEndTests", dependencies: []),
+  ],
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,2 @@
+import CoreLocation
+import LocationServices

@@ -1,0 +1,6 @@
+import LocationEngine
+import LocationSources
+import LocationStore
+
+/// Services.
+public enum LocationServicesInfo {}

@@ -1,0 +1,4 @@
+import LocationFormats
+
+/// Sources.
+public enum LocationSourcesInfo {}

@@ -1,0 +1,27 @@
+// locbench: the project's benchmarks. Each prints ratios against a baseline measured in the same run
+// (CONVENTIONS.md, "Style and tooling"); none is part of the test suite's pass/fail.
+//
+//   swift run -c release locbench [geodesy|nmea|replay|regions|all]
+import Foundation
+
+let benches: [(name: String, summary: String, run: () -> Void)] = [
+  ("geodesy", "inverse geodesic vs haversine and PROJ; WMM cost", GeodesyBench.run),
+  ("nmea", "NMEA 0183 decoding throughput on a generated 50 MB log", NMEABench.run),
+  ("replay", "GPX decoding and the engine pipeline on a 1,000,000-point track", ReplayBench.run),
+  ("regions", "1,000,000 regions against a moving trace: index vs linear scan", RegionsBench.run),
+]
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let wanted = arguments.first ?? "help"
+if wanted == "all" {
+  for bench in benches {
+    print("== \(bench.name)")
+    bench.run()
+  }
+} else if let bench = benches.first(where: { $0.name == wanted }) {
+  bench.run()
+} else {
+  print("usage: locbench {\(benches.map(\.name).joined(separator: "|"))|all}")
+  for bench in benches { print("  \(bench.name): \(bench.summary)") }
+  exit(wanted == "help" || wanted == "-h" || wanted == "--help" ? 0 : 2)
+}

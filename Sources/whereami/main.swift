@@ -1,0 +1,4 @@
+import Foundation
+import LocationCLI
+
+exit(WhereAmI.main(arguments: Array(CommandLine.arguments.dropFirst())))

@@ -1,0 +1,5 @@
+import Testing
+
+@Suite struct CoreLocationSmokeTests {
+  @Test func builds() {}
+}

@@ -1,0 +1,5 @@
+import Testing
+
+@Suite struct EndToEndSmokeTests {
+  @Test func builds() {}
+}

@@ -1,0 +1,5 @@
+import Testing
+
+@Suite struct GeodesySmokeTests {
+  @Test func builds() {}
+}

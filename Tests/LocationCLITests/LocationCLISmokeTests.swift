@@ -1,0 +1,5 @@
+import Testing
+
+@Suite struct LocationCLISmokeTests {
+  @Test func builds() {}
+}

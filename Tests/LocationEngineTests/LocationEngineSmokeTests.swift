@@ -1,0 +1,5 @@
+import Testing
+
+@Suite struct LocationEngineSmokeTests {
+  @Test func builds() {}
+}

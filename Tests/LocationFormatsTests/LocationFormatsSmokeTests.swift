@@ -1,0 +1,5 @@
+import Testing
+
+@Suite struct LocationFormatsSmokeTests {
+  @Test func builds() {}
+}

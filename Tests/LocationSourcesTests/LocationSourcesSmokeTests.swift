@@ -1,0 +1,5 @@
+import Testing
+
+@Suite struct LocationSourcesSmokeTests {
+  @Test func builds() {}
+}

@@ -1,0 +1,5 @@
+import Testing
+
+@Suite struct LocationStoreSmokeTests {
+  @Test func builds() {}
+}
