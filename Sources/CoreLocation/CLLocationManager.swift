@@ -1,2 +1,304 @@
 import Foundation
+internal import Geodesy
+internal import LocationEngine
 import LocationServices
+import Synchronization
+
+/// The object you use to start and stop the delivery of location-related events to your app.
+///
+/// On Linux a manager is a client of the process's location hub (embedded mode), which runs the
+/// sources named by `CORELOCATION_SOURCE`, the configuration files or discovery (see the README).
+/// Behaviour beyond what Apple documents:
+/// - Delegate calls run on the run loop of the thread that started the service (for authorization
+///   changes, the thread that created the manager); on the main thread through the main dispatch
+///   queue, so `RunLoop.main.run()` and `dispatchMain()` both work.
+/// - `requestLocation()` delivers the first location that meets `desiredAccuracy` or that no running
+///   source can improve on; otherwise, after 10 seconds, the most accurate one seen, or
+///   `CLError.locationUnknown` when there was none.
+/// - When updates start, a last known location no more than 5 minutes old is delivered first, with
+///   its original timestamp.
+/// - Authorization is remembered per app in the store. With no stored decision, a request (or
+///   starting a service) is granted as asked unless `CORELOCATION_AUTHORIZATION=deny`.
+/// - When every source has ended for good (a replayed track without `loop`), the delegate receives
+///   `CLError.locationUnknown` whose `userInfo["CoreLocationSourcesEnded"]` is `true`.
+open class CLLocationManager: NSObject {
+  private let core: ManagerCore
+
+  /// Creates a location manager bound to the current environment.
+  public override init() {
+    let environment = HubEnvironment.current
+    core = ManagerCore(environment: environment)
+    super.init()
+    core.attach(self)
+  }
+
+  deinit {
+    core.detach()
+  }
+
+  // MARK: Delegate
+
+  /// The delegate object to receive update events (held weakly).
+  weak open var delegate: (any CLLocationManagerDelegate)? {
+    get { core.delegate }
+    set { core.delegate = newValue }
+  }
+
+  // MARK: Configuration
+
+  /// The accuracy of the location data that your app wants to receive. Default
+  /// `kCLLocationAccuracyBest`. It chooses which sources run: the cheapest that meets it.
+  open var desiredAccuracy: CLLocationAccuracy {
+    get { core.settings.desiredAccuracy }
+    set { core.update { $0.desiredAccuracy = newValue } }
+  }
+
+  /// The minimum distance in metres the device must move horizontally (geodesic distance on the
+  /// WGS-84 ellipsoid from the last delivered location) before an update event is generated.
+  /// Default `kCLDistanceFilterNone`: every location is delivered.
+  open var distanceFilter: CLLocationDistance {
+    get { core.settings.distanceFilter }
+    set { core.update { $0.distanceFilter = newValue } }
+  }
+
+  /// The type of activity the app expects the user to typically perform. Default `.other`.
+  open var activityType: CLActivityType {
+    get { core.settings.activityType }
+    set { core.update { $0.activityType = newValue } }
+  }
+
+  /// A Boolean value that indicates whether the location-manager object may pause location updates.
+  /// Default `true`.
+  open var pausesLocationUpdatesAutomatically: Bool {
+    get { core.settings.pausesAutomatically }
+    set { core.update { $0.pausesAutomatically = newValue } }
+  }
+
+  /// A Boolean value that indicates whether the app receives location updates when running in the
+  /// background. Default `false`. Linux has no app suspension; the value is kept and has no effect.
+  open var allowsBackgroundLocationUpdates: Bool {
+    get { core.settings.allowsBackground }
+    set { core.update { $0.allowsBackground = newValue } }
+  }
+
+  /// A Boolean value that indicates whether the status bar changes its appearance when an app uses
+  /// location services in the background. Default `false`; kept, no effect on Linux.
+  open var showsBackgroundLocationIndicator: Bool {
+    get { core.settings.showsBackgroundIndicator }
+    set { core.update { $0.showsBackgroundIndicator = newValue } }
+  }
+
+  // MARK: Standard location service
+
+  /// The most recently retrieved user location: the last one delivered to this manager's delegate.
+  @NSCopying open var location: CLLocation? { core.lastLocation }
+
+  /// The location delivered before the newest one (for the deprecated delegate method).
+  var previousDeliveredLocation: CLLocation? { core.previousLocation }
+
+  /// Starts the generation of updates that report the user's current location.
+  open func startUpdatingLocation() {
+    core.startUpdating()
+  }
+
+  /// Stops the generation of location updates (and cancels a pending `requestLocation()`).
+  open func stopUpdatingLocation() {
+    core.stopUpdating()
+  }
+
+  /// Requests the one-time delivery of the user's current location.
+  open func requestLocation() {
+    core.requestLocation()
+  }
+
+  // MARK: Authorization
+
+  /// The current authorization status for the app.
+  open var authorizationStatus: CLAuthorizationStatus {
+    CLAuthorizationStatus(rawValue: core.environment.hub.authorization.status) ?? .notDetermined
+  }
+
+  /// Returns the app's authorization status for using location services.
+  @available(*, deprecated, message: "Use the authorizationStatus instance property")
+  open class func authorizationStatus() -> CLAuthorizationStatus {
+    CLAuthorizationStatus(rawValue: HubEnvironment.current.hub.authorization.status) ?? .notDetermined
+  }
+
+  /// A value that indicates the level of location accuracy the app has permission to use.
+  open var accuracyAuthorization: CLAccuracyAuthorization {
+    CLAccuracyAuthorization(rawValue: core.environment.hub.authorization.accuracy) ?? .fullAccuracy
+  }
+
+  /// Requests the user's permission to use location services while the app is in use.
+  open func requestWhenInUseAuthorization() {
+    core.environment.hub.requestAuthorization(always: false)
+  }
+
+  /// Requests the user's permission to use location services regardless of whether the app is in use.
+  open func requestAlwaysAuthorization() {
+    core.environment.hub.requestAuthorization(always: true)
+  }
+
+  /// Returns a Boolean value indicating whether location services are enabled on the device (the
+  /// global switch that `locationctl services on|off` sets; on by default).
+  open class func locationServicesEnabled() -> Bool {
+    HubEnvironment.current.hub.authorization.servicesEnabled
+  }
+
+  /// A Boolean value that indicates whether a widget is eligible to receive location updates.
+  /// Linux has no widgets: always `false`.
+  open var isAuthorizedForWidgetUpdates: Bool { false }
+}
+
+/// The part of a manager that the hub talks to. Sendable: every mutable field sits behind a mutex.
+final class ManagerCore: HubClient {
+  struct Settings {
+    var desiredAccuracy: CLLocationAccuracy = kCLLocationAccuracyBest
+    var distanceFilter: CLLocationDistance = kCLDistanceFilterNone
+    var activityType: CLActivityType = .other
+    var pausesAutomatically = true
+    var allowsBackground = false
+    var showsBackgroundIndicator = false
+  }
+
+  private struct State {
+    var settings = Settings()
+    var updating = false
+    var target: DeliveryTarget
+    var lastLocation: CLLocation?
+    var previousLocation: CLLocation?
+  }
+
+  /// A weak reference that can cross threads.
+  private final class WeakBox<T: AnyObject>: @unchecked Sendable {
+    // @unchecked: the reference is only read and written under the owner's mutex.
+    weak var value: T?
+  }
+
+  let environment: HubEnvironment
+  private let state: Mutex<State>
+  private let managerBox = WeakBox<CLLocationManager>()
+  private let delegateBox = Mutex<WeakBox<AnyObject>>(WeakBox())
+  private let idBox = Mutex<ClientID?>(nil)
+
+  init(environment: HubEnvironment) {
+    self.environment = environment
+    state = Mutex(State(target: DeliveryTarget.current(environment)))
+  }
+
+  func attach(_ manager: CLLocationManager) {
+    managerBox.value = manager
+    let id = environment.hub.register(self)
+    idBox.withLock { $0 = id }
+  }
+
+  func detach() {
+    if let id = idBox.withLock({ $0 }) { environment.hub.unregister(id) }
+  }
+
+  var id: ClientID? { idBox.withLock { $0 } }
+
+  var delegate: (any CLLocationManagerDelegate)? {
+    get { delegateBox.withLock { $0.value } as? any CLLocationManagerDelegate }
+    set { delegateBox.withLock { $0.value = newValue } }
+  }
+
+  var settings: Settings { state.withLock { $0.settings } }
+  var lastLocation: CLLocation? { state.withLock { $0.lastLocation } }
+  var previousLocation: CLLocation? { state.withLock { $0.previousLocation } }
+
+  private var request: UpdateRequest {
+    let settings = self.settings
+    return UpdateRequest(desiredAccuracy: settings.desiredAccuracy, distanceFilter: settings.distanceFilter)
+  }
+
+  func update(_ change: (inout Settings) -> Void) {
+    let (updating, request) = state.withLock { state -> (Bool, UpdateRequest) in
+      change(&state.settings)
+      return (
+        state.updating,
+        UpdateRequest(
+          desiredAccuracy: state.settings.desiredAccuracy, distanceFilter: state.settings.distanceFilter)
+      )
+    }
+    if updating, let id { environment.hub.send(.changeRequest(id, request)) }
+  }
+
+  func startUpdating() {
+    state.withLock {
+      $0.updating = true
+      $0.target = DeliveryTarget.current(environment)
+    }
+    if let id { environment.hub.startUpdates(id, request) }
+  }
+
+  func stopUpdating() {
+    state.withLock { $0.updating = false }
+    if let id { environment.hub.send(.stopUpdates(id)) }
+  }
+
+  func requestLocation() {
+    state.withLock { $0.target = DeliveryTarget.current(environment) }
+    if let id { environment.hub.requestLocation(id, request) }
+  }
+
+  // MARK: HubClient
+
+  func hub(_ hub: LocationHub, deliver delivery: HubDelivery) {
+    let target = state.withLock { $0.target }
+    switch delivery {
+    case .locations(let fixes):
+      let locations = fixes.map(CLLocation.init(fix:))
+      let box = UncheckedLocations(locations: locations)
+      target.run { [self] in
+        guard let manager = managerBox.value, let newest = box.locations.last else { return }
+        state.withLock {
+          $0.previousLocation = $0.lastLocation
+          $0.lastLocation = newest
+        }
+        delegate?.locationManager(manager, didUpdateLocations: box.locations)
+      }
+    case .error(let error, let message):
+      if case .denied = error { state.withLock { $0.updating = false } }
+      let box = UncheckedError(error: Self.clError(error, message: message))
+      target.run { [self] in
+        guard let manager = managerBox.value else { return }
+        delegate?.locationManager(manager, didFailWithError: box.error)
+      }
+    case .authorization:
+      target.run { [self] in
+        guard let manager = managerBox.value else { return }
+        delegate?.locationManagerDidChangeAuthorization(manager)
+      }
+    }
+  }
+
+  /// The userInfo key that marks the end of every source (a replay that reached its end).
+  static let sourcesEndedKey = "CoreLocationSourcesEnded"
+
+  static func clError(_ error: EngineError, message: String?) -> CLError {
+    var userInfo: [String: Any] = [:]
+    if let message { userInfo[NSLocalizedDescriptionKey] = message }
+    switch error {
+    case .locationUnknown:
+      return CLError(.locationUnknown, userInfo: userInfo)
+    case .denied:
+      if message == nil { userInfo[NSLocalizedDescriptionKey] = "location access denied" }
+      return CLError(.denied, userInfo: userInfo)
+    case .sourcesEnded:
+      userInfo[sourcesEndedKey] = true
+      if message == nil { userInfo[NSLocalizedDescriptionKey] = "every location source has ended" }
+      return CLError(.locationUnknown, userInfo: userInfo)
+    }
+  }
+}
+
+/// Locations handed from the hub's executor to the delivery thread. `CLLocation` is immutable.
+struct UncheckedLocations: @unchecked Sendable {
+  let locations: [CLLocation]
+}
+
+/// An error handed to the delivery thread; `CLError`'s user info holds only strings and booleans.
+struct UncheckedError: @unchecked Sendable {
+  let error: CLError
+}

@@ -1,2 +1,170 @@
 import CoreLocation
+import Foundation
+internal import Geodesy
+internal import LocationEngine
 import LocationServices
+internal import LocationSources
+import Synchronization
+
+/// A simulated world for testing code written against CoreLocation, without devices and without
+/// sleeping: a manual clock, scripted sources, authorization you set, and delegate calls that run
+/// when you drive the environment.
+///
+/// ```swift
+/// let world = SimulatedEnvironment(authorization: .authorizedWhenInUse)
+/// let manager = world.run { CLLocationManager() }   // binds the manager to this world
+/// manager.delegate = myDelegate
+/// manager.startUpdatingLocation()
+/// world.deliver(CLLocation(latitude: 48.85, longitude: 2.35))
+/// world.advance(by: 10)                             // timers due in 10 s fire now
+/// ```
+///
+/// Managers and live-update sequences created inside `run` (or anywhere, after `installGlobally()`)
+/// belong to this environment. Delegate calls are queued and run, in order, on the thread that
+/// drives the environment: inside `deliver`, `advance(by:)`, `pump()` and the other driving calls.
+/// Environments are independent, so tests may run in parallel.
+public final class SimulatedEnvironment: Sendable {
+  /// The manual clock. Its wall clock starts at `start`.
+  public let clock: ManualClock
+  /// The default scripted source, started when a client needs locations.
+  public let source: ScriptedSource
+  /// The environment's hub.
+  public let hub: LocationHub
+  private let deliveries = DeliveryQueue()
+  private let persistence: MemoryPersistence
+
+  /// Creates an environment.
+  /// - Parameters:
+  ///   - authorization: the app's stored authorization; `.notDetermined` lets `policyGrants` decide.
+  ///   - accuracy: the accuracy authorization.
+  ///   - locationServicesEnabled: the global switch.
+  ///   - policyGrants: how a request from a `.notDetermined` app is answered.
+  ///   - lastKnownLocation: a location already in the store (Apple's "cached" location).
+  ///   - start: the wall-clock time at which the clock starts.
+  ///   - sourceAccuracy: the nominal accuracy of the scripted source, in metres.
+  public init(
+    authorization: CLAuthorizationStatus = .notDetermined,
+    accuracy: CLAccuracyAuthorization = .fullAccuracy,
+    locationServicesEnabled: Bool = true,
+    policyGrants: Bool = true,
+    lastKnownLocation: CLLocation? = nil,
+    start: Date = Date(timeIntervalSince1970: 1_767_225_600),
+    sourceAccuracy: CLLocationAccuracy = 5
+  ) {
+    clock = ManualClock(wall: start.timeIntervalSince1970)
+    persistence = MemoryPersistence(lastKnownLocation: lastKnownLocation.map { Fix(location: $0, source: "store") })
+    persistence.setServicesEnabled(locationServicesEnabled)
+    if authorization != .notDetermined || accuracy != .fullAccuracy {
+      persistence.setAuthorization(
+        AuthorizationSnapshot(
+          status: authorization.rawValue, accuracy: accuracy.rawValue,
+          servicesEnabled: locationServicesEnabled),
+        app: "simulated")
+    }
+    let source = ScriptedSource(name: "simulated://scripted", nominalAccuracy: sourceAccuracy)
+    self.source = source
+    hub = LocationHub(
+      app: "simulated", sources: .objects({ [source.adapter] }), persistence: persistence,
+      policy: policyGrants ? .grant : .deny, clock: clock)
+  }
+
+  private var environment: HubEnvironment { HubEnvironment(hub: hub, scheduler: deliveries) }
+
+  /// Runs `body` with this environment bound: managers and sequences it creates belong here.
+  public func run<T>(_ body: () throws -> T) rethrows -> T {
+    try HubEnvironment.$bound.withValue(environment) { try body() }
+  }
+
+  /// Runs `body` with this environment bound, for async code.
+  public func run<T>(_ body: () async throws -> T) async rethrows -> T {
+    try await HubEnvironment.$bound.withValue(environment) { try await body() }
+  }
+
+  /// Binds this environment for the whole process (for code that creates managers on other
+  /// threads), until `uninstallGlobally()`.
+  public func installGlobally() { HubEnvironment.setGlobal(environment) }
+
+  /// Undoes `installGlobally()`.
+  public func uninstallGlobally() { HubEnvironment.setGlobal(nil) }
+
+  /// The current simulated time.
+  public var now: Date { Date(timeIntervalSince1970: clock.now.wall) }
+
+  /// Runs every queued delegate call, in order (and the ones they queue in turn).
+  public func pump() {
+    clock.runDue()
+    deliveries.drain()
+  }
+
+  /// Moves time forward, firing due timers and scheduled source actions, then runs queued delegate
+  /// calls.
+  public func advance(by seconds: TimeInterval) {
+    deliveries.drain()
+    clock.advance(by: seconds)
+    deliveries.drain()
+  }
+
+  /// Has the scripted source produce a location (if it is running; a stopped source drops it, as a
+  /// receiver that is off does), then runs queued delegate calls.
+  public func deliver(_ location: CLLocation) {
+    source.emit(location)
+    pump()
+  }
+
+  /// Has the scripted source produce several locations in order.
+  public func deliver(_ locations: [CLLocation]) {
+    for location in locations { source.emit(location) }
+    pump()
+  }
+
+  /// Makes the scripted source fail (clients that are updating hear `CLError.locationUnknown`).
+  public func failSource(_ message: String = "simulated source failure", permanently: Bool = false) {
+    source.fail(message, permanently: permanently)
+    pump()
+  }
+
+  /// Ends the scripted source for good (as a replay reaching its end).
+  public func endSource() {
+    source.end()
+    pump()
+  }
+
+  /// Changes the app's authorization, as the user would in settings; managers are told.
+  public func setAuthorization(
+    _ status: CLAuthorizationStatus, accuracy: CLAccuracyAuthorization = .fullAccuracy
+  ) {
+    var snapshot = hub.authorization
+    snapshot.status = status.rawValue
+    snapshot.accuracy = accuracy.rawValue
+    hub.setAuthorization(snapshot)
+    pump()
+  }
+
+  /// Turns location services on or off for the whole (simulated) device.
+  public func setLocationServicesEnabled(_ enabled: Bool) {
+    var snapshot = hub.authorization
+    snapshot.servicesEnabled = enabled
+    hub.setAuthorization(snapshot)
+    pump()
+  }
+
+  /// The last known location the store holds.
+  public var storedLastKnownLocation: CLLocation? {
+    persistence.lastKnownLocation().map(CLLocation.init(fix:))
+  }
+}
+
+/// Delegate calls waiting for the environment to be driven.
+final class DeliveryQueue: DeliveryScheduler {
+  private let pending = Mutex<[@Sendable () -> Void]>([])
+
+  func schedule(_ work: @escaping @Sendable () -> Void) {
+    pending.withLock { $0.append(work) }
+  }
+
+  func drain() {
+    while let work = pending.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+      work()
+    }
+  }
+}

@@ -1,4 +1,187 @@
 import Geodesy
 
-/// The engine (DESIGN.md: a pure step function).
-public enum LocationEngineInfo {}
+/// The deterministic core: `handle(_:at:) -> [EngineEffect]` (DESIGN.md, "The engine is a step
+/// function"). No I/O, no threads, no clock: time comes in with each event.
+///
+/// Rules it implements (documented in the public API as well):
+/// - Distance filter: a location is delivered when it is at least `distanceFilter` metres (geodesic,
+///   WGS-84) from the last one delivered to that client; zero or negative delivers every fix.
+/// - `requestLocation`: see `UpdateSession.satisfies`; the deadline is `requestTimeout` seconds, after
+///   which the most accurate fix seen is delivered, or `locationUnknown` when there was none.
+/// - A cached last known location no older than `cachedLocationMaxAge` seconds is delivered first
+///   when updates start (with its old timestamp), as Apple's "cached value".
+/// - Fixes with an invalid coordinate (NaN, out of range, negative accuracy) are dropped and counted.
+/// - Not authorized: starting gives `denied` and nothing else; losing authorization stops updates
+///   with `denied`.
+public struct LocationEngine: Sendable {
+  /// Seconds `requestLocation` waits for a satisfying fix (Apple documents no figure; ours is 10 s).
+  public var requestTimeout: Double = 10
+  /// The oldest cached location (in seconds of wall-clock age) delivered when updates start.
+  public var cachedLocationMaxAge: Double = 300
+  /// Minimum monotonic seconds between two `saveLastKnownLocation` effects.
+  public var saveInterval: Double = 5
+
+  private var sessions: [ClientID: UpdateSession] = [:]
+  private var allowed: Bool
+  private var sources: [SourceInfo] = []
+  private var bestPossible: Double = 0
+  private var lastDemand: Double?? = .none
+  private var lastSave: Double = -.infinity
+  /// The newest valid fix from any source (or the cached one from the store at start).
+  public private(set) var latestFix: Fix?
+  /// Fixes dropped because their coordinate was invalid.
+  public private(set) var droppedFixes = 0
+
+  /// Creates an engine.
+  /// - Parameters:
+  ///   - allowed: whether the app may receive locations now.
+  ///   - cachedLocation: the last known location from the store, if any.
+  public init(allowed: Bool, cachedLocation: Fix? = nil) {
+    self.allowed = allowed
+    self.latestFix = cachedLocation
+  }
+
+  /// Whether the client has updates or a request running.
+  public func isActive(_ client: ClientID) -> Bool { sessions[client]?.isActive ?? false }
+
+  /// Handles one event at one instant and returns the effects to apply, in order.
+  public mutating func handle(_ event: EngineEvent, at now: EngineInstant) -> [EngineEffect] {
+    var effects: [EngineEffect] = []
+    switch event {
+    case .addClient(let client):
+      if sessions[client] == nil { sessions[client] = UpdateSession() }
+    case .removeClient(let client):
+      if sessions.removeValue(forKey: client)?.isActive == true {
+        effects.append(.cancelTimer(.requestTimeout(client)))
+      }
+    case .startUpdates(let client, let request):
+      start(client, request, at: now, into: &effects)
+    case .changeRequest(let client, let request):
+      sessions[client]?.change(request)
+    case .stopUpdates(let client):
+      if sessions[client]?.isActive == true {
+        sessions[client]?.stop()
+        effects.append(.cancelTimer(.requestTimeout(client)))
+      }
+    case .requestLocation(let client, let request):
+      requestOne(client, request, at: now, into: &effects)
+    case .fix(let fix):
+      receive(fix, at: now, into: &effects)
+    case .sourcesChanged(let infos):
+      sources = infos
+      bestPossible = infos.map(\.nominalAccuracy).min() ?? 0
+    case .sourceFailed:
+      for client in sessions.keys.sorted() {
+        apply(sessions[client]?.sourceFailed(), client, into: &effects)
+      }
+    case .sourcesEnded:
+      for client in sessions.keys.sorted() {
+        apply(sessions[client]?.sourcesEnded(), client, into: &effects)
+      }
+    case .timerFired(.requestTimeout(let client)):
+      apply(sessions[client]?.timeout(), client, into: &effects)
+    case .authorization(let isAllowed):
+      allowed = isAllowed
+      if !isAllowed {
+        for client in sessions.keys.sorted() {
+          apply(sessions[client]?.denied(), client, into: &effects)
+        }
+      }
+    }
+    updateDemand(into: &effects)
+    return effects
+  }
+
+  private mutating func start(
+    _ client: ClientID, _ request: UpdateRequest, at now: EngineInstant,
+    into effects: inout [EngineEffect]
+  ) {
+    guard allowed else {
+      effects.append(.deliverError(client, .denied))
+      return
+    }
+    var session = sessions[client] ?? UpdateSession()
+    if session.isActive { effects.append(.cancelTimer(.requestTimeout(client))) }
+    session.start(request)
+    if let cached = freshCachedFix(at: now) {
+      apply(session.receive(cached, bestPossible: bestPossible), client, into: &effects)
+    }
+    sessions[client] = session
+  }
+
+  private mutating func requestOne(
+    _ client: ClientID, _ request: UpdateRequest, at now: EngineInstant,
+    into effects: inout [EngineEffect]
+  ) {
+    guard allowed else {
+      effects.append(.deliverError(client, .denied))
+      return
+    }
+    var session = sessions[client] ?? UpdateSession()
+    guard session.requestOne(request) else { return }
+    if let cached = freshCachedFix(at: now),
+      UpdateSession.satisfies(cached, request, bestPossible: bestPossible)
+    {
+      _ = session.receive(cached, bestPossible: bestPossible)
+      effects.append(.deliverLocations(client, [cached]))
+    } else {
+      effects.append(.armTimer(.requestTimeout(client), deadline: now.monotonic + requestTimeout))
+    }
+    sessions[client] = session
+  }
+
+  private func freshCachedFix(at now: EngineInstant) -> Fix? {
+    guard let fix = latestFix, now.wall - fix.time <= cachedLocationMaxAge else { return nil }
+    return fix
+  }
+
+  private mutating func receive(_ fix: Fix, at now: EngineInstant, into effects: inout [EngineEffect]) {
+    guard fix.hasValidCoordinate else {
+      droppedFixes += 1
+      return
+    }
+    latestFix = fix
+    if !fix.isSimulated, now.monotonic - lastSave >= saveInterval {
+      lastSave = now.monotonic
+      effects.append(.saveLastKnownLocation(fix))
+    }
+    guard allowed else { return }
+    // Most engines serve one client; avoid sorting in that case.
+    if sessions.count == 1, let client = sessions.keys.first {
+      apply(sessions[client]?.receive(fix, bestPossible: bestPossible), client, into: &effects)
+      return
+    }
+    for client in sessions.keys.sorted() {
+      apply(sessions[client]?.receive(fix, bestPossible: bestPossible), client, into: &effects)
+    }
+  }
+
+  private func apply(_ action: UpdateSession.Action?, _ client: ClientID, into effects: inout [EngineEffect]) {
+    switch action {
+    case nil, .some(.none):
+      break
+    case .some(.deliver(let fix)):
+      effects.append(.deliverLocations(client, [fix]))
+    case .some(.fail(let error)):
+      effects.append(.deliverError(client, error))
+    case .some(.complete(let fix)):
+      effects.append(.cancelTimer(.requestTimeout(client)))
+      effects.append(.deliverLocations(client, [fix]))
+    case .some(.completeWithError(let error)):
+      effects.append(.cancelTimer(.requestTimeout(client)))
+      effects.append(.deliverError(client, error))
+    }
+  }
+
+  /// Emits `demandSources` when the strongest accuracy asked for changes.
+  private mutating func updateDemand(into effects: inout [EngineEffect]) {
+    var demand: Double?
+    for session in sessions.values {
+      guard let request = session.request else { continue }
+      demand = min(demand ?? .infinity, request.desiredAccuracy)
+    }
+    if case .some(let previous) = lastDemand, previous == demand { return }
+    lastDemand = .some(demand)
+    effects.append(.demandSources(accuracy: demand))
+  }
+}

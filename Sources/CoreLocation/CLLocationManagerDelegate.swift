@@ -1,0 +1,181 @@
+import Foundation
+
+/// The methods you use to receive events from an associated location-manager object.
+///
+/// Every method is optional: the protocol extension gives each one a default that does nothing
+/// (Swift on Linux has no `@objc optional`). Two defaults forward to the older methods Apple
+/// deprecated, so a delegate written for either generation works:
+/// `locationManager(_:didUpdateLocations:)` calls `locationManager(_:didUpdateTo:from:)` for each
+/// location, and `locationManagerDidChangeAuthorization(_:)` calls
+/// `locationManager(_:didChangeAuthorization:)`.
+///
+/// Delivery: on the run loop of the thread that started the service (or created the manager, for
+/// authorization changes). When that thread is the main thread, through the main dispatch queue, so
+/// both `RunLoop.main.run()` and `dispatchMain()` work.
+public protocol CLLocationManagerDelegate: NSObjectProtocol {
+  /// Tells the delegate when the app creates the location manager and when the authorization status
+  /// changes.
+  func locationManagerDidChangeAuthorization(_ manager: CLLocationManager)
+
+  /// Tells the delegate its authorization status when the app creates the location manager and when
+  /// the authorization status changes. Deprecated on Apple platforms (iOS 14, macOS 11): use
+  /// `locationManagerDidChangeAuthorization(_:)`.
+  func locationManager(_ manager: CLLocationManager, didChangeAuthorization status: CLAuthorizationStatus)
+
+  /// Tells the delegate that the location manager was unable to retrieve a location value.
+  func locationManager(_ manager: CLLocationManager, didFailWithError error: any Error)
+
+  /// Tells the delegate that new location data is available.
+  /// - Parameter locations: at least one location, oldest first; the last is the newest.
+  func locationManager(_ manager: CLLocationManager, didUpdateLocations locations: [CLLocation])
+
+  /// Tells the delegate that a new location value is available. Deprecated on Apple platforms
+  /// (iOS 6, macOS 10.12): use `locationManager(_:didUpdateLocations:)`.
+  func locationManager(
+    _ manager: CLLocationManager, didUpdateTo newLocation: CLLocation, from oldLocation: CLLocation)
+
+  /// Tells the delegate that updates will no longer be deferred.
+  func locationManager(_ manager: CLLocationManager, didFinishDeferredUpdatesWithError error: (any Error)?)
+
+  /// Tells the delegate that location updates were paused.
+  func locationManagerDidPauseLocationUpdates(_ manager: CLLocationManager)
+
+  /// Tells the delegate that the delivery of location updates has resumed.
+  func locationManagerDidResumeLocationUpdates(_ manager: CLLocationManager)
+
+  /// Tells the delegate that a new visit-related event was received.
+  func locationManager(_ manager: CLLocationManager, didVisit visit: CLVisit)
+
+  /// Tells the delegate that the location manager received updated heading information.
+  func locationManager(_ manager: CLLocationManager, didUpdateHeading newHeading: CLHeading)
+
+  /// Asks the delegate whether the heading calibration alert should be displayed.
+  func locationManagerShouldDisplayHeadingCalibration(_ manager: CLLocationManager) -> Bool
+
+  /// Tells the delegate that the user entered the specified region.
+  func locationManager(_ manager: CLLocationManager, didEnterRegion region: CLRegion)
+
+  /// Tells the delegate that the user left the specified region.
+  func locationManager(_ manager: CLLocationManager, didExitRegion region: CLRegion)
+
+  /// Tells the delegate about the state of the specified region.
+  func locationManager(_ manager: CLLocationManager, didDetermineState state: CLRegionState, for region: CLRegion)
+
+  /// Tells the delegate that a region monitoring error occurred.
+  func locationManager(
+    _ manager: CLLocationManager, monitoringDidFailFor region: CLRegion?, withError error: any Error)
+
+  /// Tells the delegate that a new region is being monitored.
+  func locationManager(_ manager: CLLocationManager, didStartMonitoringFor region: CLRegion)
+
+  /// Tells the delegate that the location manager detected at least one beacon that satisfies the
+  /// provided constraint.
+  func locationManager(
+    _ manager: CLLocationManager, didRange beacons: [CLBeacon],
+    satisfying beaconConstraint: CLBeaconIdentityConstraint)
+
+  /// Tells the delegate that the location manager couldn't detect any beacons that satisfy the
+  /// provided constraint.
+  func locationManager(
+    _ manager: CLLocationManager, didFailRangingFor beaconConstraint: CLBeaconIdentityConstraint,
+    error: any Error)
+
+  /// Tells the delegate that one or more beacons are in range.
+  func locationManager(_ manager: CLLocationManager, didRangeBeacons beacons: [CLBeacon], in region: CLBeaconRegion)
+
+  /// Tells the delegate that an error occurred while gathering ranging information for a set of
+  /// beacons.
+  func locationManager(
+    _ manager: CLLocationManager, rangingBeaconsDidFailFor region: CLBeaconRegion, withError error: any Error)
+}
+
+extension CLLocationManagerDelegate {
+  /// Default: forwards to `locationManager(_:didChangeAuthorization:)`.
+  public func locationManagerDidChangeAuthorization(_ manager: CLLocationManager) {
+    locationManager(manager, didChangeAuthorization: manager.authorizationStatus)
+  }
+
+  /// Default: does nothing.
+  public func locationManager(_ manager: CLLocationManager, didChangeAuthorization status: CLAuthorizationStatus) {}
+
+  /// Default: does nothing.
+  public func locationManager(_ manager: CLLocationManager, didFailWithError error: any Error) {}
+
+  /// Default: forwards each location to `locationManager(_:didUpdateTo:from:)`, with the location
+  /// delivered before it (the first one is paired with itself when there was none).
+  public func locationManager(_ manager: CLLocationManager, didUpdateLocations locations: [CLLocation]) {
+    var previous = manager.previousDeliveredLocation
+    for location in locations {
+      locationManager(manager, didUpdateTo: location, from: previous ?? location)
+      previous = location
+    }
+  }
+
+  /// Default: does nothing.
+  public func locationManager(
+    _ manager: CLLocationManager, didUpdateTo newLocation: CLLocation, from oldLocation: CLLocation
+  ) {}
+
+  /// Default: does nothing.
+  public func locationManager(
+    _ manager: CLLocationManager, didFinishDeferredUpdatesWithError error: (any Error)?
+  ) {}
+
+  /// Default: does nothing.
+  public func locationManagerDidPauseLocationUpdates(_ manager: CLLocationManager) {}
+
+  /// Default: does nothing.
+  public func locationManagerDidResumeLocationUpdates(_ manager: CLLocationManager) {}
+
+  /// Default: does nothing.
+  public func locationManager(_ manager: CLLocationManager, didVisit visit: CLVisit) {}
+
+  /// Default: does nothing.
+  public func locationManager(_ manager: CLLocationManager, didUpdateHeading newHeading: CLHeading) {}
+
+  /// Default: `false`, as when an Apple delegate does not implement the method.
+  public func locationManagerShouldDisplayHeadingCalibration(_ manager: CLLocationManager) -> Bool {
+    false
+  }
+
+  /// Default: does nothing.
+  public func locationManager(_ manager: CLLocationManager, didEnterRegion region: CLRegion) {}
+
+  /// Default: does nothing.
+  public func locationManager(_ manager: CLLocationManager, didExitRegion region: CLRegion) {}
+
+  /// Default: does nothing.
+  public func locationManager(
+    _ manager: CLLocationManager, didDetermineState state: CLRegionState, for region: CLRegion
+  ) {}
+
+  /// Default: does nothing.
+  public func locationManager(
+    _ manager: CLLocationManager, monitoringDidFailFor region: CLRegion?, withError error: any Error
+  ) {}
+
+  /// Default: does nothing.
+  public func locationManager(_ manager: CLLocationManager, didStartMonitoringFor region: CLRegion) {}
+
+  /// Default: does nothing.
+  public func locationManager(
+    _ manager: CLLocationManager, didRange beacons: [CLBeacon],
+    satisfying beaconConstraint: CLBeaconIdentityConstraint
+  ) {}
+
+  /// Default: does nothing.
+  public func locationManager(
+    _ manager: CLLocationManager, didFailRangingFor beaconConstraint: CLBeaconIdentityConstraint,
+    error: any Error
+  ) {}
+
+  /// Default: does nothing.
+  public func locationManager(
+    _ manager: CLLocationManager, didRangeBeacons beacons: [CLBeacon], in region: CLBeaconRegion
+  ) {}
+
+  /// Default: does nothing.
+  public func locationManager(
+    _ manager: CLLocationManager, rangingBeaconsDidFailFor region: CLBeaconRegion, withError error: any Error
+  ) {}
+}

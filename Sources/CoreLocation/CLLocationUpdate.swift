@@ -1,0 +1,137 @@
+import Foundation
+internal import Geodesy
+internal import LocationEngine
+import LocationServices
+import Synchronization
+
+/// A structure that contains the location information the framework delivers with each update.
+public struct CLLocationUpdate: Sendable {
+  /// The user's location, if available.
+  public let location: CLLocation?
+  /// A Boolean value that indicates whether the user is stationary.
+  public let isStationary: Bool
+  /// A Boolean value that indicates whether the device is stationary.
+  public var stationary: Bool { isStationary }
+  /// Whether the app's authorization was denied.
+  public let authorizationDenied: Bool
+  /// Whether location services are off for the whole device.
+  public let authorizationDeniedGlobally: Bool
+  /// Whether an authorization request is in progress.
+  public let authorizationRequestInProgress: Bool
+  /// Whether authorization is restricted.
+  public let authorizationRestricted: Bool
+  /// Whether the app's use of location is insufficiently "in use". Linux has no such notion: `false`.
+  public let insufficientlyInUse: Bool
+  /// Whether the location is unavailable right now.
+  public let locationUnavailable: Bool
+  /// Whether the app has only reduced accuracy.
+  public let accuracyLimited: Bool
+  /// Whether a service session is required. Linux has none: `false`.
+  public let serviceSessionRequired: Bool
+
+  init(
+    location: CLLocation? = nil, isStationary: Bool = false, authorizationDenied: Bool = false,
+    authorizationDeniedGlobally: Bool = false, authorizationRequestInProgress: Bool = false,
+    authorizationRestricted: Bool = false, locationUnavailable: Bool = false, accuracyLimited: Bool = false
+  ) {
+    self.location = location
+    self.isStationary = isStationary
+    self.authorizationDenied = authorizationDenied
+    self.authorizationDeniedGlobally = authorizationDeniedGlobally
+    self.authorizationRequestInProgress = authorizationRequestInProgress
+    self.authorizationRestricted = authorizationRestricted
+    self.insufficientlyInUse = false
+    self.locationUnavailable = locationUnavailable
+    self.accuracyLimited = accuracyLimited
+    self.serviceSessionRequired = false
+  }
+
+  /// Values for indicating the kind of updates the framework delivers.
+  public enum LiveConfiguration: Sendable, Hashable {
+    /// Positioning for activities that one of the other activity types doesn't cover.
+    case `default`
+    /// Positioning for activities in the air.
+    case airborne
+    /// Positioning for an automobile following a road network.
+    case automotiveNavigation
+    /// Positioning for dedicated fitness sessions.
+    case fitness
+    /// Positioning for transportation that doesn't, or may not, adhere to roads.
+    case otherNavigation
+  }
+
+  /// Tells Core Location to start delivering the location updates it produces for the configuration
+  /// you specify.
+  ///
+  /// Updates start when iteration starts and stop when the iterator is released or its task is
+  /// cancelled. Buffering: the sequence keeps the newest update only; a consumer slower than the
+  /// source sees the latest location, never a backlog. When every source has ended for good (a
+  /// replayed track without `loop`), the sequence finishes.
+  public static func liveUpdates(_ configuration: LiveConfiguration = .default) -> Updates {
+    Updates(configuration: configuration, environment: HubEnvironment.current)
+  }
+
+  /// A structure that represents an asynchronous sequence of location updates.
+  public struct Updates: AsyncSequence, Sendable {
+    /// The element type.
+    public typealias Element = CLLocationUpdate
+
+    let configuration: LiveConfiguration
+    let environment: HubEnvironment
+
+    /// Creates the iterator, which starts the updates.
+    public func makeAsyncIterator() -> Iterator {
+      let (stream, continuation) = AsyncStream.makeStream(
+        of: CLLocationUpdate.self, bufferingPolicy: .bufferingNewest(1))
+      let client = LiveUpdatesClient(continuation: continuation)
+      let hub = environment.hub
+      let id = hub.register(client)
+      continuation.onTermination = { _ in
+        hub.send(.stopUpdates(id))
+        hub.unregister(id)
+      }
+      hub.startUpdates(id, UpdateRequest(desiredAccuracy: kCLLocationAccuracyBest, distanceFilter: -1))
+      return Iterator(base: stream.makeAsyncIterator())
+    }
+
+    /// The type of the update's iterator.
+    public struct Iterator: AsyncIteratorProtocol {
+      var base: AsyncStream<CLLocationUpdate>.Iterator
+
+      /// The next update, or `nil` when the sequence has finished.
+      public mutating func next() async -> CLLocationUpdate? {
+        await base.next()
+      }
+    }
+  }
+}
+
+/// The hub client behind a live-updates sequence.
+private final class LiveUpdatesClient: HubClient {
+  private let continuation: AsyncStream<CLLocationUpdate>.Continuation
+
+  init(continuation: AsyncStream<CLLocationUpdate>.Continuation) {
+    self.continuation = continuation
+  }
+
+  func hub(_ hub: LocationHub, deliver delivery: HubDelivery) {
+    let limited = hub.authorization.accuracy == 1
+    switch delivery {
+    case .locations(let fixes):
+      for fix in fixes {
+        continuation.yield(CLLocationUpdate(location: CLLocation(fix: fix), accuracyLimited: limited))
+      }
+    case .error(.sourcesEnded, _):
+      continuation.finish()
+    case .error(.denied, _):
+      let snapshot = hub.authorization
+      continuation.yield(
+        CLLocationUpdate(
+          authorizationDenied: snapshot.servicesEnabled, authorizationDeniedGlobally: !snapshot.servicesEnabled))
+    case .error(.locationUnknown, _):
+      continuation.yield(CLLocationUpdate(locationUnavailable: true, accuracyLimited: limited))
+    case .authorization:
+      break
+    }
+  }
+}

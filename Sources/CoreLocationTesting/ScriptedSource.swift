@@ -1,0 +1,56 @@
+import CoreLocation
+internal import Geodesy
+internal import LocationSources
+import Synchronization
+
+/// A location source whose output the test decides. It produces only while running (while some
+/// client needs locations), like a receiver that is switched off otherwise.
+public final class ScriptedSource: Sendable {
+  let adapter: Adapter
+
+  init(name: String, nominalAccuracy: Double) {
+    adapter = Adapter(
+      descriptor: SourceDescriptor(url: name, nominalAccuracy: nominalAccuracy, power: .high))
+  }
+
+  /// Whether a client currently needs the source.
+  public var isRunning: Bool { adapter.context != nil }
+
+  /// How many times the source was started.
+  public var startCount: Int { adapter.starts }
+
+  /// Produces a location (dropped when the source is not running).
+  public func emit(_ location: CLLocation) {
+    adapter.context?.emit(Fix(location: location, source: adapter.descriptor.url))
+  }
+
+  /// Reports a failure.
+  public func fail(_ message: String, permanently: Bool) {
+    adapter.context?.fail(SourceError(.disconnected, message, isPermanent: permanently))
+  }
+
+  /// Ends the source for good.
+  public func end() {
+    adapter.context?.end()
+  }
+
+  /// The `LocationSource` the hub runs.
+  final class Adapter: LocationSource {
+    let descriptor: SourceDescriptor
+    private let state = Mutex<(context: (any SourceContext)?, starts: Int)>((nil, 0))
+
+    init(descriptor: SourceDescriptor) { self.descriptor = descriptor }
+
+    var context: (any SourceContext)? { state.withLock { $0.context } }
+    var starts: Int { state.withLock { $0.starts } }
+
+    func start(context: any SourceContext) {
+      state.withLock {
+        $0.context = context
+        $0.starts += 1
+      }
+    }
+
+    func stop() { state.withLock { $0.context = nil } }
+  }
+}

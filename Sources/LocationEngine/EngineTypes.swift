@@ -1,0 +1,124 @@
+import Geodesy
+
+/// Identifies one client of the engine: a `CLLocationManager`, a live-updates stream or a daemon
+/// connection.
+public struct ClientID: Hashable, Sendable, Comparable, CustomStringConvertible {
+  /// The number behind the identifier; unique within one engine.
+  public let rawValue: Int
+
+  /// Creates an identifier.
+  public init(_ rawValue: Int) { self.rawValue = rawValue }
+
+  public static func < (lhs: ClientID, rhs: ClientID) -> Bool { lhs.rawValue < rhs.rawValue }
+
+  public var description: String { "client \(rawValue)" }
+}
+
+/// An instant as the engine sees it: a monotonic reading for timers and filters, and a wall-clock
+/// reading for comparing with fix timestamps. Both are seconds; the engine never reads a clock itself.
+public struct EngineInstant: Sendable, Equatable {
+  /// Monotonic seconds (any origin; only differences matter).
+  public var monotonic: Double
+  /// Wall-clock seconds since 1970-01-01T00:00:00Z.
+  public var wall: Double
+
+  /// Creates an instant.
+  public init(monotonic: Double, wall: Double) {
+    self.monotonic = monotonic
+    self.wall = wall
+  }
+
+  /// The instant `seconds` later on both clocks.
+  public func advanced(by seconds: Double) -> EngineInstant {
+    EngineInstant(monotonic: monotonic + seconds, wall: wall + seconds)
+  }
+}
+
+/// What a client asks of location updates (Apple's `desiredAccuracy` and `distanceFilter`).
+public struct UpdateRequest: Sendable, Equatable {
+  /// Wanted accuracy in metres; negative values are Apple's "best" constants.
+  public var desiredAccuracy: Double
+  /// Minimum distance in metres between delivered locations; zero or negative delivers every fix.
+  public var distanceFilter: Double
+
+  /// Creates a request.
+  public init(desiredAccuracy: Double = -1, distanceFilter: Double = -1) {
+    self.desiredAccuracy = desiredAccuracy
+    self.distanceFilter = distanceFilter
+  }
+}
+
+/// What one running source tells the engine about itself.
+public struct SourceInfo: Sendable, Equatable {
+  /// The source's URL.
+  public var name: String
+  /// The best horizontal accuracy (68 %, metres) this source can produce; `.infinity` for a source
+  /// whose every fix is as good as it will get (a replayed recording).
+  public var nominalAccuracy: Double
+
+  /// Creates a description.
+  public init(name: String, nominalAccuracy: Double) {
+    self.name = name
+    self.nominalAccuracy = nominalAccuracy
+  }
+}
+
+/// Errors the engine reports to clients; the public layer maps them to `CLError`.
+public enum EngineError: Sendable, Equatable {
+  /// No location could be obtained right now (`CLError.locationUnknown`); the engine keeps trying.
+  case locationUnknown
+  /// The app is not authorized or location services are off (`CLError.denied`); updates stop.
+  case denied
+  /// Every source has ended for good (a replayed track without looping reached its end).
+  case sourcesEnded
+}
+
+/// Timers the engine arms; the runtime fires them back as `EngineEvent.timerFired`.
+public enum EngineTimer: Hashable, Sendable {
+  /// The deadline of a client's `requestLocation`.
+  case requestTimeout(ClientID)
+}
+
+/// Something that happened, handed to `LocationEngine.handle(_:at:)`.
+public enum EngineEvent: Sendable {
+  /// A client appeared.
+  case addClient(ClientID)
+  /// A client went away; everything it asked for ends.
+  case removeClient(ClientID)
+  /// `startUpdatingLocation`.
+  case startUpdates(ClientID, UpdateRequest)
+  /// A change of `desiredAccuracy` or `distanceFilter` while running.
+  case changeRequest(ClientID, UpdateRequest)
+  /// `stopUpdatingLocation` (also cancels a pending `requestLocation`).
+  case stopUpdates(ClientID)
+  /// `requestLocation`.
+  case requestLocation(ClientID, UpdateRequest)
+  /// A fix from a source.
+  case fix(Fix)
+  /// The running sources changed (started, stopped, or their nominal accuracy changed).
+  case sourcesChanged([SourceInfo])
+  /// A source failed; the runtime retries it.
+  case sourceFailed(source: String, reason: String)
+  /// Every source has ended for good.
+  case sourcesEnded
+  /// A timer armed by an earlier effect fired.
+  case timerFired(EngineTimer)
+  /// The app's authorization (and the global services switch) allows location, or not.
+  case authorization(allowed: Bool)
+}
+
+/// What the runtime must do after an event. Effects are applied in order, outside any lock.
+public enum EngineEffect: Sendable, Equatable {
+  /// Deliver these locations, oldest first, to a client.
+  case deliverLocations(ClientID, [Fix])
+  /// Report an error to a client.
+  case deliverError(ClientID, EngineError)
+  /// Run the sources needed for this accuracy (metres; negative: best), or stop them all (`nil`).
+  case demandSources(accuracy: Double?)
+  /// Arm (or re-arm) a timer at a monotonic deadline.
+  case armTimer(EngineTimer, deadline: Double)
+  /// Cancel a timer.
+  case cancelTimer(EngineTimer)
+  /// Persist this fix as the last known location.
+  case saveLastKnownLocation(Fix)
+}

@@ -1,6 +1,0 @@
-import LocationEngine
-import LocationSources
-import LocationStore
-
-/// Services.
-public enum LocationServicesInfo {}

@@ -1,0 +1,122 @@
+import Foundation
+import LocationSources
+
+/// Where an embedded-mode hub gets its settings: the environment, then configuration files, then
+/// discovery.
+///
+/// | setting | where |
+/// | --- | --- |
+/// | sources | `CORELOCATION_SOURCE` (a URL or a comma-separated list), else the first non-comment lines of `$XDG_CONFIG_HOME/corelocation/sources` (default `~/.config/corelocation/sources`), else `/etc/corelocation/sources`, else discovery: `/etc/geolocation` if it exists |
+/// | app identifier | `CORELOCATION_APP_ID`, else the executable's path (`/proc/self/exe`) |
+/// | store | `$XDG_STATE_HOME/corelocation/store.sqlite` (default `~/.local/state/...`); `CORELOCATION_STORE` overrides, `:memory:` keeps nothing |
+/// | authorization policy | `CORELOCATION_AUTHORIZATION=grant` (default) or `deny` |
+public struct HubConfiguration: Sendable {
+  /// The app identifier.
+  public var app: String
+  /// The sources.
+  public var sources: LocationHub.Sources
+  /// The store's path, or `nil` to keep everything in memory.
+  public var storePath: String?
+  /// The authorization policy.
+  public var policy: AuthorizationPolicy
+
+  /// Creates a configuration.
+  public init(app: String, sources: LocationHub.Sources, storePath: String?, policy: AuthorizationPolicy) {
+    self.app = app
+    self.sources = sources
+    self.storePath = storePath
+    self.policy = policy
+  }
+
+  /// The message given when no source is configured or found.
+  public static let noSourceMessage = """
+    no location source configured or found. Set CORELOCATION_SOURCE to a source URL \
+    (replay:///path/track.gpx, static:///etc/geolocation), list URLs in \
+    ~/.config/corelocation/sources or /etc/corelocation/sources, or create /etc/geolocation \
+    (four lines: latitude, longitude, altitude, accuracy)
+    """
+
+  /// Reads the configuration from an environment (normally `ProcessInfo.processInfo.environment`).
+  public static func fromEnvironment(
+    _ environment: [String: String], fileExists: (String) -> Bool = { access($0, R_OK) == 0 },
+    readFile: (String) -> String? = { try? String(contentsOfFile: $0, encoding: .utf8) }
+  ) -> HubConfiguration {
+    let app = environment["CORELOCATION_APP_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? executablePath()
+    let policy: AuthorizationPolicy
+    switch environment["CORELOCATION_AUTHORIZATION"]?.lowercased() {
+    case "deny", "denied": policy = .deny
+    default: policy = .grant
+    }
+    let storePath: String?
+    switch environment["CORELOCATION_STORE"] {
+    case ":memory:": storePath = nil
+    case .some(let path) where !path.isEmpty: storePath = path
+    default: storePath = defaultStorePath(environment)
+    }
+    return HubConfiguration(
+      app: app, sources: sources(environment, fileExists: fileExists, readFile: readFile),
+      storePath: storePath, policy: policy)
+  }
+
+  static func sources(
+    _ environment: [String: String], fileExists: (String) -> Bool, readFile: (String) -> String?
+  ) -> LocationHub.Sources {
+    if let list = environment["CORELOCATION_SOURCE"], !list.allSatisfy(\.isWhitespace) {
+      do {
+        return .urls(try SourceURL.parseList(list))
+      } catch {
+        return .unavailable("CORELOCATION_SOURCE: \(error.message)")
+      }
+    }
+    let home = environment["HOME"] ?? "/"
+    let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
+    for file in [configHome + "/corelocation/sources", "/etc/corelocation/sources"] {
+      guard let text = readFile(file) else { continue }
+      var urls: [SourceURL] = []
+      for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        let content = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        guard !content.allSatisfy(\.isWhitespace) else { continue }
+        do {
+          urls.append(try SourceURL.parse(String(content)))
+        } catch {
+          return .unavailable("\(file):\(number + 1): \(error.message)")
+        }
+      }
+      if !urls.isEmpty { return .urls(urls) }
+    }
+    if fileExists("/etc/geolocation") {
+      return .urls([.staticFile(path: "/etc/geolocation")])
+    }
+    return .unavailable(noSourceMessage)
+  }
+
+  /// The per-user store path: `$XDG_STATE_HOME/corelocation/store.sqlite`.
+  public static func defaultStorePath(_ environment: [String: String]) -> String {
+    let home = environment["HOME"] ?? "/"
+    let stateHome = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.local/state"
+    return stateHome + "/corelocation/store.sqlite"
+  }
+
+  /// The path of the running executable, the app identifier when none is configured.
+  public static func executablePath() -> String {
+    var buffer = [CChar](repeating: 0, count: 4096)
+    let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+    guard count > 0 else { return CommandLine.arguments.first ?? "unknown" }
+    return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+}
+
+extension LocationHub {
+  /// The process's hub in embedded mode, configured from the environment on first use.
+  public static let shared: LocationHub = {
+    let configuration = HubConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)
+    return LocationHub(
+      app: configuration.app, sources: configuration.sources,
+      persistence: makePersistence(configuration.storePath), policy: configuration.policy)
+  }()
+
+  /// The store for a path; in memory when the path is `nil`.
+  static func makePersistence(_ path: String?) -> any HubPersistence {
+    MemoryPersistence()
+  }
+}

@@ -1,0 +1,362 @@
+import Dispatch
+import Foundation
+import Geodesy
+import LocationEngine
+import LocationSources
+import Synchronization
+
+/// The in-process runtime (DESIGN.md, "embedded mode"): the engine, the sources and the store on one
+/// serial executor. Every `CLLocationManager` of the process is a client of one hub.
+///
+/// Events are handled one at a time, in the order they were sent: on a serial dispatch queue for a
+/// live hub, or synchronously on the sending thread (a trampoline) for a manual-clock hub. Effects
+/// are applied outside the lock.
+public final class LocationHub: Sendable {
+  /// How the hub finds its sources.
+  public enum Sources: Sendable {
+    /// These URLs, in order.
+    case urls([SourceURL])
+    /// Source objects made by the caller (tests, scripted sources).
+    case objects(@Sendable () -> [any LocationSource])
+    /// None could be configured or discovered; the message says what to do.
+    case unavailable(String)
+  }
+
+  private struct State {
+    var engine: LocationEngine
+    var clients: [ClientID: any HubClient] = [:]
+    var nextClient = 1
+    var authorization: AuthorizationSnapshot
+    var running: [RunningSource] = []
+    var generation = 0
+    var timers: [EngineTimer: any Cancellable] = [:]
+    var problem: String?
+  }
+
+  private struct RunningSource {
+    var source: any LocationSource
+    var finished = false
+  }
+
+  /// The app this hub serves (a desktop-file-style id or the executable's path).
+  public let app: String
+  /// The hub's clock.
+  public let clock: any HubClock
+  private let persistence: any HubPersistence
+  private let sources: Sources
+  private let policy: AuthorizationPolicy
+  private let executor: HubExecutor
+  private let state: Mutex<State>
+
+  /// Creates a hub.
+  /// - Parameters:
+  ///   - app: the app identifier under which authorization is stored.
+  ///   - sources: where locations come from.
+  ///   - persistence: the store.
+  ///   - policy: how requests without a stored decision are answered.
+  ///   - clock: `nil` for a live hub (real time, serial queue); a `ManualClock` for deterministic
+  ///     use, in which case every event is handled synchronously on the sending thread.
+  public init(
+    app: String, sources: Sources, persistence: any HubPersistence,
+    policy: AuthorizationPolicy = .grant, clock: (any HubClock)? = nil
+  ) {
+    self.app = app
+    self.sources = sources
+    self.persistence = persistence
+    self.policy = policy
+    if let clock {
+      self.clock = clock
+      self.executor = HubExecutor(queue: nil)
+    } else {
+      let queue = DispatchQueue(label: "corelocation.hub")
+      self.clock = LiveClock(queue: queue)
+      self.executor = HubExecutor(queue: queue)
+    }
+    var authorization =
+      persistence.authorization(app: app)
+      ?? AuthorizationSnapshot(status: AuthorizationSnapshot.notDetermined)
+    authorization.servicesEnabled = persistence.servicesEnabled()
+    state = Mutex(
+      State(
+        engine: LocationEngine(
+          allowed: authorization.allowsLocation, cachedLocation: persistence.lastKnownLocation()),
+        authorization: authorization))
+  }
+
+  // MARK: Clients
+
+  /// Adds a client; it is told the current authorization at once (Apple calls
+  /// `locationManagerDidChangeAuthorization` after creating a manager).
+  public func register(_ client: any HubClient) -> ClientID {
+    let id = state.withLock { state -> ClientID in
+      let id = ClientID(state.nextClient)
+      state.nextClient += 1
+      state.clients[id] = client
+      return id
+    }
+    executor.run { [self] in
+      process(.addClient(id))
+      let snapshot = state.withLock { $0.authorization }
+      client.hub(self, deliver: .authorization(snapshot))
+    }
+    return id
+  }
+
+  /// Removes a client; what it asked for ends.
+  public func unregister(_ id: ClientID) {
+    executor.run { [self] in
+      process(.removeClient(id))
+      state.withLock { _ = $0.clients.removeValue(forKey: id) }
+    }
+  }
+
+  /// Hands an event to the engine (in order, on the hub's executor).
+  public func send(_ event: EngineEvent) {
+    executor.run { [self] in process(event) }
+  }
+
+  /// Runs `work` on the hub's executor after everything sent before it.
+  public func perform(_ work: @escaping @Sendable () -> Void) {
+    executor.run(work)
+  }
+
+  // MARK: Authorization
+
+  /// The app's authorization now.
+  public var authorization: AuthorizationSnapshot { state.withLock { $0.authorization } }
+
+  /// Asks for authorization (`requestWhenInUseAuthorization` / `requestAlwaysAuthorization`).
+  ///
+  /// With no stored decision the policy answers and the answer is stored; a `whenInUse` app asking
+  /// for `always` is upgraded under the `grant` policy. A stored denial stands (as on Apple
+  /// platforms, only the user changes it, here with `locationctl`).
+  public func requestAuthorization(always: Bool) {
+    executor.run { [self] in
+      let current = state.withLock { $0.authorization }
+      var next = current
+      switch (current.status, policy) {
+      case (AuthorizationSnapshot.notDetermined, .grant):
+        next.status =
+          always ? AuthorizationSnapshot.authorizedAlways : AuthorizationSnapshot.authorizedWhenInUse
+      case (AuthorizationSnapshot.notDetermined, .deny):
+        next.status = AuthorizationSnapshot.denied
+      case (AuthorizationSnapshot.authorizedWhenInUse, .grant) where always:
+        next.status = AuthorizationSnapshot.authorizedAlways
+      default:
+        return
+      }
+      persistence.setAuthorization(next, app: app)
+      apply(authorization: next)
+    }
+  }
+
+  /// Sets the app's authorization (tests, `locationctl`): stored, and every client is told.
+  public func setAuthorization(_ snapshot: AuthorizationSnapshot) {
+    executor.run { [self] in
+      persistence.setAuthorization(snapshot, app: app)
+      persistence.setServicesEnabled(snapshot.servicesEnabled)
+      apply(authorization: snapshot)
+    }
+  }
+
+  private func apply(authorization next: AuthorizationSnapshot) {
+    let (changed, clients) = state.withLock { state -> (Bool, [(ClientID, any HubClient)]) in
+      let changed = state.authorization != next
+      state.authorization = next
+      return (changed, state.clients.sorted { $0.key < $1.key })
+    }
+    guard changed else { return }
+    process(.authorization(allowed: next.allowsLocation))
+    for (_, client) in clients { client.hub(self, deliver: .authorization(next)) }
+  }
+
+  /// Starts location updates for a client. A `notDetermined` app asks for when-in-use authorization
+  /// first, as starting a service does on Apple platforms.
+  public func startUpdates(_ id: ClientID, _ request: UpdateRequest) {
+    if authorization.status == AuthorizationSnapshot.notDetermined {
+      requestAuthorization(always: false)
+    }
+    send(.startUpdates(id, request))
+  }
+
+  /// Asks for one location for a client (`requestLocation`).
+  public func requestLocation(_ id: ClientID, _ request: UpdateRequest) {
+    if authorization.status == AuthorizationSnapshot.notDetermined {
+      requestAuthorization(always: false)
+    }
+    send(.requestLocation(id, request))
+  }
+
+  // MARK: Engine loop
+
+  private func process(_ event: EngineEvent) {
+    let now = clock.now
+    let effects = state.withLock { $0.engine.handle(event, at: now) }
+    for effect in effects { apply(effect) }
+  }
+
+  private func apply(_ effect: EngineEffect) {
+    switch effect {
+    case .deliverLocations(let id, let fixes):
+      client(id)?.hub(self, deliver: .locations(fixes))
+    case .deliverError(let id, let error):
+      let message = state.withLock { $0.problem }
+      client(id)?.hub(self, deliver: .error(error, message: message))
+    case .demandSources(let accuracy):
+      if accuracy == nil { stopSources() } else { startSourcesIfNeeded() }
+    case .armTimer(let timer, let deadline):
+      let token = clock.schedule(at: deadline) { [self] in send(.timerFired(timer)) }
+      let previous = state.withLock { $0.timers.updateValue(token, forKey: timer) }
+      previous?.cancel()
+    case .cancelTimer(let timer):
+      state.withLock { $0.timers.removeValue(forKey: timer) }?.cancel()
+    case .saveLastKnownLocation(let fix):
+      persistence.saveLastKnownLocation(fix)
+    }
+  }
+
+  private func client(_ id: ClientID) -> (any HubClient)? {
+    state.withLock { $0.clients[id] }
+  }
+
+  // MARK: Sources
+
+  private func startSourcesIfNeeded() {
+    let alreadyRunning = state.withLock { !$0.running.isEmpty }
+    guard !alreadyRunning else { return }
+    let made: [any LocationSource]
+    switch sources {
+    case .urls(let urls):
+      var list: [any LocationSource] = []
+      for url in urls { list.append(SourceFactory.make(url)) }
+      made = list
+    case .objects(let make):
+      made = make()
+    case .unavailable(let message):
+      state.withLock { $0.problem = message }
+      process(.sourcesEnded)
+      return
+    }
+    let generation = state.withLock { state -> Int in
+      state.generation += 1
+      state.running = made.map { RunningSource(source: $0) }
+      state.problem = nil
+      return state.generation
+    }
+    process(
+      .sourcesChanged(
+        made.map {
+          SourceInfo(name: $0.descriptor.url, nominalAccuracy: $0.descriptor.nominalAccuracy)
+        }))
+    for (index, source) in made.enumerated() {
+      source.start(
+        context: HubSourceContext(hub: self, generation: generation, index: index, url: source.descriptor.url))
+    }
+  }
+
+  private func stopSources() {
+    let stopped = state.withLock { state -> [any LocationSource] in
+      state.generation += 1
+      defer { state.running = [] }
+      return state.running.map(\.source)
+    }
+    for source in stopped { source.stop() }
+    if !stopped.isEmpty { process(.sourcesChanged([])) }
+  }
+
+  fileprivate func sourceEmitted(_ fix: Fix, generation: Int) {
+    executor.run { [self] in
+      guard state.withLock({ $0.generation == generation }) else { return }
+      process(.fix(fix))
+    }
+  }
+
+  fileprivate func sourceFailed(_ error: SourceError, generation: Int, index: Int) {
+    executor.run { [self] in
+      let allFinished = state.withLock { state -> Bool? in
+        guard state.generation == generation, state.running.indices.contains(index) else { return nil }
+        state.problem = error.message
+        if error.isPermanent { state.running[index].finished = true }
+        return state.running.allSatisfy(\.finished)
+      }
+      guard let allFinished else { return }
+      process(.sourceFailed(source: error.message, reason: error.code.rawValue))
+      if allFinished { process(.sourcesEnded) }
+    }
+  }
+
+  fileprivate func sourceEnded(generation: Int, index: Int) {
+    executor.run { [self] in
+      let allFinished = state.withLock { state -> Bool in
+        guard state.generation == generation, state.running.indices.contains(index) else { return false }
+        state.running[index].finished = true
+        return state.running.allSatisfy(\.finished)
+      }
+      if allFinished { process(.sourcesEnded) }
+    }
+  }
+
+  /// The URLs of the sources running now.
+  public var runningSources: [String] {
+    state.withLock { $0.running.map(\.source.descriptor.url) }
+  }
+}
+
+/// What a running source sees of the hub.
+private struct HubSourceContext: SourceContext {
+  let hub: LocationHub
+  let generation: Int
+  let index: Int
+  let url: String
+
+  var now: EngineClockReading {
+    let now = hub.clock.now
+    return EngineClockReading(monotonic: now.monotonic, wall: now.wall)
+  }
+
+  func emit(_ fix: Fix) {
+    var fix = fix
+    if fix.source.isEmpty { fix.source = url }
+    hub.sourceEmitted(fix, generation: generation)
+  }
+
+  func fail(_ error: SourceError) { hub.sourceFailed(error, generation: generation, index: index) }
+
+  func end() { hub.sourceEnded(generation: generation, index: index) }
+
+  func schedule(after seconds: Double, _ action: @escaping @Sendable () -> Void) -> any Cancellable {
+    hub.clock.schedule(at: hub.clock.now.monotonic + seconds, action)
+  }
+}
+
+/// Runs work in order: on a serial queue, or synchronously with a trampoline so that work sent from
+/// inside work runs after it, not inside it.
+final class HubExecutor: Sendable {
+  private let queue: DispatchQueue?
+  private let pending = Mutex<(draining: Bool, work: [@Sendable () -> Void])>((false, []))
+
+  init(queue: DispatchQueue?) { self.queue = queue }
+
+  func run(_ work: @escaping @Sendable () -> Void) {
+    if let queue {
+      queue.async(execute: work)
+      return
+    }
+    let drainHere = pending.withLock { pending -> Bool in
+      pending.work.append(work)
+      if pending.draining { return false }
+      pending.draining = true
+      return true
+    }
+    guard drainHere else { return }
+    while let next = pending.withLock({ pending -> (@Sendable () -> Void)? in
+      if pending.work.isEmpty {
+        pending.draining = false
+        return nil
+      }
+      return pending.work.removeFirst()
+    }) {
+      next()
+    }
+  }
+}

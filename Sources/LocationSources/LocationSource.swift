@@ -1,0 +1,122 @@
+import Geodesy
+
+/// How much power a source costs while it runs (used for arbitration).
+public enum PowerCost: Int, Sendable, Comparable {
+  /// Nothing to speak of: a file, a fixed position.
+  case none = 0
+  /// Network positioning (GeoClue Wi-Fi, IP).
+  case low = 1
+  /// A GNSS receiver kept tracking.
+  case high = 2
+
+  public static func < (lhs: PowerCost, rhs: PowerCost) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// What a source says about itself (DESIGN.md, "Sources": sources describe themselves as data).
+public struct SourceDescriptor: Sendable, Equatable {
+  /// The URL that names the source (`replay:///path`, `static:///etc/geolocation`, ...).
+  public var url: String
+  /// The best horizontal accuracy (68 %, metres) it can produce; `.infinity` when every fix is as
+  /// good as it gets (recordings).
+  public var nominalAccuracy: Double
+  /// Its power cost while running.
+  public var power: PowerCost
+  /// Whether it produces locations.
+  public var producesLocation: Bool
+  /// Whether it produces headings.
+  public var producesHeading: Bool
+
+  /// Creates a descriptor.
+  public init(
+    url: String, nominalAccuracy: Double, power: PowerCost, producesLocation: Bool = true,
+    producesHeading: Bool = false
+  ) {
+    self.url = url
+    self.nominalAccuracy = nominalAccuracy
+    self.power = power
+    self.producesLocation = producesLocation
+    self.producesHeading = producesHeading
+  }
+}
+
+/// A problem a source reports.
+public struct SourceError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// What kind of problem.
+  public enum Code: String, Sendable, Equatable {
+    /// The source is not configured correctly (bad URL, bad option).
+    case configuration
+    /// A file or device cannot be opened or read.
+    case unavailable
+    /// The data could not be decoded.
+    case malformed
+    /// Nothing is configured and nothing was discovered.
+    case noSource
+    /// The connection broke; the source retries.
+    case disconnected
+  }
+
+  /// What kind of problem.
+  public var code: Code
+  /// A message for people (no coordinates), naming the source and what to do.
+  public var message: String
+  /// Whether the source has given up for good (a missing file) rather than retrying.
+  public var isPermanent: Bool
+
+  /// Creates an error.
+  public init(_ code: Code, _ message: String, isPermanent: Bool) {
+    self.code = code
+    self.message = message
+    self.isPermanent = isPermanent
+  }
+
+  public var description: String { message }
+}
+
+/// A handle for a scheduled action; cancelling it prevents the action from running.
+public protocol Cancellable: Sendable {
+  /// Prevents the action from running if it has not run yet.
+  func cancel()
+}
+
+/// What the runtime gives a running source: a place to send what it produces, and the runtime's
+/// clock (real or manual), so that time-driven sources (replay, static) run on virtual time too.
+public protocol SourceContext: Sendable {
+  /// The current instant on the runtime's clock.
+  var now: EngineClockReading { get }
+  /// Hands a fix to the runtime.
+  func emit(_ fix: Fix)
+  /// Reports a problem.
+  func fail(_ error: SourceError)
+  /// Says the source has ended for good (a recording that reached its end).
+  func end()
+  /// Runs `action` after `seconds` on the runtime's clock.
+  @discardableResult
+  func schedule(after seconds: Double, _ action: @escaping @Sendable () -> Void) -> any Cancellable
+}
+
+/// A clock reading: monotonic seconds and wall-clock seconds since 1970.
+public struct EngineClockReading: Sendable, Equatable {
+  /// Monotonic seconds.
+  public var monotonic: Double
+  /// Wall-clock seconds since 1970-01-01T00:00:00Z.
+  public var wall: Double
+
+  /// Creates a reading.
+  public init(monotonic: Double, wall: Double) {
+    self.monotonic = monotonic
+    self.wall = wall
+  }
+}
+
+/// A location source: an adapter that turns the outside world into `Fix` values.
+///
+/// `start` and `stop` are called by the runtime from its own serial executor; a source may call its
+/// context from any thread.
+public protocol LocationSource: AnyObject, Sendable {
+  /// What the source is and what it costs.
+  var descriptor: SourceDescriptor { get }
+  /// Starts producing into `context`.
+  func start(context: any SourceContext)
+  /// Stops producing; no call reaches the context afterwards.
+  func stop()
+}

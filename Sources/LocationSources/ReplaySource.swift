@@ -1,0 +1,119 @@
+import Geodesy
+import Synchronization
+
+/// `replay://`: a recorded track (GPX or NMEA) played on the runtime's clock.
+///
+/// - Timing: the gaps between the recording's timestamps, divided by `speed`; with `instant`, every
+///   fix at once (in batches, so that `stop()` takes effect between them). Points without a time are
+///   played one second apart.
+/// - Fixes keep the recording's timestamps (so a 2015 log reports 2015) and carry
+///   `isSimulated == true`, which the public API shows as
+///   `sourceInformation.isSimulatedBySoftware`.
+/// - At the end: `loop` starts again; otherwise the source reports that it has ended.
+public final class ReplaySource: LocationSource {
+  private struct State {
+    var track: ReplayTrack?
+    var context: (any SourceContext)?
+    var pending: (any Cancellable)?
+    var generation = 0
+  }
+
+  /// Fixes emitted per scheduled step in `instant` mode.
+  static let instantBatch = 256
+
+  public let descriptor: SourceDescriptor
+  private let path: String
+  private let options: SourceURL.ReplayOptions
+  private let state = Mutex(State())
+
+  /// Creates a replay of the file at `path`.
+  public init(path: String, options: SourceURL.ReplayOptions) {
+    self.path = path
+    self.options = options
+    self.descriptor = SourceDescriptor(
+      url: SourceURL.replay(path: path, options: options).text, nominalAccuracy: .infinity, power: .none)
+  }
+
+  /// Creates a replay of fixes already in memory (tests, benchmarks).
+  public init(track: ReplayTrack, name: String, options: SourceURL.ReplayOptions) {
+    self.path = name
+    self.options = options
+    self.descriptor = SourceDescriptor(url: name, nominalAccuracy: .infinity, power: .none)
+    state.withLock { $0.track = track }
+  }
+
+  public func start(context: any SourceContext) {
+    let cached = state.withLock { $0.track }
+    let track: ReplayTrack
+    if let cached {
+      track = cached
+    } else {
+      do {
+        track = try ReplayTrack.load(path: path)
+      } catch {
+        context.fail(error)
+        return
+      }
+    }
+    let generation = state.withLock { state -> Int in
+      state.track = track
+      state.context = context
+      state.generation += 1
+      return state.generation
+    }
+    step(index: 0, generation: generation)
+  }
+
+  public func stop() {
+    let pending = state.withLock { state -> (any Cancellable)? in
+      state.generation += 1
+      state.context = nil
+      defer { state.pending = nil }
+      return state.pending
+    }
+    pending?.cancel()
+  }
+
+  /// Emits the fix at `index` (or a batch in instant mode) and schedules the next step.
+  private func step(index: Int, generation: Int) {
+    guard
+      let (track, context) = state.withLock({ state -> (ReplayTrack, any SourceContext)? in
+        guard state.generation == generation, let track = state.track, let context = state.context
+        else { return nil }
+        return (track, context)
+      })
+    else { return }
+    let fixes = track.fixes
+    guard index < fixes.count else {
+      if options.loop, !fixes.isEmpty {
+        schedule(after: options.instant ? 0 : 1 / options.speed, index: 0, generation: generation, context)
+      } else {
+        context.end()
+      }
+      return
+    }
+    let end = options.instant ? min(fixes.count, index + Self.instantBatch) : index + 1
+    for position in index..<end {
+      var fix = fixes[position]
+      fix.isSimulated = true
+      if fix.quality == .autonomous { fix.quality = .simulated }
+      context.emit(fix)
+    }
+    var delay = 0.0
+    if !options.instant, end < fixes.count {
+      let gap = fixes[end].time - fixes[end - 1].time
+      delay = (gap.isFinite && gap >= 0 ? gap : 1) / options.speed
+    }
+    schedule(after: delay, index: end, generation: generation, context)
+  }
+
+  private func schedule(after delay: Double, index: Int, generation: Int, _ context: any SourceContext) {
+    let token = context.schedule(after: delay) { [self] in step(index: index, generation: generation) }
+    let stale = state.withLock { state -> Bool in
+      guard state.generation == generation else { return true }
+      state.pending = token
+      return false
+    }
+    if stale { token.cancel() }
+  }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import Geodesy
+import LocationFormats
+
+/// A recorded track ready to replay: fixes in time order, with speed and course derived from
+/// consecutive points where the recording has none.
+public struct ReplayTrack: Sendable {
+  /// The fixes, in the recording's order.
+  public var fixes: [Fix]
+  /// Problems found in the file that did not stop the replay (a bad point, a bad sentence), with
+  /// file and line.
+  public var warnings: [FormatError]
+
+  /// Creates a track from fixes; derives missing speed and course.
+  public init(fixes: [Fix], warnings: [FormatError] = []) {
+    self.fixes = Self.derivingMotion(fixes)
+    self.warnings = warnings
+  }
+
+  /// The recognised recording formats.
+  public enum Format: String, Sendable {
+    /// GPX 1.0 or 1.1.
+    case gpx
+    /// NMEA 0183 sentences, one per line.
+    case nmea
+  }
+
+  /// Guesses the format from the first meaningful bytes: `<` is XML (GPX); `$` or `!` is NMEA.
+  /// NMEA logs may start with `#` comment lines (as gpsd's captures do).
+  public static func detectFormat(_ bytes: [UInt8]) -> Format? {
+    var index = 0
+    // Skip a UTF-8 byte-order mark.
+    if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
+    while index < bytes.count {
+      switch bytes[index] {
+      case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "\n"):
+        index += 1
+      case UInt8(ascii: "#"):
+        while index < bytes.count, bytes[index] != UInt8(ascii: "\n") { index += 1 }
+      case UInt8(ascii: "<"):
+        return .gpx
+      case UInt8(ascii: "$"), UInt8(ascii: "!"):
+        return .nmea
+      default:
+        return nil
+      }
+    }
+    return nil
+  }
+
+  /// Reads and decodes a recording.
+  /// - Throws: `SourceError` naming the file (and line) when it cannot be read or holds no fix.
+  public static func load(path: String) throws(SourceError) -> ReplayTrack {
+    let bytes: [UInt8]
+    do {
+      bytes = try readFile(path)
+    } catch {
+      throw SourceError(.unavailable, "replay: cannot read \(path): \(error.message)", isPermanent: true)
+    }
+    guard let format = detectFormat(bytes) else {
+      throw SourceError(
+        .malformed, "replay: \(path) is neither GPX nor NMEA 0183 (it starts with neither '<' nor '$')",
+        isPermanent: true)
+    }
+    let track: ReplayTrack
+    do {
+      track = try decode(bytes, format: format, file: path)
+    } catch {
+      throw SourceError(.malformed, "replay: \(error.description)", isPermanent: true)
+    }
+    guard !track.fixes.isEmpty else {
+      throw SourceError(.malformed, "replay: \(path) holds no usable position", isPermanent: true)
+    }
+    return track
+  }
+
+  /// Fills in speed and course from the previous point when a fix has none and both have times
+  /// (geodesic distance over elapsed time; initial azimuth of the geodesic, Karney 2013).
+  static func derivingMotion(_ fixes: [Fix]) -> [Fix] {
+    guard fixes.count > 1 else { return fixes }
+    var result = fixes
+    for index in 1..<result.count {
+      let previous = fixes[index - 1]
+      let current = fixes[index]
+      guard current.speed < 0 || current.course < 0 else { continue }
+      let elapsed = current.time - previous.time
+      guard elapsed > 0, previous.hasValidCoordinate, current.hasValidCoordinate else { continue }
+      let line = Geodesic.wgs84.inverse(
+        latitude1: previous.latitude, longitude1: previous.longitude,
+        latitude2: current.latitude, longitude2: current.longitude)
+      if current.speed < 0 { result[index].speed = line.distance / elapsed }
+      if current.course < 0, line.distance > 0 {
+        var course = line.azimuth2
+        if course < 0 { course += 360 }
+        result[index].course = course
+      }
+    }
+    return result
+  }
+}
+
+/// An error reading a file: the `errno` text.
+struct FileReadError: Error {
+  var message: String
+}
+
+/// Reads a whole file.
+func readFile(_ path: String) throws(FileReadError) -> [UInt8] {
+  let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+  guard descriptor >= 0 else { throw FileReadError(message: String(cString: strerror(errno))) }
+  defer { close(descriptor) }
+  var result: [UInt8] = []
+  var chunk = [UInt8](repeating: 0, count: 1 << 16)
+  while true {
+    let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+    if count < 0 {
+      if errno == EINTR { continue }
+      throw FileReadError(message: String(cString: strerror(errno)))
+    }
+    if count == 0 { break }
+    result.append(contentsOf: chunk[0..<count])
+  }
+  return result
+}

@@ -1,4 +1,0 @@
-import LocationFormats
-
-/// Sources.
-public enum LocationSourcesInfo {}

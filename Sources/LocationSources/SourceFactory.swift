@@ -1,0 +1,12 @@
+/// Makes source objects from URLs.
+public enum SourceFactory {
+  /// The source for a URL.
+  public static func make(_ url: SourceURL) -> any LocationSource {
+    switch url {
+    case .replay(let path, let options):
+      return ReplaySource(path: path, options: options)
+    case .staticFile(let path):
+      return StaticSource(path: path)
+    }
+  }
+}
