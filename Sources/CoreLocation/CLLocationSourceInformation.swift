@@ -26,7 +26,10 @@ open class CLLocationSourceInformation: NSObject, NSCopying, NSSecureCoding {
   /// - Parameters:
   ///   - isSoftware: Whether software generates or simulates the location.
   ///   - isAccessory: Whether an external device provides the location.
-  public init(softwareSimulationState isSoftware: Bool, andExternalAccessoryState isAccessory: Bool) {
+  public init(
+    softwareSimulationState isSoftware: Bool,
+    andExternalAccessoryState isAccessory: Bool
+  ) {
     self.simulated = isSoftware
     self.accessory = isAccessory
     super.init()

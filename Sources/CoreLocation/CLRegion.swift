@@ -106,7 +106,8 @@ open class CLRegion: NSObject, NSCopying, NSSecureCoding {
   open override var description: String {
     let center = String(format: "<%+.8f,%+.8f>", storedCenter.latitude, storedCenter.longitude)
     let radius = String(format: "%.2fm", storedRadius)
-    return "\(type(of: self)) (identifier:'\(storedIdentifier)', center:\(center), radius:\(radius))"
+    let name = String(describing: type(of: self))
+    return "\(name) (identifier:'\(storedIdentifier)', center:\(center), radius:\(radius))"
   }
 
   // MARK: NSCopying
