@@ -54,7 +54,11 @@ let package = Package(
     ),
 
     // MARK: Public API
-    .target(name: "CoreLocation", dependencies: ["LocationServices"], swiftSettings: swiftSettings),
+    .target(
+      name: "CoreLocation",
+      dependencies: ["LocationServices", "Geodesy"],
+      swiftSettings: swiftSettings
+    ),
     .target(
       name: "CoreLocationTesting",
       dependencies: ["CoreLocation", "LocationServices"],

@@ -1,0 +1,69 @@
+extension LocationStore {
+  /// Appends an event for an app that is not running; committed on return.
+  /// - Parameter event: The event; its `sequence` is ignored, `time` must be finite.
+  /// - Returns: The sequence number the store assigned: greater than every number assigned before
+  ///   in this store, never reused.
+  /// - Throws: `StoreError` `.invalidValue` for a non-finite time, or a write failure.
+  public func appendEvent(_ event: PendingEvent) throws(StoreError) -> Int64 {
+    guard event.time.isFinite else {
+      throw StoreError(
+        code: .invalidValue, message: "event time is not a finite number", operation: "appendEvent")
+    }
+    return try writing("appendEvent") { (connection) throws(StoreError) in
+      try connection.withStatement(
+        "INSERT INTO events (app, kind, payload, time) VALUES (?, ?, ?, ?)"
+      ) { (statement) throws(StoreError) in
+        try statement.bind(event.app, at: 1)
+        try statement.bind(event.kind, at: 2)
+        try statement.bind(event.payload, at: 3)
+        try statement.bind(event.time, at: 4)
+        while try statement.step() {}
+        return connection.lastInsertRowID
+      }
+    }
+  }
+
+  /// The events waiting for `app`, in ascending sequence (the order they were appended).
+  ///
+  /// Reading does not remove them: after delivering, acknowledge with
+  /// `deleteEvents(app:throughSequence:)`, so that an event is delivered exactly once even if the
+  /// deliverer stops between reading and delivering.
+  /// - Parameter app: The app.
+  /// - Returns: The events.
+  /// - Throws: `StoreError` if the store cannot be read.
+  public func pendingEvents(app: String) throws(StoreError) -> [PendingEvent] {
+    try locked("pendingEvents") { (connection) throws(StoreError) in
+      try connection.withStatement(
+        "SELECT sequence, app, kind, payload, time FROM events WHERE app = ? ORDER BY sequence"
+      ) { (statement) throws(StoreError) in
+        try statement.bind(app, at: 1)
+        var events: [PendingEvent] = []
+        while try statement.step() {
+          events.append(
+            PendingEvent(
+              sequence: statement.int64(at: 0), app: statement.text(at: 1),
+              kind: statement.text(at: 2), payload: statement.text(at: 3),
+              time: statement.double(at: 4)))
+        }
+        return events
+      }
+    }
+  }
+
+  /// Removes the events of `app` with a sequence number up to and including `throughSequence`
+  /// (the acknowledgement of their delivery); committed on return. Repeating it is harmless.
+  /// - Parameters:
+  ///   - app: The app.
+  ///   - throughSequence: The last delivered sequence number.
+  /// - Throws: `StoreError` if the write fails.
+  public func deleteEvents(app: String, throughSequence: Int64) throws(StoreError) {
+    try writing("deleteEvents") { (connection) throws(StoreError) in
+      try connection.withStatement("DELETE FROM events WHERE app = ? AND sequence <= ?") {
+        (statement) throws(StoreError) in
+        try statement.bind(app, at: 1)
+        try statement.bind(throughSequence, at: 2)
+        while try statement.step() {}
+      }
+    }
+  }
+}

@@ -1,0 +1,78 @@
+/// One named schema change. Migrations are append-only: a released migration is never edited,
+/// reordered or removed; a change to the schema is a new migration at the end of `Migration.all`.
+struct Migration: Sendable {
+  /// The name recorded in the `migrations` table; unique and stable forever.
+  let name: String
+  /// The SQL that performs the change (several statements separated by semicolons).
+  let sql: String
+
+  /// Every migration this version knows, in the order they are applied.
+  ///
+  /// Schema notes:
+  /// - `regions` is `WITHOUT ROWID` keyed by (app, region_group, identifier): a region is replaced by
+  ///   identifier within its owner and group, and a full scan returns rows in key order without a
+  ///   separate index.
+  /// - `events.sequence` is `AUTOINCREMENT` so that a sequence number is never reused, even after
+  ///   every event was deleted: a late acknowledgement (`deleteEvents(throughSequence:)`) can never
+  ///   delete an event appended after it was computed. Delivery is exactly once.
+  /// - The last known location keeps every `Fix` field in its own column.
+  static let all: [Migration] = [
+    Migration(
+      name: "0001-initial",
+      sql: """
+        CREATE TABLE authorization (
+          app TEXT NOT NULL PRIMARY KEY,
+          status INTEGER NOT NULL,
+          accuracy INTEGER NOT NULL,
+          updated REAL NOT NULL
+        );
+        CREATE TABLE settings (
+          key TEXT NOT NULL PRIMARY KEY,
+          value TEXT NOT NULL
+        );
+        CREATE TABLE last_location (
+          app TEXT NOT NULL PRIMARY KEY,
+          latitude REAL NOT NULL,
+          longitude REAL NOT NULL,
+          altitude REAL,
+          ellipsoidal_altitude REAL,
+          horizontal_accuracy REAL NOT NULL,
+          vertical_accuracy REAL NOT NULL,
+          speed REAL NOT NULL,
+          speed_accuracy REAL NOT NULL,
+          course REAL NOT NULL,
+          course_accuracy REAL NOT NULL,
+          time REAL NOT NULL,
+          quality INTEGER NOT NULL,
+          satellites_used INTEGER,
+          floor INTEGER,
+          is_simulated INTEGER NOT NULL,
+          source TEXT NOT NULL
+        );
+        CREATE TABLE regions (
+          app TEXT NOT NULL,
+          region_group TEXT NOT NULL,
+          identifier TEXT NOT NULL,
+          latitude REAL NOT NULL,
+          longitude REAL NOT NULL,
+          radius REAL NOT NULL,
+          hysteresis REAL NOT NULL,
+          notify_on_entry INTEGER NOT NULL,
+          notify_on_exit INTEGER NOT NULL,
+          state INTEGER NOT NULL,
+          state_time REAL,
+          extra TEXT,
+          PRIMARY KEY (app, region_group, identifier)
+        ) WITHOUT ROWID;
+        CREATE TABLE events (
+          sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+          app TEXT NOT NULL,
+          kind TEXT NOT NULL,
+          payload TEXT NOT NULL,
+          time REAL NOT NULL
+        );
+        CREATE INDEX events_by_app ON events (app, sequence);
+        """
+    )
+  ]
+}

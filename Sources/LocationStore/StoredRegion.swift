@@ -1,0 +1,73 @@
+/// A monitored region as the store keeps it: a circle owned by an app, in a group, with its last
+/// known state.
+///
+/// The key is (`app`, `group`, `identifier`): saving a region with the key of a stored one replaces
+/// it (Apple's rule: regions are replaced by identifier).
+public struct StoredRegion: Sendable, Equatable {
+  /// The owning app (the executable's identity as the daemon or the process knows it).
+  public var app: String
+  /// The group: `"manager"` for `CLLocationManager` regions, `"monitor:<name>"` for a `CLMonitor`.
+  public var group: String
+  /// The region's identifier, unique within (`app`, `group`).
+  public var identifier: String
+  /// Centre latitude on WGS-84, degrees, -90...90.
+  public var latitude: Double
+  /// Centre longitude on WGS-84, degrees, -180...180.
+  public var longitude: Double
+  /// Radius in metres, not negative.
+  public var radius: Double
+  /// The margin in metres a fix must clear to count as evidence (DESIGN.md, "Regions").
+  public var hysteresis: Double
+  /// Whether entering the region is reported.
+  public var notifyOnEntry: Bool
+  /// Whether leaving the region is reported.
+  public var notifyOnExit: Bool
+  /// Last state: 0 unknown, 1 inside, 2 outside (`CLRegionState`'s raw values).
+  public var state: Int
+  /// Wall-clock time of the last state change, seconds since 1970, if known.
+  public var stateTime: Double?
+  /// A JSON object for kinds of region and options a later version adds; stored as given.
+  public var extra: String?
+
+  /// Creates a region record.
+  /// - Parameters:
+  ///   - app: The owning app.
+  ///   - group: `"manager"` or `"monitor:<name>"`.
+  ///   - identifier: The identifier, unique within app and group.
+  ///   - latitude: Centre latitude, degrees.
+  ///   - longitude: Centre longitude, degrees.
+  ///   - radius: Radius in metres.
+  ///   - hysteresis: Margin in metres (default 5, Apple's default `desiredAccuracy` for regions).
+  ///   - notifyOnEntry: Report entries (default true).
+  ///   - notifyOnExit: Report exits (default true).
+  ///   - state: 0 unknown (default), 1 inside, 2 outside.
+  ///   - stateTime: Time of the last state change, if any.
+  ///   - extra: A JSON blob for future kinds, if any.
+  public init(
+    app: String,
+    group: String,
+    identifier: String,
+    latitude: Double,
+    longitude: Double,
+    radius: Double,
+    hysteresis: Double = 5,
+    notifyOnEntry: Bool = true,
+    notifyOnExit: Bool = true,
+    state: Int = 0,
+    stateTime: Double? = nil,
+    extra: String? = nil
+  ) {
+    self.app = app
+    self.group = group
+    self.identifier = identifier
+    self.latitude = latitude
+    self.longitude = longitude
+    self.radius = radius
+    self.hysteresis = hysteresis
+    self.notifyOnEntry = notifyOnEntry
+    self.notifyOnExit = notifyOnExit
+    self.state = state
+    self.stateTime = stateTime
+    self.extra = extra
+  }
+}
