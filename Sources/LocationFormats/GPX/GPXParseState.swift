@@ -1,0 +1,452 @@
+import CLibXML2
+import Geodesy
+
+/// The elements the decoder cares about, recognised from their local names (any prefix).
+enum GPXElement {
+  case gpx
+  case trk
+  case trkseg
+  case rte
+  case trkpt
+  case rtept
+  case wpt
+  case ele
+  case time
+  case speed
+  case course
+  case hdop
+  case vdop
+  case pdop
+  case sat
+  case fix
+  case extensions
+  case other
+
+  /// Whether a NUL-terminated name equals a literal, byte by byte.
+  @inline(__always)
+  private static func equal(_ name: UnsafePointer<UInt8>, _ literal: StaticString) -> Bool {
+    let count = literal.utf8CodeUnitCount
+    let bytes = literal.utf8Start
+    for index in 0..<count where name[index] != bytes[index] { return false }
+    return name[count] == 0
+  }
+
+  /// Classifies a NUL-terminated local name; dispatches on the first byte, then compares bytes.
+  @inline(__always)
+  static func classify(_ name: UnsafePointer<UInt8>) -> GPXElement {
+    switch name[0] {
+    case UInt8(ascii: "t"):
+      if equal(name, "trkpt") { return .trkpt }
+      if equal(name, "time") { return .time }
+      if equal(name, "trkseg") { return .trkseg }
+      if equal(name, "trk") { return .trk }
+    case UInt8(ascii: "e"):
+      if equal(name, "ele") { return .ele }
+      if equal(name, "extensions") { return .extensions }
+    case UInt8(ascii: "r"):
+      if equal(name, "rtept") { return .rtept }
+      if equal(name, "rte") { return .rte }
+    case UInt8(ascii: "w"):
+      if equal(name, "wpt") { return .wpt }
+    case UInt8(ascii: "s"):
+      if equal(name, "speed") { return .speed }
+      if equal(name, "sat") { return .sat }
+    case UInt8(ascii: "c"):
+      if equal(name, "course") { return .course }
+    case UInt8(ascii: "h"):
+      if equal(name, "hdop") { return .hdop }
+    case UInt8(ascii: "v"):
+      if equal(name, "vdop") { return .vdop }
+    case UInt8(ascii: "p"):
+      if equal(name, "pdop") { return .pdop }
+    case UInt8(ascii: "f"):
+      if equal(name, "fix") { return .fix }
+    case UInt8(ascii: "g"):
+      if equal(name, "gpx") { return .gpx }
+    default:
+      break
+    }
+    return .other
+  }
+}
+
+/// The decoder's state while libxml2 parses: reached from the C callbacks through the `userData`
+/// pointer, as a raw pointer to this struct (not a class, so that the hot callbacks pay neither
+/// reference counting nor dynamic exclusivity checks).
+struct GPXParseState {
+  /// The parser, for line numbers; set right after the context is created.
+  var context: xmlParserCtxtPtr?
+  /// The file name used in errors and warnings.
+  let file: String?
+  /// Points decoded and not yet taken.
+  var points: [GPXPoint] = []
+  /// Non-fatal problems, capped at `GPXDecoder.maximumWarnings`.
+  var warnings: [FormatError] = []
+  /// Warnings that did not fit under the cap.
+  var droppedWarnings = 0
+  /// The first fatal error, after which libxml2 calls nothing more.
+  var fatal: FormatError?
+  /// Root attributes.
+  var version: String?
+  var creator: String?
+  /// Points emitted so far (valid ones).
+  var pointCount = 0
+  /// The local name of the document's root element, once seen.
+  var rootElement: String?
+
+  // Document structure.
+  private var trackIndex = -1
+  private var routeIndex = -1
+  private var segmentIndex = -1
+
+  // The point being read. `pointDepth` is 0 outside a point, 1 at the point element itself.
+  private var pointDepth = 0
+  private var kind = GPXPoint.Kind.track
+  private var skip = false
+  private var latitude = 0.0
+  private var longitude = 0.0
+  private var elevation: Double?
+  private var time: Double?
+  private var speed = -1.0
+  private var course = -1.0
+  private var hdop: Double?
+  private var vdop: Double?
+  private var pdop: Double?
+  private var satellites: Int?
+  private var quality = FixQuality.autonomous
+  private var line = 0
+  private var extensionsDepth = 0
+
+  // Text capture of one child element.
+  private var capture = GPXElement.other
+  private var captureDepth = 0
+  private var text: [UInt8] = []
+
+  init(file: String?) {
+    self.file = file
+    text.reserveCapacity(64)
+  }
+
+  private var currentLine: Int { Int(clx_current_line(context)) }
+
+  mutating func warn(_ error: FormatError) {
+    if warnings.count < GPXDecoder.maximumWarnings {
+      warnings.append(error)
+    } else {
+      droppedWarnings += 1
+    }
+  }
+
+  // MARK: SAX events
+
+  mutating func startElement(
+    _ name: UnsafePointer<UInt8>, attributeCount: Int,
+    attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?
+  ) {
+    let element = GPXElement.classify(name)
+    if pointDepth > 0 {
+      pointDepth += 1
+      if extensionsDepth > 0 { extensionsDepth += 1 }
+      switch element {
+      case .ele, .time, .hdop, .vdop, .pdop, .sat, .fix:
+        if pointDepth == 2 { beginCapture(element) }
+      case .speed, .course:
+        // GPX 1.0 has them as children of the point; Garmin's TrackPointExtension v2 (and OsmAnd)
+        // put them somewhere under <extensions>, with whatever prefix.
+        if pointDepth == 2 || extensionsDepth > 0 { beginCapture(element) }
+      case .extensions:
+        if pointDepth == 2 { extensionsDepth = 1 }
+      case .gpx, .trk, .trkseg, .rte, .trkpt, .rtept, .wpt, .other:
+        break
+      }
+      return
+    }
+    if rootElement == nil { rootElement = String(cString: name) }
+    switch element {
+    case .trkpt: beginPoint(.track, attributeCount, attributes)
+    case .rtept: beginPoint(.route, attributeCount, attributes)
+    case .wpt: beginPoint(.waypoint, attributeCount, attributes)
+    case .trk:
+      trackIndex += 1
+      segmentIndex = -1
+    case .trkseg: segmentIndex += 1
+    case .rte: routeIndex += 1
+    case .gpx: readRootAttributes(attributeCount, attributes)
+    case .ele, .time, .speed, .course, .hdop, .vdop, .pdop, .sat, .fix, .extensions, .other:
+      break
+    }
+  }
+
+  mutating func endElement() {
+    guard pointDepth > 0 else { return }
+    if capture != .other && captureDepth == pointDepth { endCapture() }
+    if extensionsDepth > 0 { extensionsDepth -= 1 }
+    pointDepth -= 1
+    if pointDepth == 0 { endPoint() }
+  }
+
+  mutating func characters(_ bytes: UnsafePointer<UInt8>, _ count: Int) {
+    guard capture != .other else { return }
+    text.append(contentsOf: UnsafeBufferPointer(start: bytes, count: count))
+  }
+
+  // MARK: Points
+
+  /// The bytes of attribute `index` (libxml2 passes five pointers per attribute: local name,
+  /// prefix, URI, value start, value end).
+  @inline(__always)
+  private static func attribute(
+    _ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>, _ index: Int
+  ) -> (name: UnsafePointer<UInt8>, prefix: UnsafePointer<UInt8>?, value: UnsafeBufferPointer<UInt8>)? {
+    let base = attributes + 5 * index
+    guard let name = base[0], let start = base[3], let end = base[4] else { return nil }
+    return (name, base[1], UnsafeBufferPointer(start: start, count: end - start))
+  }
+
+  private mutating func beginPoint(
+    _ kind: GPXPoint.Kind, _ attributeCount: Int,
+    _ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?
+  ) {
+    pointDepth = 1
+    extensionsDepth = 0
+    self.kind = kind
+    line = currentLine
+    elevation = nil
+    time = nil
+    speed = -1
+    course = -1
+    hdop = nil
+    vdop = nil
+    pdop = nil
+    satellites = nil
+    quality = .autonomous
+    var lat: Double?
+    var lon: Double?
+    var latSeen = false
+    var lonSeen = false
+    if let attributes {
+      for index in 0..<attributeCount {
+        guard let attribute = Self.attribute(attributes, index), attribute.prefix == nil else {
+          continue
+        }
+        let name = attribute.name
+        if name[0] == UInt8(ascii: "l") && name[1] == UInt8(ascii: "a") && name[2] == UInt8(ascii: "t")
+          && name[3] == 0
+        {
+          latSeen = true
+          lat = ByteScalars.decimal(attribute.value)
+        } else if name[0] == UInt8(ascii: "l") && name[1] == UInt8(ascii: "o")
+          && name[2] == UInt8(ascii: "n") && name[3] == 0
+        {
+          lonSeen = true
+          lon = ByteScalars.decimal(attribute.value)
+        }
+      }
+    }
+    skip = true
+    let what = Self.describe(kind)
+    if !latSeen || !lonSeen {
+      let missing = latSeen ? "lon" : "lat"
+      warn(
+        FormatError(
+          .missingField, "\(what) skipped: no \(missing) attribute", file: file, line: line))
+    } else if let lat, let lon {
+      if abs(lat) > 90 {
+        warn(
+          FormatError(
+            .invalidValue, "\(what) skipped: latitude out of range", file: file, line: line))
+      } else if abs(lon) > 180 {
+        warn(
+          FormatError(
+            .invalidValue, "\(what) skipped: longitude out of range", file: file, line: line))
+      } else {
+        latitude = lat
+        longitude = lon
+        skip = false
+      }
+    } else {
+      let which = lat == nil ? "latitude" : "longitude"
+      warn(
+        FormatError(
+          .invalidValue, "\(what) skipped: \(which) is not a decimal number", file: file,
+          line: line))
+    }
+  }
+
+  private static func describe(_ kind: GPXPoint.Kind) -> String {
+    switch kind {
+    case .track: return "track point"
+    case .route: return "route point"
+    case .waypoint: return "waypoint"
+    }
+  }
+
+  private mutating func endPoint() {
+    capture = .other
+    extensionsDepth = 0
+    guard !skip else { return }
+    var horizontalAccuracy = GPXDecoder.defaultHorizontalAccuracy
+    if let hdop {
+      horizontalAccuracy = hdop * GPXDecoder.userEquivalentRangeError
+    } else if let pdop {
+      horizontalAccuracy = pdop * GPXDecoder.userEquivalentRangeError
+    }
+    var verticalAccuracy = -1.0
+    if elevation != nil {
+      if let vdop {
+        verticalAccuracy = vdop * GPXDecoder.userEquivalentRangeError
+      } else if let pdop {
+        verticalAccuracy = pdop * GPXDecoder.userEquivalentRangeError
+      } else {
+        verticalAccuracy = GPXDecoder.defaultVerticalAccuracy
+      }
+    }
+    let fix = Fix(
+      latitude: latitude,
+      longitude: longitude,
+      altitude: elevation,
+      horizontalAccuracy: horizontalAccuracy,
+      verticalAccuracy: verticalAccuracy,
+      speed: speed,
+      course: course,
+      time: time ?? .nan,
+      quality: quality,
+      satellitesUsed: satellites,
+      source: file ?? ""
+    )
+    let track: Int
+    let segment: Int
+    switch kind {
+    case .track:
+      track = max(trackIndex, 0)
+      segment = max(segmentIndex, 0)
+    case .route:
+      track = max(routeIndex, 0)
+      segment = 0
+    case .waypoint:
+      track = 0
+      segment = 0
+    }
+    points.append(
+      GPXPoint(
+        kind: kind, track: track, segment: segment, fix: fix, time: time, hdop: hdop, vdop: vdop,
+        pdop: pdop, line: line))
+    pointCount += 1
+  }
+
+  // MARK: Child values
+
+  private mutating func beginCapture(_ element: GPXElement) {
+    capture = element
+    captureDepth = pointDepth
+    text.removeAll(keepingCapacity: true)
+  }
+
+  private mutating func endCapture() {
+    let element = capture
+    capture = .other
+    guard !skip else { return }
+    switch element {
+    case .time:
+      let value = text.withUnsafeBufferPointer { ByteScalars.iso8601($0) }
+      if let value {
+        time = value
+      } else {
+        warn(valueWarning("time is not an ISO 8601 date and time"))
+      }
+    case .fix:
+      quality = fixQuality()
+    case .sat:
+      let value = text.withUnsafeBufferPointer { ByteScalars.decimal($0) }
+      if let value, value >= 0, value <= 1000, value == value.rounded() {
+        satellites = Int(value)
+      } else {
+        warn(valueWarning("sat is not a satellite count"))
+      }
+    case .ele, .speed, .course, .hdop, .vdop, .pdop:
+      let parsed = text.withUnsafeBufferPointer { ByteScalars.decimal($0) }
+      guard let value = parsed, value.isFinite else {
+        warn(valueWarning("\(Self.name(of: element)) is not a decimal number"))
+        return
+      }
+      store(value, for: element)
+    case .gpx, .trk, .trkseg, .rte, .trkpt, .rtept, .wpt, .extensions, .other:
+      break
+    }
+  }
+
+  private mutating func store(_ value: Double, for element: GPXElement) {
+    switch element {
+    case .ele: elevation = value
+    case .speed:
+      if value >= 0 { speed = value } else { warn(valueWarning("speed is negative")) }
+    case .course:
+      // Our rule: a course outside 0..<360 is brought into it (some loggers write 360 or -90).
+      let wrapped = value.truncatingRemainder(dividingBy: 360)
+      course = wrapped < 0 ? wrapped + 360 : wrapped
+    case .hdop, .vdop, .pdop:
+      guard value >= 0 else {
+        warn(valueWarning("\(Self.name(of: element)) is negative"))
+        return
+      }
+      if element == .hdop { hdop = value } else if element == .vdop { vdop = value } else { pdop = value }
+    case .gpx, .trk, .trkseg, .rte, .trkpt, .rtept, .wpt, .time, .sat, .fix, .extensions, .other:
+      break
+    }
+  }
+
+  private static func name(of element: GPXElement) -> String {
+    switch element {
+    case .ele: return "ele"
+    case .speed: return "speed"
+    case .course: return "course"
+    case .hdop: return "hdop"
+    case .vdop: return "vdop"
+    case .pdop: return "pdop"
+    case .gpx, .trk, .trkseg, .rte, .trkpt, .rtept, .wpt, .time, .sat, .fix, .extensions, .other:
+      return "value"
+    }
+  }
+
+  private func valueWarning(_ message: String) -> FormatError {
+    FormatError(.invalidValue, "\(Self.describe(kind)): \(message); ignored", file: file, line: line)
+  }
+
+  /// GPX 1.1 `fixType`: none, 2d, 3d, dgps, pps.
+  private mutating func fixQuality() -> FixQuality {
+    let word = String(decoding: text, as: UTF8.self).trimmingXMLSpace()
+    switch word {
+    case "none": return .none
+    case "2d", "3d": return .autonomous
+    case "dgps": return .differential
+    case "pps": return .precise
+    default:
+      warn(valueWarning("fix is not one of none, 2d, 3d, dgps, pps"))
+      return .autonomous
+    }
+  }
+
+  private mutating func readRootAttributes(
+    _ attributeCount: Int, _ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?
+  ) {
+    guard let attributes else { return }
+    for index in 0..<attributeCount {
+      guard let attribute = Self.attribute(attributes, index), attribute.prefix == nil else {
+        continue
+      }
+      let name = String(cString: attribute.name)
+      let value = String(decoding: attribute.value, as: UTF8.self)
+      if name == "version" { version = value } else if name == "creator" { creator = value }
+    }
+  }
+}
+
+extension String {
+  /// The string without leading and trailing whitespace.
+  func trimmingXMLSpace() -> String {
+    guard let first = firstIndex(where: { !$0.isWhitespace }),
+      let last = lastIndex(where: { !$0.isWhitespace })
+    else { return "" }
+    return String(self[first...last])
+  }
+}

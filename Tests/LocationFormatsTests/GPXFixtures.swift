@@ -1,0 +1,40 @@
+import Foundation
+import LocationFormats
+
+/// Locates and reads the files under `Tests/Fixtures/`, and renders decoded GPX for the `.chk`
+/// expectations written beside each fixture.
+enum Fixtures {
+  /// `<package root>/Tests/Fixtures`, found from this file's path (three levels below the root).
+  static let root: URL = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent()
+    .deletingLastPathComponent()
+    .appendingPathComponent("Fixtures")
+
+  /// The path of a fixture, e.g. `path("gpx", "truncated.gpx")`.
+  static func path(_ folder: String, _ name: String) -> String {
+    root.appendingPathComponent(folder).appendingPathComponent(name).path
+  }
+
+  /// The bytes of a fixture.
+  static func bytes(_ folder: String, _ name: String) throws -> [UInt8] {
+    [UInt8](try Data(contentsOf: URL(fileURLWithPath: path(folder, name))))
+  }
+
+  /// One line per point: kind, track, segment, line, latitude, longitude, altitude, time,
+  /// speed, course, horizontal and vertical accuracy, quality, satellites.
+  static func render(_ points: [GPXPoint]) -> String {
+    var out = "# kind track segment line lat lon alt time speed course hacc vacc quality sats\n"
+    for point in points {
+      let fix = point.fix
+      let fields: [String] = [
+        "\(point.kind)", "\(point.track)", "\(point.segment)", "\(point.line)",
+        "\(fix.latitude)", "\(fix.longitude)", fix.altitude.map { "\($0)" } ?? "-",
+        point.time.map { "\($0)" } ?? "-", "\(fix.speed)", "\(fix.course)",
+        "\(fix.horizontalAccuracy)", "\(fix.verticalAccuracy)", "\(fix.quality)",
+        fix.satellitesUsed.map { "\($0)" } ?? "-",
+      ]
+      out += fields.joined(separator: " ") + "\n"
+    }
+    return out
+  }
+}
