@@ -95,6 +95,7 @@ public final class ReplaySource: LocationSource {
     let end = options.instant ? min(fixes.count, index + Self.instantBatch) : index + 1
     for position in index..<end {
       var fix = fixes[position]
+      if !track.hasTimes { fix.time = context.now.wall }
       fix.isSimulated = true
       if fix.quality == .autonomous { fix.quality = .simulated }
       context.emit(fix)

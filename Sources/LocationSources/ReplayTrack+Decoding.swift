@@ -8,21 +8,33 @@ extension ReplayTrack {
     switch format {
     case .gpx:
       let document = try GPXDecoder.decode(data: bytes, file: file)
-      return ReplayTrack(fixes: document.points.map(\.fix), warnings: document.warnings)
+      // Points without a time are played one second apart; a track without any time is stamped
+      // with the time of playing (see `ReplaySource`).
+      var fixes: [Fix] = []
+      fixes.reserveCapacity(document.points.count)
+      var timed = false
+      var previous = 0.0
+      for point in document.points {
+        var fix = point.fix
+        if let time = point.time {
+          fix.time = time
+          timed = true
+        } else {
+          fix.time = previous + 1
+        }
+        previous = fix.time
+        fixes.append(fix)
+      }
+      return ReplayTrack(fixes: fixes, warnings: document.warnings, hasTimes: timed)
     case .nmea:
-      let (outputs, statistics) = NMEADecoder.decodeLog(bytes, options: .init())
+      let (outputs, statistics) = NMEADecoder.decodeLog(bytes)
       var fixes: [Fix] = []
       for output in outputs {
         if case .fix(let fix) = output { fixes.append(fix) }
       }
       var warnings: [FormatError] = []
-      if let line = statistics.firstBadLine {
-        warnings.append(
-          FormatError(
-            .malformed, "\(statistics.malformed + statistics.checksumErrors) bad sentence(s) skipped",
-            file: file, line: line))
-      }
-      return ReplayTrack(fixes: fixes, warnings: warnings)
+      if let error = statistics.firstError(file: file) { warnings.append(error) }
+      return ReplayTrack(fixes: fixes, warnings: warnings, hasTimes: true)
     }
   }
 }

@@ -10,11 +10,15 @@ public struct ReplayTrack: Sendable {
   /// Problems found in the file that did not stop the replay (a bad point, a bad sentence), with
   /// file and line.
   public var warnings: [FormatError]
+  /// Whether the recording has timestamps. A track without any is played one point a second and
+  /// stamped with the time of playing.
+  public var hasTimes: Bool
 
   /// Creates a track from fixes; derives missing speed and course.
-  public init(fixes: [Fix], warnings: [FormatError] = []) {
-    self.fixes = Self.derivingMotion(fixes)
+  public init(fixes: [Fix], warnings: [FormatError] = [], hasTimes: Bool = true) {
+    self.fixes = hasTimes ? Self.derivingMotion(fixes) : fixes
     self.warnings = warnings
+    self.hasTimes = hasTimes
   }
 
   /// The recognised recording formats.

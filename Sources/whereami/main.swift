@@ -1,4 +1,7 @@
-import Foundation
+// whereami: prints where this machine is. Everything lives in LocationCLI (testable); this is the
+// thin main.
 import LocationCLI
 
-exit(WhereAmI.main(arguments: Array(CommandLine.arguments.dropFirst())))
+MainActor.assumeIsolated {
+  WhereAmI.main(arguments: Array(CommandLine.arguments.dropFirst()))
+}

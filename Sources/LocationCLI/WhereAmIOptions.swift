@@ -1,0 +1,190 @@
+import CoreLocation
+import Foundation
+
+/// `whereami`'s command line, parsed (CoreLocationCLI's interface, plus the Linux options).
+public struct WhereAmIOptions: Equatable, Sendable {
+  /// What to print for each location.
+  public enum Output: Equatable, Sendable {
+    /// A format string with `%` tokens.
+    case format(String)
+    /// One JSON object per line.
+    case json
+  }
+
+  /// `-w/--watch`: keep printing updates.
+  public var watch = false
+  /// `-v/--verbose`: diagnostics on standard error.
+  public var verbose = false
+  /// `-f/--format` or `-j/--json`.
+  public var output = Output.format("%latitude %longitude")
+  /// `--source URL`: the location source (else `CORELOCATION_SOURCE`, configuration, discovery).
+  public var source: String?
+  /// `--accuracy`: the desired accuracy in metres (negative: Apple's "best" constants).
+  public var accuracy: CLLocationAccuracy = kCLLocationAccuracyBest
+  /// `--distance-filter`: metres.
+  public var distanceFilter: CLLocationDistance = kCLDistanceFilterNone
+  /// `--timeout`: seconds to wait for a location (once) or between locations (watch).
+  public var timeout: TimeInterval?
+  /// `--speed`: replay speed factor.
+  public var speed: Double?
+  /// `--instant`: replay as fast as possible.
+  public var instant = false
+  /// `--count N`: stop after N locations (implies watch).
+  public var count: Int?
+  /// `-h/--help`.
+  public var help = false
+  /// `--version`.
+  public var version = false
+
+  /// Creates the defaults.
+  public init() {}
+
+  /// A usage error: the message says what is wrong.
+  public struct UsageError: Error, Equatable, CustomStringConvertible {
+    /// What is wrong.
+    public var message: String
+    public var description: String { message }
+  }
+
+  /// Parses arguments (without the program name).
+  public static func parse(_ rawArguments: [String]) throws(UsageError) -> WhereAmIOptions {
+    // `--name=value` is `--name value`.
+    var arguments: [String] = []
+    for argument in rawArguments {
+      if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+        arguments.append(String(argument[..<equals]))
+        arguments.append(String(argument[argument.index(after: equals)...]))
+      } else {
+        arguments.append(argument)
+      }
+    }
+    var options = WhereAmIOptions()
+    var index = 0
+    func value(_ name: String) throws(UsageError) -> String {
+      index += 1
+      guard index < arguments.count else { throw UsageError(message: "\(name) needs a value") }
+      return arguments[index]
+    }
+    func number(_ name: String) throws(UsageError) -> Double {
+      let text = try value(name)
+      guard let number = Double(text), number.isFinite else {
+        throw UsageError(message: "\(name) needs a number, not '\(text)'")
+      }
+      return number
+    }
+    while index < arguments.count {
+      let argument = arguments[index]
+      switch argument {
+      case "-w", "--watch", "-follow", "-watch": options.watch = true
+      case "-v", "--verbose", "-verbose": options.verbose = true
+      case "-j", "--json", "-json": options.output = .json
+      case "-f", "--format", "-format": options.output = .format(try value(argument))
+      case "-h", "--help", "-help": options.help = true
+      case "--version", "-version": options.version = true
+      case "--source": options.source = try value(argument)
+      case "--accuracy": options.accuracy = try accuracy(try value(argument))
+      case "--distance-filter":
+        let metres = try number(argument)
+        guard metres >= 0 || metres == kCLDistanceFilterNone else {
+          throw UsageError(message: "--distance-filter needs metres >= 0")
+        }
+        options.distanceFilter = metres
+      case "--timeout":
+        let seconds = try number(argument)
+        guard seconds > 0 else { throw UsageError(message: "--timeout needs seconds > 0") }
+        options.timeout = seconds
+      case "--speed":
+        let factor = try number(argument)
+        guard factor > 0 else { throw UsageError(message: "--speed needs a factor > 0") }
+        options.speed = factor
+      case "--instant": options.instant = true
+      case "--count":
+        let text = try value(argument)
+        guard let count = Int(text), count > 0 else {
+          throw UsageError(message: "--count needs a whole number > 0, not '\(text)'")
+        }
+        options.count = count
+        options.watch = true
+      default:
+        throw UsageError(message: "unknown option '\(argument)' (see whereami --help)")
+      }
+      index += 1
+    }
+    return options
+  }
+
+  /// `best`, `navigation`, `10m`, `100m`, `1km`, `3km`, or a number of metres.
+  static func accuracy(_ text: String) throws(UsageError) -> CLLocationAccuracy {
+    switch text.lowercased() {
+    case "best": return kCLLocationAccuracyBest
+    case "navigation", "bestfornavigation": return kCLLocationAccuracyBestForNavigation
+    case "10m": return kCLLocationAccuracyNearestTenMeters
+    case "100m": return kCLLocationAccuracyHundredMeters
+    case "1km": return kCLLocationAccuracyKilometer
+    case "3km": return kCLLocationAccuracyThreeKilometers
+    default:
+      guard let metres = Double(text), metres.isFinite, metres > 0 else {
+        throw UsageError(
+          message: "--accuracy takes best, navigation, 10m, 100m, 1km, 3km or metres, not '\(text)'")
+      }
+      return metres
+    }
+  }
+
+  /// The source URL with the replay options applied.
+  /// - Throws: when `--speed`/`--instant` are given for a source that is not a replay.
+  public func effectiveSource(environment: [String: String]) throws(UsageError) -> String? {
+    guard speed != nil || instant else { return source }
+    guard let base = source ?? environment["CORELOCATION_SOURCE"], !base.contains(",") else {
+      throw UsageError(message: "--speed and --instant need one replay source (--source replay:///path)")
+    }
+    var url = base.trimmingCharacters(in: .whitespaces)
+    if url.hasPrefix("/") { url = "replay://" + url }
+    guard url.hasPrefix("replay://") || url.hasPrefix("file://") else {
+      throw UsageError(message: "--speed and --instant apply to replay:// sources only")
+    }
+    var items: [String] = []
+    if let speed { items.append("speed=\(speed)") }
+    if instant { items.append("instant=1") }
+    return url + (url.contains("?") ? "&" : "?") + items.joined(separator: "&")
+  }
+
+  /// The help text.
+  public static let helpText = """
+    USAGE: whereami [--watch] [--verbose] [--format FORMAT | --json] [options]
+
+    Prints the location of this machine, from gpsd, an NMEA device, GeoClue, /etc/geolocation
+    or a replayed track, through the CoreLocation API.
+
+    OPTIONS:
+      -w, --watch              Keep printing location updates
+      -f, --format FORMAT      Print FORMAT with the tokens below replaced (\\n and \\t honoured)
+      -j, --json               Print one JSON object per line
+      -v, --verbose            Show diagnostics on standard error
+          --source URL         Location source: replay:///track.gpx, static:///etc/geolocation, ...
+                               (default: CORELOCATION_SOURCE, configuration, then discovery)
+          --accuracy A         best, navigation, 10m, 100m, 1km, 3km, or metres (default best)
+          --distance-filter M  Only report moves of at least M metres
+          --timeout S          Give up after S seconds without a location
+          --speed X            Replay X times faster than recorded
+          --instant            Replay as fast as possible
+          --count N            Stop after N locations (implies --watch)
+          --version            Print the version
+      -h, --help               Show this help
+
+    FORMAT TOKENS:
+      %latitude %longitude %altitude %direction %speed %h_accuracy %v_accuracy %time
+      %course_accuracy %speed_accuracy %floor %simulated %%
+      Reverse-geocoding tokens (%address %name %isoCountryCode %country %postalCode
+      %administrativeArea %subAdministrativeArea %locality %subLocality %thoroughfare
+      %subThoroughfare %region %timeZone %time_local) print nothing: there is no geocoder.
+    Default format: "%latitude %longitude".
+
+    EXIT STATUS:
+      0 success (with --watch: the replayed source ended, or --count was reached)
+      1 no location (no source, the source failed, or it ended before a location)
+      2 usage error
+      3 location access denied or location services off
+      4 timed out
+    """
+}

@@ -1,5 +1,0 @@
-import Testing
-
-@Suite struct LocationEngineSmokeTests {
-  @Test func builds() {}
-}
