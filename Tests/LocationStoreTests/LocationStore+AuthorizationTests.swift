@@ -8,9 +8,11 @@ import Testing
     #expect(try store.authorization(app: "b") == nil)
     try store.setAuthorization(StoredAuthorization(status: 4, accuracy: 1, updated: 10), app: "b")
     try store.setAuthorization(StoredAuthorization(status: 2, accuracy: 0, updated: 11), app: "a")
-    #expect(try store.authorization(app: "b") == StoredAuthorization(status: 4, accuracy: 1, updated: 10))
+    #expect(
+      try store.authorization(app: "b") == StoredAuthorization(status: 4, accuracy: 1, updated: 10))
     try store.setAuthorization(StoredAuthorization(status: 3, accuracy: 0, updated: 12), app: "b")
-    #expect(try store.authorization(app: "b") == StoredAuthorization(status: 3, accuracy: 0, updated: 12))
+    #expect(
+      try store.authorization(app: "b") == StoredAuthorization(status: 3, accuracy: 0, updated: 12))
     #expect(try store.apps() == ["a", "b"])
     try store.removeAuthorization(app: "b")
     try store.removeAuthorization(app: "never-stored")
@@ -21,7 +23,8 @@ import Testing
   @Test func aNonFiniteTimeIsRejected() throws {
     let store = try LocationStore.inMemory()
     let error = #expect(throws: StoreError.self) {
-      try store.setAuthorization(StoredAuthorization(status: 3, accuracy: 0, updated: .nan), app: "a")
+      try store.setAuthorization(
+        StoredAuthorization(status: 3, accuracy: 0, updated: .nan), app: "a")
     }
     #expect(error?.code == .invalidValue)
     #expect(try store.apps().isEmpty)

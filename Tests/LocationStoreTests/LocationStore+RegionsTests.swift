@@ -30,7 +30,8 @@ import Testing
     #expect(try store.allRegions() == [replacement])
     // Within one batch, the later element wins.
     try store.upsertRegions([region("x", index: 1), region("x", index: 5)])
-    #expect(try store.regions(app: "org.example.app", group: "manager").last == region("x", index: 5))
+    #expect(
+      try store.regions(app: "org.example.app", group: "manager").last == region("x", index: 5))
   }
 
   @Test func textKeysKeepUnicodeAndNULs() throws {
@@ -102,7 +103,8 @@ import Testing
       let path = directory + "/store.sqlite"
       let regions = (0..<count).map { index in
         region(
-          "region-\(index)", app: "app\(index % 50)", group: index % 4 == 0 ? "monitor:m" : "manager",
+          "region-\(index)", app: "app\(index % 50)",
+          group: index % 4 == 0 ? "monitor:m" : "manager",
           index: index)
       }
       let clock = ContinuousClock()

@@ -28,7 +28,8 @@ import Testing
       let path = directory + "/state/corelocation/store.sqlite"
       _ = try LocationStore(path: path)
       let manager = FileManager.default
-      let directoryMode = try manager.attributesOfItem(atPath: directory + "/state")[.posixPermissions]
+      let directoryMode = try manager.attributesOfItem(atPath: directory + "/state")[
+        .posixPermissions]
       let innerMode = try manager.attributesOfItem(atPath: directory + "/state/corelocation")[
         .posixPermissions]
       let fileMode = try manager.attributesOfItem(atPath: path)[.posixPermissions]
@@ -42,7 +43,9 @@ import Testing
     (["XDG_STATE_HOME": "/x/state", "HOME": "/home/u"], "/x/state/corelocation/store.sqlite"),
     (["XDG_STATE_HOME": "/x/state/", "HOME": "/home/u"], "/x/state/corelocation/store.sqlite"),
     // The XDG specification: a relative XDG_STATE_HOME is invalid and ignored.
-    (["XDG_STATE_HOME": "rel", "HOME": "/home/u"], "/home/u/.local/state/corelocation/store.sqlite"),
+    (
+      ["XDG_STATE_HOME": "rel", "HOME": "/home/u"], "/home/u/.local/state/corelocation/store.sqlite"
+    ),
     (["XDG_STATE_HOME": "", "HOME": "/home/u"], "/home/u/.local/state/corelocation/store.sqlite"),
     (["HOME": "/home/u"], "/home/u/.local/state/corelocation/store.sqlite"),
   ])
@@ -60,7 +63,8 @@ import Testing
       let path = directory + "/store.sqlite"
       do {
         let store = try LocationStore(path: path)
-        try store.setAuthorization(StoredAuthorization(status: 3, accuracy: 0, updated: 1), app: "a")
+        try store.setAuthorization(
+          StoredAuthorization(status: 3, accuracy: 0, updated: 1), app: "a")
         try store.upsertRegion(region("home"))
         _ = try store.appendEvent(PendingEvent(app: "a", kind: "enter", payload: "{}", time: 2))
       }
@@ -173,7 +177,8 @@ import Testing
       } else {
         readOnly = directory + "/locked"
         try FileManager.default.createDirectory(
-          atPath: readOnly, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o500])
+          atPath: readOnly, withIntermediateDirectories: false,
+          attributes: [.posixPermissions: 0o500])
       }
       defer { if readOnly != "/sys" { chmod(readOnly, 0o700) } }
       let error = #expect(throws: StoreError.self) {
