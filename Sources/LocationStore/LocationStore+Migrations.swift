@@ -37,12 +37,14 @@ extension LocationStore {
     let applicationID = try count(connection, "PRAGMA application_id")
     let hasMigrations =
       try count(
-        connection, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'migrations'"
+        connection,
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'migrations'"
       ) > 0
     if applicationID != 0 && applicationID != self.applicationID {
       throw StoreError(
         code: .foreignDatabase,
-        message: "the file is an SQLite database of another program (application_id \(applicationID))"
+        message:
+          "the file is an SQLite database of another program (application_id \(applicationID))"
       )
     }
     if objects > 0 && !hasMigrations {

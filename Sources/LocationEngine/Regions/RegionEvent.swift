@@ -1,0 +1,49 @@
+/// Something the monitor reports about one region after a fix, an `add` or a `requestState`.
+///
+/// The monitor carries the region's `notifyOnEntry` / `notifyOnExit` flags in every event; whether
+/// an entry or exit is delivered to the app is the caller's decision (`shouldNotify` says what
+/// Apple's rule is). Determinations are always delivered (`didDetermineState`).
+public struct RegionEvent: Sendable, Equatable, Hashable {
+  /// What happened.
+  public enum Kind: Sendable, Equatable, Hashable {
+    /// The region's state is now this (the first decisive fix, a change, or an answer to
+    /// `requestState`).
+    case determined(RegionState)
+    /// The device crossed into the region (outside to inside).
+    case entered
+    /// The device crossed out of the region (inside to outside).
+    case exited
+  }
+
+  /// The region's identifier.
+  public var identifier: String
+  /// What happened.
+  public var kind: Kind
+  /// The region's `notifyOnEntry` flag when the event was made.
+  public var notifyOnEntry: Bool
+  /// The region's `notifyOnExit` flag when the event was made.
+  public var notifyOnExit: Bool
+
+  /// Creates an event.
+  /// - Parameters:
+  ///   - identifier: The region's identifier.
+  ///   - kind: What happened.
+  ///   - notifyOnEntry: The region's `notifyOnEntry` flag.
+  ///   - notifyOnExit: The region's `notifyOnExit` flag.
+  public init(identifier: String, kind: Kind, notifyOnEntry: Bool, notifyOnExit: Bool) {
+    self.identifier = identifier
+    self.kind = kind
+    self.notifyOnEntry = notifyOnEntry
+    self.notifyOnExit = notifyOnExit
+  }
+
+  /// Whether the app is told: entries only with `notifyOnEntry`, exits only with `notifyOnExit`,
+  /// determinations always.
+  public var shouldNotify: Bool {
+    switch kind {
+    case .determined: return true
+    case .entered: return notifyOnEntry
+    case .exited: return notifyOnExit
+    }
+  }
+}

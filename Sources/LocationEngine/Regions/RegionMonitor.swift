@@ -1,0 +1,659 @@
+import Geodesy
+
+/// Monitors many circular regions against a stream of fixes: the engine half of Apple's region
+/// monitoring (`startMonitoring(for:)`, `CLMonitor`). A value type: pure, deterministic, no I/O.
+///
+/// The rule (DESIGN.md, "Regions"). A fix with centre distance `d` (geodesic on WGS-84,
+/// `Geodesic.wgs84.distance` from the fix to the centre) from a circle of radius `r`, horizontal
+/// accuracy `a` and the region's hysteresis `h` is evidence of *inside* when `d <= r - max(a, h)`
+/// and of *outside* when `d >= r + max(a, h)`; anything between is no evidence, and so is a fix with
+/// a negative (invalid) accuracy. For each region (`RegionStateMachine`):
+/// - the first decisive fix sets the state and reports `.determined(state)` only;
+/// - a later change reports `.entered` or `.exited` followed by `.determined(newState)`; every event
+///   carries the region's `notifyOnEntry` / `notifyOnExit` flags, and the caller decides delivery;
+/// - a region added with a persisted state (`initialState` `.inside` or `.outside`) starts in it, so
+///   a decisive fix of the other state reports the crossing that happened while the app was not
+///   running, and a fix that agrees reports nothing;
+/// - `requestState(identifier:)` answers the current state (`.unknown` before any decisive fix).
+///
+/// Events of one call come in the order of `specs` (the order in which identifiers were first
+/// added); a region's `.entered`/`.exited` precedes its `.determined`.
+///
+/// How it stays fast with a million regions: each fix touches only regions whose state could
+/// change. Regions in state unknown are kept in a list (normally empty after the first fix); regions
+/// inside are kept in a list (normally a handful) and checked for exit; regions outside are found
+/// through a spatial index (`RegionGrid`) over bounding boxes of their circles, since only a fix
+/// within `r` of the centre can be evidence of inside. A cheap, rigorous bound on the geodesic
+/// distance (`RegionGeometry`) discards the candidates whose state cannot change; every change is
+/// decided with the exact `Geodesic.wgs84.distance` on the region's `Double` values. Regions outside
+/// and far away cost nothing.
+///
+/// Storage is a structure of arrays: 24 bytes of hot data (`Float` unit vector, radius, hysteresis,
+/// state and flags), 32 bytes of exact `Double` values, the identifiers in one UTF-8 buffer with
+/// 4-byte offsets, an open-addressing identifier table of `Int32` slots, and the cell index.
+/// Removed regions leave a tombstone until more than half the slots are dead, then the storage is
+/// compacted (renumbering preserves order).
+public struct RegionMonitor: Sendable {
+  /// Hot per-region data, read for every candidate: 24 bytes.
+  struct Hot {
+    var x: Float
+    var y: Float
+    var z: Float
+    var radius: Float
+    var hysteresis: Float
+    var bits: UInt32
+  }
+
+  /// The exact values the decision uses: 32 bytes.
+  struct Exact {
+    var latitude: Double
+    var longitude: Double
+    var radius: Double
+    var hysteresis: Double
+  }
+
+  /// A change of state found while evaluating a fix.
+  private struct Change {
+    var slot: Int32
+    var action: RegionStateMachine.Action
+  }
+
+  // Layout of `Hot.bits`.
+  private static let stateMask: UInt32 = 0b11
+  private static let notifyOnEntryBit: UInt32 = 1 << 2
+  private static let notifyOnExitBit: UInt32 = 1 << 3
+  private static let aliveBit: UInt32 = 1 << 4
+  private static let inUnknownListBit: UInt32 = 1 << 5
+  private static let inInsideListBit: UInt32 = 1 << 6
+  private static let inDirtyListBit: UInt32 = 1 << 7
+  private static let listBits = inUnknownListBit | inInsideListBit | inDirtyListBit
+
+  // Identifier table markers.
+  private static let emptyEntry: Int32 = -1
+  private static let deletedEntry: Int32 = -2
+
+  /// The largest radius `add` accepts, metres (`maximumRegionMonitoringDistance`).
+  public let maximumRadius: Double
+
+  private var hot: [Hot] = []
+  private var exact: [Exact] = []
+  private var identifierBytes: [UInt8] = []
+  private var identifierStarts: [UInt32] = [0]
+  private var identifierTable: [Int32] = []
+  private var identifierTableUsed = 0
+  /// Slots that may be in state unknown (`inUnknownListBit`), possibly stale.
+  private var unknownList: [Int32] = []
+  /// Slots that may be inside (`inInsideListBit`), possibly stale.
+  private var insideList: [Int32] = []
+  /// Slots whose current geometry is not in `index` (`inDirtyListBit`).
+  private var dirtyList: [Int32] = []
+  private var index = RegionGridIndex()
+  private var liveCount = 0
+  private var deadCount = 0
+  private var lastFix: (latitude: Double, longitude: Double, accuracy: Double)?
+
+  /// Creates an empty monitor.
+  /// - Parameter maximumRadius: The largest radius accepted, metres (default 10,000 km).
+  public init(maximumRadius: Double = RegionSpec.defaultMaximumRadius) {
+    self.maximumRadius = maximumRadius
+  }
+
+  // MARK: - Queries
+
+  /// The number of regions monitored.
+  public var count: Int { liveCount }
+
+  /// The regions, in the order their identifiers were first added.
+  public var specs: [RegionSpec] {
+    var result: [RegionSpec] = []
+    result.reserveCapacity(liveCount)
+    for slot in 0..<hot.count where hot[slot].bits & Self.aliveBit != 0 {
+      result.append(spec(ofSlot: slot))
+    }
+    return result
+  }
+
+  /// The regions' states, in the order of `specs`.
+  public var states: [RegionState] {
+    var result: [RegionState] = []
+    result.reserveCapacity(liveCount)
+    for slot in 0..<hot.count where hot[slot].bits & Self.aliveBit != 0 {
+      result.append(Self.state(hot[slot].bits))
+    }
+    return result
+  }
+
+  /// The region with an identifier.
+  /// - Parameter identifier: The region's identifier.
+  /// - Returns: The region, or nil if none has that identifier.
+  public func spec(of identifier: String) -> RegionSpec? {
+    slot(of: identifier).map { spec(ofSlot: $0) }
+  }
+
+  /// The current state of a region.
+  /// - Parameter identifier: The region's identifier.
+  /// - Returns: The state (`.unknown` before any decisive fix), or nil if no region has that
+  ///   identifier.
+  public func state(of identifier: String) -> RegionState? {
+    slot(of: identifier).map { Self.state(hot[$0].bits) }
+  }
+
+  /// Answers Apple's `requestState(for:)`: a determination of the region's current state.
+  /// - Parameter identifier: The region's identifier.
+  /// - Returns: `.determined(state)` with the region's flags (`.unknown` before any decisive fix),
+  ///   or nil if no region has that identifier.
+  public func requestState(identifier: String) -> RegionEvent? {
+    guard let slot = slot(of: identifier) else { return nil }
+    return event(slot: slot, kind: .determined(Self.state(hot[slot].bits)))
+  }
+
+  /// Bytes held by the monitor's storage (array capacities, identifiers included).
+  public var storageBytes: Int {
+    hot.capacity * MemoryLayout<Hot>.stride + exact.capacity * MemoryLayout<Exact>.stride
+      + identifierBytes.capacity + identifierStarts.capacity * 4 + identifierTable.capacity * 4
+      + (unknownList.capacity + insideList.capacity + dirtyList.capacity) * 4
+      + index.storageBytes
+  }
+
+  // MARK: - Changes
+
+  /// Reserves storage for a number of regions (optional; avoids growth when adding many).
+  /// - Parameters:
+  ///   - regions: The number of regions expected.
+  ///   - identifierBytes: The expected total UTF-8 length of their identifiers.
+  public mutating func reserveCapacity(_ regions: Int, identifierBytes bytes: Int = 0) {
+    hot.reserveCapacity(regions)
+    exact.reserveCapacity(regions)
+    identifierStarts.reserveCapacity(regions + 1)
+    identifierBytes.reserveCapacity(bytes)
+    unknownList.reserveCapacity(regions)
+    dirtyList.reserveCapacity(regions)
+    var capacity = 16
+    while capacity < regions * 2 { capacity <<= 1 }
+    if capacity > identifierTable.count { rehashIdentifiers(capacity: capacity) }
+  }
+
+  /// Adds a region, or replaces the region with the same identifier, and evaluates it against the
+  /// most recent valid fix, if any.
+  ///
+  /// A replaced region keeps its place in `specs` and takes the new geometry, flags and
+  /// `initialState`. `initialState` is `.unknown` for a new region, or the state persisted for a
+  /// region restored at launch: then a decisive fix of the other state reports the crossing.
+  /// - Parameters:
+  ///   - spec: The region.
+  ///   - initialState: The state it starts in.
+  /// - Returns: The events of evaluating it against the last fix given to `evaluate` (none when
+  ///   there is no such fix, see `forgetLastFix()`).
+  /// - Throws: `RegionSpecError` when `spec.validate(maximumRadius:)` finds a reason; the monitor
+  ///   is then unchanged.
+  @discardableResult
+  public mutating func add(_ spec: RegionSpec, initialState: RegionState = .unknown)
+    throws(RegionSpecError) -> [RegionEvent]
+  {
+    if let error = spec.validate(maximumRadius: maximumRadius) { throw error }
+    let v = RegionGeometry.unitVector(latitude: spec.latitude, longitude: spec.longitude)
+    var bits = Self.aliveBit | UInt32(initialState.rawValue)
+    if spec.notifyOnEntry { bits |= Self.notifyOnEntryBit }
+    if spec.notifyOnExit { bits |= Self.notifyOnExitBit }
+    let exactValues = Exact(
+      latitude: spec.latitude, longitude: spec.longitude, radius: spec.radius,
+      hysteresis: spec.hysteresis)
+    let slot: Int
+    let found = Self.withBytes(of: spec.identifier) { bytes in
+      let hash = Self.hash(bytes)
+      if let slot = findSlot(bytes, hash: hash) { return slot }
+      let slot = hot.count
+      identifierBytes.append(contentsOf: bytes)
+      identifierStarts.append(UInt32(truncatingIfNeeded: identifierBytes.count))
+      insertIdentifier(slot: slot, hash: hash)
+      hot.append(Hot(x: 0, y: 0, z: 0, radius: 0, hysteresis: 0, bits: 0))
+      exact.append(exactValues)
+      liveCount += 1
+      return slot
+    }
+    slot = found
+    bits |= hot[slot].bits & Self.listBits
+    hot[slot] = Hot(
+      x: Float(v.x), y: Float(v.y), z: Float(v.z), radius: Float(spec.radius),
+      hysteresis: Float(spec.hysteresis), bits: bits)
+    exact[slot] = exactValues
+    enlist(slot)
+    if hot[slot].bits & Self.inDirtyListBit == 0 {
+      hot[slot].bits |= Self.inDirtyListBit
+      dirtyList.append(Int32(truncatingIfNeeded: slot))
+    }
+    guard let fix = lastFix else { return [] }
+    var changes: [Change] = []
+    let evidence = exactEvidence(
+      slot: slot, latitude: fix.latitude, longitude: fix.longitude, accuracy: fix.accuracy)
+    apply(evidence, slot: slot, changes: &changes)
+    return events(changes)
+  }
+
+  /// Stops monitoring a region.
+  /// - Parameter identifier: The region's identifier.
+  /// - Returns: The removed region, or nil if none had that identifier.
+  @discardableResult
+  public mutating func remove(identifier: String) -> RegionSpec? {
+    let position = Self.withBytes(of: identifier) { bytes in
+      findPosition(bytes, hash: Self.hash(bytes))
+    }
+    guard let position else { return nil }
+    let slot = Int(identifierTable[position])
+    let removed = spec(ofSlot: slot)
+    identifierTable[position] = Self.deletedEntry
+    hot[slot].bits &= ~Self.aliveBit
+    liveCount -= 1
+    deadCount += 1
+    if liveCount == 0 || (deadCount > 1024 && deadCount > liveCount) { compact() }
+    return removed
+  }
+
+  /// Forgets the most recent fix, so that `add` reports nothing until the next `evaluate` (for a
+  /// caller that considers that fix stale).
+  public mutating func forgetLastFix() {
+    lastFix = nil
+  }
+
+  /// Builds the spatial index now; `evaluate` does it by itself when many regions were added since
+  /// the last build, so calling this only moves that cost out of the next `evaluate`.
+  public mutating func buildIndex() {
+    do {
+      let hot = self.hot
+      let exact = self.exact
+      index = RegionGridIndex(slotCount: hot.count) { slot, emit in
+        guard hot[slot].bits & Self.aliveBit != 0 else { return -1 }
+        let e = exact[slot]
+        let box = RegionGeometry.boundingBox(
+          latitude: e.latitude, longitude: e.longitude, radius: e.radius)
+        return RegionGrid.forEachCell(of: box, emit)
+      }
+    }
+    for slot in dirtyList { hot[Int(slot)].bits &= ~Self.inDirtyListBit }
+    dirtyList = []
+  }
+
+  // MARK: - Evaluation
+
+  /// Evaluates a fix against every region and returns the changes.
+  /// - Parameter fix: The fix; one without a valid coordinate (`hasValidCoordinate`) is no evidence.
+  /// - Returns: The events, in the order of `specs`; empty when no state changed.
+  public mutating func evaluate(_ fix: Fix) -> [RegionEvent] {
+    guard fix.hasValidCoordinate else { return [] }
+    return evaluate(
+      latitude: fix.latitude, longitude: fix.longitude, accuracy: fix.horizontalAccuracy)
+  }
+
+  /// Evaluates a position against every region and returns the changes.
+  /// - Parameters:
+  ///   - latitude: Degrees (WGS-84), -90...90.
+  ///   - longitude: Degrees, -180...180.
+  ///   - accuracy: Horizontal accuracy (68 % radius), metres; negative or NaN: no evidence.
+  /// - Returns: The events, in the order of `specs`; empty when no state changed (and for an
+  ///   invalid position, which is also not remembered as the last fix).
+  public mutating func evaluate(latitude: Double, longitude: Double, accuracy: Double)
+    -> [RegionEvent]
+  {
+    guard latitude.isFinite, longitude.isFinite, abs(latitude) <= 90, abs(longitude) <= 180,
+      accuracy >= 0
+    else { return [] }
+    lastFix = (latitude, longitude, accuracy)
+    if liveCount == 0 { return [] }
+    if dirtyList.count > max(1024, liveCount >> 8) { buildIndex() }
+    let q = RegionGeometry.unitVector(latitude: latitude, longitude: longitude)
+    var changes: [Change] = []
+
+    // 1. Regions in state unknown: any decisive fix changes them.
+    if !unknownList.isEmpty {
+      var kept = 0
+      for read in 0..<unknownList.count {
+        let slot = Int(unknownList[read])
+        let bits = hot[slot].bits
+        if bits & Self.aliveBit == 0 || bits & Self.stateMask != 0 {
+          hot[slot].bits = bits & ~Self.inUnknownListBit
+          continue
+        }
+        let evidence = exactEvidence(
+          slot: slot, latitude: latitude, longitude: longitude, accuracy: accuracy)
+        if evidence == .none {
+          unknownList[kept] = Int32(truncatingIfNeeded: slot)
+          kept += 1
+        } else {
+          hot[slot].bits = bits & ~Self.inUnknownListBit
+          apply(evidence, slot: slot, changes: &changes)
+        }
+      }
+      unknownList.removeLast(unknownList.count - kept)
+    }
+
+    // 2. Regions inside: only evidence of outside changes them.
+    if !insideList.isEmpty {
+      var kept = 0
+      let insideRaw = UInt32(RegionState.inside.rawValue)
+      for read in 0..<insideList.count {
+        let slot = Int(insideList[read])
+        let h = hot[slot]
+        if h.bits & Self.aliveBit == 0 || h.bits & Self.stateMask != insideRaw {
+          hot[slot].bits = h.bits & ~Self.inInsideListBit
+          continue
+        }
+        if !Self.surelyNotOutside(h, q, accuracy: accuracy) {
+          let evidence = exactEvidence(
+            slot: slot, latitude: latitude, longitude: longitude, accuracy: accuracy)
+          if evidence == .outside {
+            hot[slot].bits = h.bits & ~Self.inInsideListBit
+            apply(evidence, slot: slot, changes: &changes)
+            continue
+          }
+        }
+        insideList[kept] = Int32(truncatingIfNeeded: slot)
+        kept += 1
+      }
+      insideList.removeLast(insideList.count - kept)
+    }
+
+    // 3. Regions outside: only a fix within the circle can change them; the index finds those.
+    let index = self.index
+    var levels = index.levelMask
+    while levels != 0 {
+      let level = levels.trailingZeroBitCount
+      levels &= levels - 1
+      let key = RegionGrid.key(latitude: latitude, longitude: longitude, level: level)
+      for position in index.entries(inCell: key) {
+        considerOutside(
+          slot: index.slot(at: position), q, latitude: latitude, longitude: longitude,
+          accuracy: accuracy, changes: &changes)
+      }
+    }
+    var i = 0
+    while i < dirtyList.count {
+      considerOutside(
+        slot: Int(dirtyList[i]), q, latitude: latitude, longitude: longitude,
+        accuracy: accuracy, changes: &changes)
+      i += 1
+    }
+    return events(changes)
+  }
+
+  @inline(__always)
+  private mutating func considerOutside(
+    slot: Int, _ q: (x: Double, y: Double, z: Double), latitude: Double, longitude: Double,
+    accuracy: Double, changes: inout [Change]
+  ) {
+    let h = hot[slot]
+    guard h.bits & (Self.aliveBit | Self.stateMask) == Self.aliveBit | 2 else { return }
+    if Self.surelyNotInside(h, q, accuracy: accuracy) { return }
+    let evidence = exactEvidence(
+      slot: slot, latitude: latitude, longitude: longitude, accuracy: accuracy)
+    if evidence == .inside { apply(evidence, slot: slot, changes: &changes) }
+  }
+
+  // MARK: - Filters
+
+  /// Squared chord between the fix's and the region's unit vectors.
+  @inline(__always)
+  private static func chordSquared(_ h: Hot, _ q: (x: Double, y: Double, z: Double)) -> Double {
+    let dx = q.x - Double(h.x)
+    let dy = q.y - Double(h.y)
+    let dz = q.z - Double(h.z)
+    return dx * dx + dy * dy + dz * dz
+  }
+
+  /// True when the fix cannot be evidence of inside (`d > r - max(a, h)` for sure).
+  ///
+  /// `d >= M_min θ >= M_min c` for the true chord `c`; the stored `Float` unit vector moves `c` by
+  /// at most 5.2e-8 (0.33 m), the `Float` radius and hysteresis move the threshold by at most
+  /// 6e-8 of their sum: a slack of 1 m plus 1e-6 of that sum covers both.
+  @inline(__always)
+  private static func surelyNotInside(
+    _ h: Hot, _ q: (x: Double, y: Double, z: Double), accuracy: Double
+  ) -> Bool {
+    let r = Double(h.radius)
+    let hysteresis = Double(h.hysteresis)
+    let t = r - max(accuracy, hysteresis) + 1e-6 * (r + hysteresis) + 1
+    if t <= 0 { return true }
+    let s = t / RegionGeometry.minimumCurvatureRadius
+    return chordSquared(h, q) > s * s
+  }
+
+  /// True when the fix cannot be evidence of outside (`d < r + max(a, h)` for sure).
+  ///
+  /// `d <= M_max θ` and `θ = 2 asin(c/2) <= c / √(1 - c²/4) <= c (1 + c²/4)` for `c <= 1`; the
+  /// `Float` errors cost at most 0.6 m there, covered by a slack of 2 m plus 1e-6 of `r + h`.
+  @inline(__always)
+  private static func surelyNotOutside(
+    _ h: Hot, _ q: (x: Double, y: Double, z: Double), accuracy: Double
+  ) -> Bool {
+    let r = Double(h.radius)
+    let hysteresis = Double(h.hysteresis)
+    let t = r + max(accuracy, hysteresis) - 1e-6 * (r + hysteresis) - 2
+    guard t > 0 else { return false }
+    let c2 = chordSquared(h, q)
+    guard c2 <= 1 else { return false }
+    let f = 1 + c2 / 4
+    let u = t / RegionGeometry.maximumCurvatureRadius
+    return c2 * f * f < u * u
+  }
+
+  // MARK: - State
+
+  @inline(__always)
+  private static func state(_ bits: UInt32) -> RegionState {
+    RegionState(rawValue: Int(bits & stateMask)) ?? .unknown
+  }
+
+  /// The rule on the exact values: distance from the fix to the centre.
+  @inline(__always)
+  private func exactEvidence(slot: Int, latitude: Double, longitude: Double, accuracy: Double)
+    -> RegionEvidence
+  {
+    let e = exact[slot]
+    let d = Geodesic.wgs84.distance(
+      latitude1: latitude, longitude1: longitude, latitude2: e.latitude, longitude2: e.longitude)
+    return .of(distance: d, radius: e.radius, accuracy: accuracy, hysteresis: e.hysteresis)
+  }
+
+  /// Runs the region's state machine and records a change.
+  private mutating func apply(_ evidence: RegionEvidence, slot: Int, changes: inout [Change]) {
+    let bits = hot[slot].bits
+    var machine = RegionStateMachine(state: Self.state(bits))
+    let action = machine.observe(evidence)
+    if action == .none { return }
+    hot[slot].bits = (bits & ~Self.stateMask) | UInt32(machine.state.rawValue)
+    enlist(slot)
+    changes.append(Change(slot: Int32(truncatingIfNeeded: slot), action: action))
+  }
+
+  /// Puts a slot on the list its state needs (unknown or inside), unless it is there already.
+  private mutating func enlist(_ slot: Int) {
+    let bits = hot[slot].bits
+    switch Self.state(bits) {
+    case .unknown:
+      if bits & Self.inUnknownListBit == 0 {
+        hot[slot].bits = bits | Self.inUnknownListBit
+        unknownList.append(Int32(truncatingIfNeeded: slot))
+      }
+    case .inside:
+      if bits & Self.inInsideListBit == 0 {
+        hot[slot].bits = bits | Self.inInsideListBit
+        insideList.append(Int32(truncatingIfNeeded: slot))
+      }
+    case .outside:
+      break
+    }
+  }
+
+  private func events(_ changes: [Change]) -> [RegionEvent] {
+    if changes.isEmpty { return [] }
+    var changes = changes
+    var sorted = true
+    for i in 1..<max(1, changes.count) where changes[i - 1].slot > changes[i].slot {
+      sorted = false
+      break
+    }
+    if !sorted { changes.sort { $0.slot < $1.slot } }
+    var result: [RegionEvent] = []
+    result.reserveCapacity(changes.count * 2)
+    for change in changes {
+      let slot = Int(change.slot)
+      switch change.action {
+      case .none:
+        break
+      case .determine(let state):
+        result.append(event(slot: slot, kind: .determined(state)))
+      case .enter:
+        result.append(event(slot: slot, kind: .entered))
+        result.append(event(slot: slot, kind: .determined(.inside)))
+      case .exit:
+        result.append(event(slot: slot, kind: .exited))
+        result.append(event(slot: slot, kind: .determined(.outside)))
+      }
+    }
+    return result
+  }
+
+  private func event(slot: Int, kind: RegionEvent.Kind) -> RegionEvent {
+    let bits = hot[slot].bits
+    return RegionEvent(
+      identifier: identifier(ofSlot: slot), kind: kind,
+      notifyOnEntry: bits & Self.notifyOnEntryBit != 0,
+      notifyOnExit: bits & Self.notifyOnExitBit != 0)
+  }
+
+  private func spec(ofSlot slot: Int) -> RegionSpec {
+    let e = exact[slot]
+    let bits = hot[slot].bits
+    return RegionSpec(
+      identifier: identifier(ofSlot: slot), latitude: e.latitude, longitude: e.longitude,
+      radius: e.radius, hysteresis: e.hysteresis,
+      notifyOnEntry: bits & Self.notifyOnEntryBit != 0,
+      notifyOnExit: bits & Self.notifyOnExitBit != 0)
+  }
+
+  // MARK: - Identifiers
+
+  private func identifier(ofSlot slot: Int) -> String {
+    let start = Int(identifierStarts[slot])
+    let end = Int(identifierStarts[slot + 1])
+    return String(decoding: identifierBytes[start..<end], as: UTF8.self)
+  }
+
+  @inline(__always)
+  private static func withBytes<R>(of string: String, _ body: (UnsafeBufferPointer<UInt8>) -> R)
+    -> R
+  {
+    if let result = string.utf8.withContiguousStorageIfAvailable(body) { return result }
+    return Array(string.utf8).withUnsafeBufferPointer(body)
+  }
+
+  /// FNV-1a, 64 bits (Fowler, Noll and Vo; IETF draft-eastlake-fnv), folded.
+  @inline(__always)
+  private static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+    var h: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in bytes {
+      h ^= UInt64(byte)
+      h = h &* 0x0000_0100_0000_01b3
+    }
+    return h ^ (h >> 29)
+  }
+
+  private func slot(of identifier: String) -> Int? {
+    Self.withBytes(of: identifier) { bytes in findSlot(bytes, hash: Self.hash(bytes)) }
+  }
+
+  private func findSlot(_ bytes: UnsafeBufferPointer<UInt8>, hash: UInt64) -> Int? {
+    findPosition(bytes, hash: hash).map { Int(identifierTable[$0]) }
+  }
+
+  /// The identifier table position holding a live slot with these bytes.
+  private func findPosition(_ bytes: UnsafeBufferPointer<UInt8>, hash: UInt64) -> Int? {
+    if identifierTable.isEmpty { return nil }
+    let mask = identifierTable.count - 1
+    var i = Int(truncatingIfNeeded: hash) & mask
+    while true {
+      let entry = identifierTable[i]
+      if entry == Self.emptyEntry { return nil }
+      if entry >= 0 && identifierMatches(slot: Int(entry), bytes) { return i }
+      i = (i + 1) & mask
+    }
+  }
+
+  private func identifierMatches(slot: Int, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    let start = Int(identifierStarts[slot])
+    let end = Int(identifierStarts[slot + 1])
+    guard end - start == bytes.count else { return false }
+    return identifierBytes.withUnsafeBufferPointer { stored in
+      for i in 0..<bytes.count where stored[start + i] != bytes[i] { return false }
+      return true
+    }
+  }
+
+  private mutating func insertIdentifier(slot: Int, hash: UInt64) {
+    if (identifierTableUsed + 1) * 2 > identifierTable.count {
+      var capacity = 16
+      while capacity < (liveCount + 1) * 4 { capacity <<= 1 }
+      rehashIdentifiers(capacity: capacity)
+    }
+    let mask = identifierTable.count - 1
+    var i = Int(truncatingIfNeeded: hash) & mask
+    while identifierTable[i] >= 0 { i = (i + 1) & mask }
+    if identifierTable[i] == Self.emptyEntry { identifierTableUsed += 1 }
+    identifierTable[i] = Int32(truncatingIfNeeded: slot)
+  }
+
+  /// Rebuilds the identifier table from the live slots (dropping tombstones).
+  private mutating func rehashIdentifiers(capacity: Int) {
+    var table = [Int32](repeating: Self.emptyEntry, count: capacity)
+    let mask = capacity - 1
+    var used = 0
+    identifierBytes.withUnsafeBufferPointer { all in
+      for slot in 0..<hot.count where hot[slot].bits & Self.aliveBit != 0 {
+        let start = Int(identifierStarts[slot])
+        let end = Int(identifierStarts[slot + 1])
+        let h = Self.hash(UnsafeBufferPointer(rebasing: all[start..<end]))
+        var i = Int(truncatingIfNeeded: h) & mask
+        while table[i] != Self.emptyEntry { i = (i + 1) & mask }
+        table[i] = Int32(truncatingIfNeeded: slot)
+        used += 1
+      }
+    }
+    identifierTable = table
+    identifierTableUsed = used
+  }
+
+  // MARK: - Compaction
+
+  /// Drops the removed slots, keeping order, and rebuilds the lists, the table and the index.
+  private mutating func compact() {
+    var newHot: [Hot] = []
+    var newExact: [Exact] = []
+    var newBytes: [UInt8] = []
+    var newStarts: [UInt32] = [0]
+    newHot.reserveCapacity(liveCount)
+    newExact.reserveCapacity(liveCount)
+    newStarts.reserveCapacity(liveCount + 1)
+    unknownList = []
+    insideList = []
+    dirtyList = []
+    for slot in 0..<hot.count where hot[slot].bits & Self.aliveBit != 0 {
+      var h = hot[slot]
+      h.bits &= ~Self.listBits
+      newHot.append(h)
+      newExact.append(exact[slot])
+      let start = Int(identifierStarts[slot])
+      let end = Int(identifierStarts[slot + 1])
+      newBytes.append(contentsOf: identifierBytes[start..<end])
+      newStarts.append(UInt32(truncatingIfNeeded: newBytes.count))
+    }
+    hot = newHot
+    exact = newExact
+    identifierBytes = newBytes
+    identifierStarts = newStarts
+    deadCount = 0
+    for slot in 0..<hot.count { enlist(slot) }
+    var capacity = 16
+    while capacity < liveCount * 2 { capacity <<= 1 }
+    rehashIdentifiers(capacity: capacity)
+    buildIndex()
+  }
+}

@@ -1,0 +1,129 @@
+/// A circular region to monitor: the engine's copy of `CLCircularRegion` plus its hysteresis.
+///
+/// `hysteresis` is the `desiredAccuracy` given to `startMonitoring(for:desiredAccuracy:)`
+/// (default 5 m): a fix must be at least `max(accuracy, hysteresis)` inside or outside the circle
+/// to count (`RegionEvidence.of`).
+public struct RegionSpec: Sendable, Equatable, Hashable {
+  /// The default hysteresis in metres.
+  public static let defaultHysteresis: Double = 5
+  /// The default largest radius in metres that `RegionMonitor` accepts (10,000 km, about a quarter
+  /// meridian); the public layer passes `maximumRegionMonitoringDistance`.
+  public static let defaultMaximumRadius: Double = 10_000_000
+
+  /// The app's name for the region; regions are replaced by identifier.
+  public var identifier: String
+  /// Latitude of the centre, degrees (WGS-84), -90...90.
+  public var latitude: Double
+  /// Longitude of the centre, degrees (WGS-84), -180...180.
+  public var longitude: Double
+  /// Radius in metres, > 0.
+  public var radius: Double
+  /// Hysteresis in metres, >= 0.
+  public var hysteresis: Double
+  /// Whether entries are delivered to the app.
+  public var notifyOnEntry: Bool
+  /// Whether exits are delivered to the app.
+  public var notifyOnExit: Bool
+
+  /// Creates a region; nothing is checked here (see `validate(maximumRadius:)`).
+  /// - Parameters:
+  ///   - identifier: The app's name for the region.
+  ///   - latitude: Latitude of the centre, degrees.
+  ///   - longitude: Longitude of the centre, degrees.
+  ///   - radius: Radius in metres.
+  ///   - hysteresis: Hysteresis in metres (default 5).
+  ///   - notifyOnEntry: Whether entries are delivered (default true, as in Apple's API).
+  ///   - notifyOnExit: Whether exits are delivered (default true, as in Apple's API).
+  public init(
+    identifier: String,
+    latitude: Double,
+    longitude: Double,
+    radius: Double,
+    hysteresis: Double = RegionSpec.defaultHysteresis,
+    notifyOnEntry: Bool = true,
+    notifyOnExit: Bool = true
+  ) {
+    self.identifier = identifier
+    self.latitude = latitude
+    self.longitude = longitude
+    self.radius = radius
+    self.hysteresis = hysteresis
+    self.notifyOnEntry = notifyOnEntry
+    self.notifyOnExit = notifyOnExit
+  }
+
+  /// Checks the region and returns the first reason it cannot be monitored, or nil if it can.
+  ///
+  /// Checked in this order: an empty identifier; a centre that is not finite or out of range
+  /// (latitude -90...90, longitude -180...180); a radius that is NaN or infinite; a radius <= 0;
+  /// a radius above `maximumRadius`; a hysteresis that is negative, NaN or infinite.
+  /// - Parameter maximumRadius: The largest radius accepted, metres.
+  /// - Returns: The reason, or nil when the region is valid.
+  public func validate(maximumRadius: Double = RegionSpec.defaultMaximumRadius) -> RegionSpecError? {
+    if identifier.isEmpty {
+      return RegionSpecError(code: .emptyIdentifier, message: "the region identifier is empty")
+    }
+    guard latitude.isFinite, longitude.isFinite, abs(latitude) <= 90, abs(longitude) <= 180 else {
+      return RegionSpecError(
+        code: .invalidCentre,
+        message: "region '\(identifier)': the centre is not a valid latitude and longitude")
+    }
+    guard radius.isFinite else {
+      return RegionSpecError(
+        code: .radiusNotFinite, message: "region '\(identifier)': the radius is not a finite number")
+    }
+    guard radius > 0 else {
+      return RegionSpecError(
+        code: .radiusNotPositive, message: "region '\(identifier)': the radius is not positive")
+    }
+    guard radius <= maximumRadius else {
+      return RegionSpecError(
+        code: .radiusTooLarge,
+        message: "region '\(identifier)': the radius \(radius) m exceeds the maximum \(maximumRadius) m")
+    }
+    guard hysteresis.isFinite, hysteresis >= 0 else {
+      return RegionSpecError(
+        code: .invalidHysteresis,
+        message: "region '\(identifier)': the hysteresis is negative or not a finite number")
+    }
+    return nil
+  }
+}
+
+/// Why a region cannot be monitored (the public layer maps it to `CLError.regionMonitoringFailure`).
+///
+/// The message names the region and the bad measure, never the centre's coordinates.
+public struct RegionSpecError: Error, Sendable, Equatable, Hashable, CustomStringConvertible {
+  /// The reasons a region is rejected.
+  public enum Code: Sendable, Equatable, Hashable, CaseIterable {
+    /// The identifier is the empty string.
+    case emptyIdentifier
+    /// Latitude or longitude is not finite or out of range.
+    case invalidCentre
+    /// The radius is NaN or infinite.
+    case radiusNotFinite
+    /// The radius is zero or negative.
+    case radiusNotPositive
+    /// The radius exceeds the maximum (`maximumRegionMonitoringDistance`).
+    case radiusTooLarge
+    /// The hysteresis is negative, NaN or infinite.
+    case invalidHysteresis
+  }
+
+  /// The reason.
+  public var code: Code
+  /// A sentence for logs and errors.
+  public var message: String
+
+  /// Creates an error.
+  /// - Parameters:
+  ///   - code: The reason.
+  ///   - message: A sentence for logs and errors.
+  public init(code: Code, message: String) {
+    self.code = code
+    self.message = message
+  }
+
+  /// The message.
+  public var description: String { message }
+}

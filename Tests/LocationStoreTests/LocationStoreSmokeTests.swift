@@ -1,5 +1,0 @@
-import Testing
-
-@Suite struct LocationStoreSmokeTests {
-  @Test func builds() {}
-}
