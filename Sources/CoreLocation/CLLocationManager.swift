@@ -91,7 +91,7 @@ open class CLLocationManager: NSObject {
   // MARK: Standard location service
 
   /// The most recently retrieved user location: the last one delivered to this manager's delegate.
-  @NSCopying open var location: CLLocation? { core.lastLocation }
+  open var location: CLLocation? { core.lastLocation }
 
   /// The location delivered before the newest one (for the deprecated delegate method).
   var previousDeliveredLocation: CLLocation? { core.previousLocation }

@@ -1,4 +1,4 @@
-import CoreLocation
+@_spi(CoreLocationTesting) import CoreLocation
 internal import Geodesy
 internal import LocationSources
 import Synchronization

@@ -1,4 +1,4 @@
-import CoreLocation
+@_spi(CoreLocationTesting) import CoreLocation
 import Foundation
 internal import Geodesy
 internal import LocationEngine

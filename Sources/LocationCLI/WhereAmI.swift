@@ -106,15 +106,16 @@ final class Runner: NSObject, CLLocationManagerDelegate {
   private func finish(_ code: WhereAmI.ExitCode, _ message: String? = nil) -> Never {
     if progress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
     if let message { WhereAmI.printError(message) }
-    fflush(stdout)
+    fflush(nil)
     exit(code.rawValue)
   }
 
   nonisolated func locationManagerDidChangeAuthorization(_ manager: CLLocationManager) {
+    let status = manager.authorizationStatus
     MainActor.assumeIsolated {
       if options.verbose {
         WhereAmI.printError(
-          "whereami: authorization \(describe(manager.authorizationStatus)), services "
+          "whereami: authorization \(describe(status)), services "
             + (CLLocationManager.locationServicesEnabled() ? "on" : "off"))
       }
     }
@@ -137,7 +138,7 @@ final class Runner: NSObject, CLLocationManagerDelegate {
           finish(.success)
         }
       }
-      fflush(stdout)
+      fflush(nil)
       if progress, let last = locations.last, Date().timeIntervalSince(lastProgress) > 0.2 {
         lastProgress = Date()
         FileHandle.standardError.write(

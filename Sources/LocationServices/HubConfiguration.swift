@@ -1,5 +1,6 @@
 import Foundation
 import LocationSources
+import LocationStore
 
 /// Where an embedded-mode hub gets its settings: the environment, then configuration files, then
 /// discovery.
@@ -51,7 +52,7 @@ public struct HubConfiguration: Sendable {
     switch environment["CORELOCATION_STORE"] {
     case ":memory:": storePath = nil
     case .some(let path) where !path.isEmpty: storePath = path
-    default: storePath = defaultStorePath(environment)
+    default: storePath = LocationStore.defaultPath(environment: environment)
     }
     return HubConfiguration(
       app: app, sources: sources(environment, fileExists: fileExists, readFile: readFile),
@@ -90,13 +91,6 @@ public struct HubConfiguration: Sendable {
     return .unavailable(noSourceMessage)
   }
 
-  /// The per-user store path: `$XDG_STATE_HOME/corelocation/store.sqlite`.
-  public static func defaultStorePath(_ environment: [String: String]) -> String {
-    let home = environment["HOME"] ?? "/"
-    let stateHome = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.local/state"
-    return stateHome + "/corelocation/store.sqlite"
-  }
-
   /// The path of the running executable, the app identifier when none is configured.
   public static func executablePath() -> String {
     var buffer = [CChar](repeating: 0, count: 4096)
@@ -112,11 +106,7 @@ extension LocationHub {
     let configuration = HubConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)
     return LocationHub(
       app: configuration.app, sources: configuration.sources,
-      persistence: makePersistence(configuration.storePath), policy: configuration.policy)
+      persistence: makePersistence(configuration.storePath, app: configuration.app),
+      policy: configuration.policy)
   }()
-
-  /// The store for a path; in memory when the path is `nil`.
-  static func makePersistence(_ path: String?) -> any HubPersistence {
-    MemoryPersistence()
-  }
 }

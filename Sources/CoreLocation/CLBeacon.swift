@@ -1,0 +1,277 @@
+import Foundation
+
+/// The most-significant value in a beacon.
+public typealias CLBeaconMajorValue = UInt16
+/// The least-significant value in a beacon.
+public typealias CLBeaconMinorValue = UInt16
+
+/// Constants that indicate the relative distance to a beacon.
+public enum CLProximity: Int, Sendable {
+  /// The proximity of the beacon can't be determined.
+  case unknown = 0
+  /// The beacon is in the user's immediate vicinity.
+  case immediate = 1
+  /// The beacon is relatively close to the user.
+  case near = 2
+  /// The beacon is far away.
+  case far = 3
+}
+
+/// Information about a detected iBeacon and the relative distance to it.
+///
+/// Linux has no beacon ranging (`CLLocationManager.isRangingAvailable()` is `false`); the type exists
+/// so that code written for Apple platforms compiles.
+open class CLBeacon: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
+  // @unchecked Sendable: every stored property is an immutable `let`.
+  /// The UUID of the beacon.
+  public let uuid: UUID
+  /// The most significant value in the beacon.
+  public let major: NSNumber
+  /// The least significant value in the beacon.
+  public let minor: NSNumber
+  /// The relative distance to the beacon.
+  public let proximity: CLProximity
+  /// The accuracy of the proximity value, measured in metres from the beacon.
+  public let accuracy: CLLocationAccuracy
+  /// The received signal strength of the beacon, measured in decibels.
+  public let rssi: Int
+  /// The time when the framework reported the beacon.
+  public let timestamp: Date
+
+  /// The proximity ID of the beacon.
+  @available(*, deprecated, renamed: "uuid")
+  open var proximityUUID: UUID { uuid }
+
+  init(
+    uuid: UUID, major: CLBeaconMajorValue, minor: CLBeaconMinorValue, proximity: CLProximity,
+    accuracy: CLLocationAccuracy, rssi: Int, timestamp: Date
+  ) {
+    self.uuid = uuid
+    self.major = NSNumber(value: major)
+    self.minor = NSNumber(value: minor)
+    self.proximity = proximity
+    self.accuracy = accuracy
+    self.rssi = rssi
+    self.timestamp = timestamp
+    super.init()
+  }
+
+  /// `true`.
+  public class var supportsSecureCoding: Bool { true }
+
+  /// Encodes the beacon with keyed coding.
+  open func encode(with coder: NSCoder) {
+    coder.encode(uuid.uuidString, forKey: "uuid")
+    coder.encode(major.intValue, forKey: "major")
+    coder.encode(minor.intValue, forKey: "minor")
+    coder.encode(proximity.rawValue, forKey: "proximity")
+    coder.encode(accuracy, forKey: "accuracy")
+    coder.encode(rssi, forKey: "rssi")
+    coder.encode(timestamp.timeIntervalSinceReferenceDate, forKey: "timestamp")
+  }
+
+  /// Decodes a beacon written by `encode(with:)`.
+  public required init?(coder: NSCoder) {
+    guard coder.allowsKeyedCoding,
+      let text = coder.decodeObject(of: NSString.self, forKey: "uuid"),
+      let uuid = UUID(uuidString: String(describing: text))
+    else { return nil }
+    self.uuid = uuid
+    major = NSNumber(value: coder.decodeInteger(forKey: "major"))
+    minor = NSNumber(value: coder.decodeInteger(forKey: "minor"))
+    proximity = CLProximity(rawValue: coder.decodeInteger(forKey: "proximity")) ?? .unknown
+    accuracy = coder.decodeDouble(forKey: "accuracy")
+    rssi = coder.decodeInteger(forKey: "rssi")
+    timestamp = Date(timeIntervalSinceReferenceDate: coder.decodeDouble(forKey: "timestamp"))
+    super.init()
+  }
+
+  /// Returns the beacon itself: it is immutable.
+  open func copy(with zone: NSZone? = nil) -> Any { self }
+}
+
+/// A constraint that describes the identity characteristics of a beacon.
+open class CLBeaconIdentityConstraint: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
+  // @unchecked Sendable: every stored property is an immutable `let`.
+  /// The UUID value that beacons must have.
+  public let uuid: UUID
+  /// The major value that beacons must have, if any.
+  public let major: CLBeaconMajorValue?
+  /// The minor value that beacons must have, if any.
+  public let minor: CLBeaconMinorValue?
+
+  /// Creates a constraint for beacons with the specified UUID.
+  public convenience init(uuid: UUID) { self.init(uuid: uuid, majorValue: nil, minorValue: nil) }
+
+  /// Creates a constraint for beacons with the specified UUID and major value.
+  public convenience init(uuid: UUID, major: CLBeaconMajorValue) {
+    self.init(uuid: uuid, majorValue: major, minorValue: nil)
+  }
+
+  /// Creates a constraint for beacons with the specified UUID, major and minor values.
+  public convenience init(uuid: UUID, major: CLBeaconMajorValue, minor: CLBeaconMinorValue) {
+    self.init(uuid: uuid, majorValue: major, minorValue: minor)
+  }
+
+  init(uuid: UUID, majorValue: CLBeaconMajorValue?, minorValue: CLBeaconMinorValue?) {
+    self.uuid = uuid
+    self.major = majorValue
+    self.minor = minorValue
+    super.init()
+  }
+
+  /// Equal when UUID, major and minor are equal.
+  open override func isEqual(_ object: Any?) -> Bool {
+    guard let other = object as? CLBeaconIdentityConstraint else { return false }
+    return uuid == other.uuid && major == other.major && minor == other.minor
+  }
+
+  /// The hash of the UUID, major and minor.
+  open override var hash: Int {
+    var hasher = Hasher()
+    hasher.combine(uuid)
+    hasher.combine(major)
+    hasher.combine(minor)
+    return hasher.finalize()
+  }
+
+  /// `true`.
+  public class var supportsSecureCoding: Bool { true }
+
+  /// Encodes the constraint with keyed coding.
+  open func encode(with coder: NSCoder) {
+    coder.encode(uuid.uuidString, forKey: "uuid")
+    if let major { coder.encode(Int(major), forKey: "major") }
+    if let minor { coder.encode(Int(minor), forKey: "minor") }
+  }
+
+  /// Decodes a constraint written by `encode(with:)`.
+  public required init?(coder: NSCoder) {
+    guard coder.allowsKeyedCoding,
+      let text = coder.decodeObject(of: NSString.self, forKey: "uuid"),
+      let uuid = UUID(uuidString: String(describing: text))
+    else { return nil }
+    self.uuid = uuid
+    major = coder.containsValue(forKey: "major") ? CLBeaconMajorValue(truncatingIfNeeded: coder.decodeInteger(forKey: "major")) : nil
+    minor = coder.containsValue(forKey: "minor") ? CLBeaconMinorValue(truncatingIfNeeded: coder.decodeInteger(forKey: "minor")) : nil
+    super.init()
+  }
+
+  /// Returns the constraint itself: it is immutable.
+  open func copy(with zone: NSZone? = nil) -> Any { self }
+}
+
+/// A region that detects the presence of iBeacon devices. Never monitored on Linux:
+/// `CLLocationManager.isMonitoringAvailable(for: CLBeaconRegion.self)` is `false`.
+open class CLBeaconRegion: CLRegion, @unchecked Sendable {
+  // @unchecked Sendable: the beacon fields are immutable; the notification flags are CLRegion's.
+  /// The UUID of the beacons being targeted.
+  public let uuid: UUID
+  /// The major value that identifies beacons, if any.
+  public let major: NSNumber?
+  /// The minor value that identifies beacons, if any.
+  public let minor: NSNumber?
+  /// Whether beacon notifications are sent when the device's display is on.
+  open var notifyEntryStateOnDisplay = false
+
+  /// The beacon identity constraint that defines the beacon region.
+  open var beaconIdentityConstraint: CLBeaconIdentityConstraint {
+    CLBeaconIdentityConstraint(
+      uuid: uuid, majorValue: major.map { CLBeaconMajorValue(truncatingIfNeeded: $0.intValue) },
+      minorValue: minor.map { CLBeaconMinorValue(truncatingIfNeeded: $0.intValue) })
+  }
+
+  /// The proximity ID of the beacons being targeted.
+  @available(*, deprecated, renamed: "uuid")
+  open var proximityUUID: UUID { uuid }
+
+  /// Creates a beacon region that targets beacons with the specified UUID.
+  public convenience init(uuid: UUID, identifier: String) {
+    self.init(uuid: uuid, majorValue: nil, minorValue: nil, identifier: identifier)
+  }
+
+  /// Creates a beacon region that targets beacons with the specified UUID and major value.
+  public convenience init(uuid: UUID, major: CLBeaconMajorValue, identifier: String) {
+    self.init(uuid: uuid, majorValue: major, minorValue: nil, identifier: identifier)
+  }
+
+  /// Creates a beacon region that targets beacons with the specified UUID, major and minor values.
+  public convenience init(uuid: UUID, major: CLBeaconMajorValue, minor: CLBeaconMinorValue, identifier: String) {
+    self.init(uuid: uuid, majorValue: major, minorValue: minor, identifier: identifier)
+  }
+
+  /// Creates a beacon region with a beacon identity constraint.
+  public convenience init(beaconIdentityConstraint: CLBeaconIdentityConstraint, identifier: String) {
+    self.init(
+      uuid: beaconIdentityConstraint.uuid, majorValue: beaconIdentityConstraint.major,
+      minorValue: beaconIdentityConstraint.minor, identifier: identifier)
+  }
+
+  /// Creates a beacon region that targets beacons with the specified proximity ID.
+  @available(*, deprecated, renamed: "init(uuid:identifier:)")
+  public convenience init(proximityUUID: UUID, identifier: String) {
+    self.init(uuid: proximityUUID, majorValue: nil, minorValue: nil, identifier: identifier)
+  }
+
+  /// Creates a beacon region that targets beacons with the specified proximity ID and major value.
+  @available(*, deprecated, renamed: "init(uuid:major:identifier:)")
+  public convenience init(proximityUUID: UUID, major: CLBeaconMajorValue, identifier: String) {
+    self.init(uuid: proximityUUID, majorValue: major, minorValue: nil, identifier: identifier)
+  }
+
+  /// Creates a beacon region that targets beacons with the specified proximity ID, major and minor.
+  @available(*, deprecated, renamed: "init(uuid:major:minor:identifier:)")
+  public convenience init(
+    proximityUUID: UUID, major: CLBeaconMajorValue, minor: CLBeaconMinorValue, identifier: String
+  ) {
+    self.init(uuid: proximityUUID, majorValue: major, minorValue: minor, identifier: identifier)
+  }
+
+  init(uuid: UUID, majorValue: CLBeaconMajorValue?, minorValue: CLBeaconMinorValue?, identifier: String) {
+    self.uuid = uuid
+    self.major = majorValue.map { NSNumber(value: $0) }
+    self.minor = minorValue.map { NSNumber(value: $0) }
+    super.init(identifier: identifier, center: kCLLocationCoordinate2DInvalid, radius: 0)
+  }
+
+  /// Returns a dictionary of data that you can use to configure the current device as a beacon.
+  /// Linux does not advertise as a beacon; the dictionary carries the identity for reference.
+  open func peripheralData(withMeasuredPower measuredPower: NSNumber?) -> NSMutableDictionary {
+    let dictionary = NSMutableDictionary()
+    dictionary["uuid"] = uuid.uuidString
+    if let major { dictionary["major"] = major }
+    if let minor { dictionary["minor"] = minor }
+    if let measuredPower { dictionary["measuredPower"] = measuredPower }
+    return dictionary
+  }
+
+  /// Decodes a beacon region.
+  public required init?(coder: NSCoder) {
+    guard let text = coder.decodeObject(of: NSString.self, forKey: "uuid"),
+      let uuid = UUID(uuidString: String(describing: text))
+    else { return nil }
+    self.uuid = uuid
+    major = coder.containsValue(forKey: "major") ? NSNumber(value: coder.decodeInteger(forKey: "major")) : nil
+    minor = coder.containsValue(forKey: "minor") ? NSNumber(value: coder.decodeInteger(forKey: "minor")) : nil
+    super.init(coder: coder)
+  }
+
+  /// Encodes the beacon identity and the region.
+  open override func encode(with coder: NSCoder) {
+    super.encode(with: coder)
+    coder.encode(uuid.uuidString, forKey: "uuid")
+    if let major { coder.encode(major.intValue, forKey: "major") }
+    if let minor { coder.encode(minor.intValue, forKey: "minor") }
+  }
+
+  /// A copy with the same identity and flags.
+  open override func copy(with zone: NSZone? = nil) -> Any {
+    let copy = CLBeaconRegion(
+      uuid: uuid, majorValue: beaconIdentityConstraint.major, minorValue: beaconIdentityConstraint.minor,
+      identifier: identifier)
+    copy.notifyOnEntry = notifyOnEntry
+    copy.notifyOnExit = notifyOnExit
+    copy.notifyEntryStateOnDisplay = notifyEntryStateOnDisplay
+    return copy
+  }
+}

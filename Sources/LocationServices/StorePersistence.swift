@@ -1,0 +1,80 @@
+import Foundation
+import Geodesy
+import LocationStore
+
+/// Hub persistence in the SQLite store. Store errors never reach the app as crashes: a failed read
+/// counts as "nothing stored", a failed write is reported once on standard error (libraries log; the
+/// app keeps working on what it has in memory).
+public final class StorePersistence: HubPersistence {
+  private let store: LocationStore
+  private let fallback = MemoryPersistence()
+
+  /// Wraps an open store.
+  public init(store: LocationStore) {
+    self.store = store
+  }
+
+  /// The setting key of the global services switch.
+  public static let servicesEnabledKey = "servicesEnabled"
+
+  public func authorization(app: String) -> AuthorizationSnapshot? {
+    guard let stored = (try? store.authorization(app: app)) ?? nil else {
+      return fallback.authorization(app: app)
+    }
+    return AuthorizationSnapshot(status: stored.status, accuracy: stored.accuracy)
+  }
+
+  public func setAuthorization(_ snapshot: AuthorizationSnapshot, app: String) {
+    fallback.setAuthorization(snapshot, app: app)
+    report {
+      try store.setAuthorization(
+        StoredAuthorization(
+          status: snapshot.status, accuracy: snapshot.accuracy, updated: Date().timeIntervalSince1970),
+        app: app)
+    }
+  }
+
+  public func servicesEnabled() -> Bool {
+    guard let value = (try? store.setting(Self.servicesEnabledKey)) ?? nil else {
+      return fallback.servicesEnabled()
+    }
+    return value != "0"
+  }
+
+  public func setServicesEnabled(_ enabled: Bool) {
+    fallback.setServicesEnabled(enabled)
+    report { try store.setSetting(Self.servicesEnabledKey, enabled ? "1" : "0") }
+  }
+
+  public func lastKnownLocation() -> Fix? {
+    ((try? store.lastKnownLocation(app: "")) ?? nil) ?? fallback.lastKnownLocation()
+  }
+
+  public func saveLastKnownLocation(_ fix: Fix) {
+    fallback.saveLastKnownLocation(fix)
+    report { try store.saveLastKnownLocation(fix, app: "") }
+  }
+
+  private func report(_ write: () throws -> Void) {
+    do {
+      try write()
+    } catch {
+      FileHandle.standardError.write(Data("corelocation: store: \(error)\n".utf8))
+    }
+  }
+}
+
+extension LocationHub {
+  /// The store for a path; in memory when the path is `nil` or the store cannot be opened (said once
+  /// on standard error: the app still works, but remembers nothing).
+  static func makePersistence(_ path: String?, app: String) -> any HubPersistence {
+    guard let path else { return MemoryPersistence() }
+    do {
+      return StorePersistence(store: try LocationStore(path: path))
+    } catch {
+      FileHandle.standardError.write(
+        Data("corelocation: store \(path) unavailable (\(error)); keeping state in memory\n".utf8))
+      return MemoryPersistence()
+    }
+  }
+}
