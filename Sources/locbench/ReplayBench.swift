@@ -137,7 +137,8 @@ enum ReplayBench {
     defer { counter.deallocate() }
     guard let context = xmlCreatePushParserCtxt(&handler, counter, nil, 0, nil) else { return 0 }
     defer { xmlFreeParserCtxt(context) }
-    let options = XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue
+    let options =
+      XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue
       | XML_PARSE_NOWARNING.rawValue
     xmlCtxtUseOptions(context, Int32(options))
     bytes.withUnsafeBytes { buffer in

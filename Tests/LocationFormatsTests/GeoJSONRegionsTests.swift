@@ -22,7 +22,8 @@ import Testing
     let error = #expect(throws: FormatError.self) { _ = try GeoJSONRegions.parse(path: path) }
     #expect(error?.code == .invalidValue)
     #expect(error?.file == path)
-    #expect(error?.message == "feature 1: the geometry is a Polygon; only Point features are regions")
+    #expect(
+      error?.message == "feature 1: the geometry is a Polygon; only Point features are regions")
   }
 
   @Test func singleFeatureIsAccepted() throws {
@@ -49,36 +50,58 @@ import Testing
   }
 
   static let badCases: [BadCase] = [
-    BadCase(json: "{\"type\": \"FeatureCollection\",\n \"features\": [,]}", code: .malformed, message: "not JSON"),
+    BadCase(
+      json: "{\"type\": \"FeatureCollection\",\n \"features\": [,]}", code: .malformed,
+      message: "not JSON"),
     BadCase(json: "[1, 2]", code: .malformed, message: "not a JSON object"),
     BadCase(json: "{\"type\": \"Topology\"}", code: .malformed, message: "\"Topology\""),
-    BadCase(json: "{\"type\": \"FeatureCollection\", \"features\": []}", code: .empty, message: "no features"),
     BadCase(
-      json: feature("{\"type\": \"Feature\", \"id\": \"x\", \"geometry\": {\"type\": \"Point\", \"coordinates\": [0, 0]}}"),
+      json: "{\"type\": \"FeatureCollection\", \"features\": []}", code: .empty,
+      message: "no features"),
+    BadCase(
+      json: feature(
+        "{\"type\": \"Feature\", \"id\": \"x\", \"geometry\": {\"type\": \"Point\", \"coordinates\": [0, 0]}}"
+      ),
       code: .missingField, message: "feature 1: no \"radius\""),
     BadCase(
-      json: feature("{\"type\": \"Feature\", \"properties\": {\"radius\": 1}, \"geometry\": {\"type\": \"Point\", \"coordinates\": [0, 0]}}"),
+      json: feature(
+        "{\"type\": \"Feature\", \"properties\": {\"radius\": 1}, \"geometry\": {\"type\": \"Point\", \"coordinates\": [0, 0]}}"
+      ),
       code: .missingField, message: "feature 1: no identifier"),
     BadCase(
-      json: feature("{\"type\": \"Feature\", \"id\": \"x\", \"properties\": {\"radius\": 1}, \"geometry\": {\"type\": \"Point\", \"coordinates\": [0, 91]}}"),
+      json: feature(
+        "{\"type\": \"Feature\", \"id\": \"x\", \"properties\": {\"radius\": 1}, \"geometry\": {\"type\": \"Point\", \"coordinates\": [0, 91]}}"
+      ),
       code: .invalidValue, message: "feature 1: latitude outside"),
     BadCase(
-      json: feature("{\"type\": \"Feature\", \"id\": \"x\", \"properties\": {\"radius\": -3}, \"geometry\": {\"type\": \"Point\", \"coordinates\": [0, 0]}}"),
+      json: feature(
+        "{\"type\": \"Feature\", \"id\": \"x\", \"properties\": {\"radius\": -3}, \"geometry\": {\"type\": \"Point\", \"coordinates\": [0, 0]}}"
+      ),
       code: .invalidValue, message: "feature 1: \"radius\" is not"),
     BadCase(
-      json: feature("{\"type\": \"Feature\", \"id\": \"x\", \"properties\": {\"radius\": true}, \"geometry\": {\"type\": \"Point\", \"coordinates\": [0, 0]}}"),
+      json: feature(
+        "{\"type\": \"Feature\", \"id\": \"x\", \"properties\": {\"radius\": true}, \"geometry\": {\"type\": \"Point\", \"coordinates\": [0, 0]}}"
+      ),
       code: .invalidValue, message: "feature 1: \"radius\" is not"),
     BadCase(
-      json: feature("{\"type\": \"Feature\", \"id\": \"x\", \"properties\": {\"radius\": 1, \"notifyOnExit\": 1}, \"geometry\": {\"type\": \"Point\", \"coordinates\": [0, 0]}}"),
+      json: feature(
+        "{\"type\": \"Feature\", \"id\": \"x\", \"properties\": {\"radius\": 1, \"notifyOnExit\": 1}, \"geometry\": {\"type\": \"Point\", \"coordinates\": [0, 0]}}"
+      ),
       code: .invalidValue, message: "feature 1: \"notifyOnExit\" is not a boolean"),
     BadCase(
-      json: feature("{\"type\": \"Feature\", \"id\": \"ok\", \"properties\": {\"radius\": 1}, \"geometry\": {\"type\": \"Point\", \"coordinates\": [0, 0]}}"),
+      json: feature(
+        "{\"type\": \"Feature\", \"id\": \"ok\", \"properties\": {\"radius\": 1}, \"geometry\": {\"type\": \"Point\", \"coordinates\": [0, 0]}}"
+      ),
       code: .invalidValue, message: "feature 1: identifier \"ok\" is already used by feature 0"),
     BadCase(
-      json: feature("{\"type\": \"Feature\", \"id\": \"x\", \"properties\": {\"radius\": 1}, \"geometry\": {\"type\": \"Point\", \"coordinates\": [\"0\", 0]}}"),
+      json: feature(
+        "{\"type\": \"Feature\", \"id\": \"x\", \"properties\": {\"radius\": 1}, \"geometry\": {\"type\": \"Point\", \"coordinates\": [\"0\", 0]}}"
+      ),
       code: .invalidValue, message: "feature 1: a coordinate is not a number"),
     BadCase(
-      json: feature("{\"type\": \"Feature\", \"id\": \"x\", \"properties\": {\"radius\": 1}, \"geometry\": {\"type\": \"Point\", \"coordinates\": [0]}}"),
+      json: feature(
+        "{\"type\": \"Feature\", \"id\": \"x\", \"properties\": {\"radius\": 1}, \"geometry\": {\"type\": \"Point\", \"coordinates\": [0]}}"
+      ),
       code: .invalidValue, message: "feature 1: \"coordinates\" is not [longitude, latitude]"),
     BadCase(json: feature("17"), code: .malformed, message: "feature 1: not an object"),
     BadCase(

@@ -73,7 +73,8 @@ import Testing
   }
 
   @Test func commentsAndBlankLinesAnywhere() throws {
-    let text = "\n# header\n  12.5#lat\n\n-7.25   # lon  \n# altitude next\n-10\n0 # exact\n\n# end\n"
+    let text =
+      "\n# header\n  12.5#lat\n\n-7.25   # lon  \n# altitude next\n-10\n0 # exact\n\n# end\n"
     let fix = try GeolocationFile.parse(text: text, time: 5)
     #expect(fix.latitude == 12.5)
     #expect(fix.longitude == -7.25)

@@ -50,7 +50,8 @@ public enum GeolocationFile {
       if trimmed.isEmpty { continue }
       guard values.count < 4 else {
         throw FormatError(
-          .invalidValue, "a fifth value; the file holds exactly four (latitude, longitude, "
+          .invalidValue,
+          "a fifth value; the file holds exactly four (latitude, longitude, "
             + "altitude, accuracy radius)", file: file, line: lineNumber)
       }
       let name = names[values.count]
