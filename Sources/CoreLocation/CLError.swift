@@ -4,7 +4,8 @@ import Foundation
 ///
 /// Catch it by type (`catch let error as CLError`) or by code (`catch CLError.denied`). It bridges
 /// to `NSError` (`error as NSError`) with domain `kCLErrorDomain`, the code's raw value and the
-/// user info. Two errors are equal when their codes and user-info dictionaries are equal.
+/// user info. Two errors are equal when their codes are equal and their user-info dictionaries
+/// have the same keys with equal hashable values.
 public struct CLError: CustomNSError, Hashable, Error {
   /// The error as Foundation sees it; `NSError` is immutable and `Sendable`.
   private let storage: NSError
@@ -56,8 +57,19 @@ public struct CLError: CustomNSError, Hashable, Error {
   ///   - rhs: Another error.
   /// - Returns: `true` when code and user info are equal.
   public static func == (lhs: CLError, rhs: CLError) -> Bool {
-    lhs.storage.code == rhs.storage.code
-      && NSDictionary(dictionary: lhs.storage.userInfo).isEqual(to: rhs.storage.userInfo)
+    let left = lhs.storage.userInfo
+    let right = rhs.storage.userInfo
+    guard lhs.storage.code == rhs.storage.code, left.count == right.count else { return false }
+    return left.allSatisfy { key, value in
+      right[key].map { CLError.userInfoValue(value, equals: $0) } ?? false
+    }
+  }
+
+  /// Compares two user-info values: as `AnyHashable` when both are hashable (strings, numbers,
+  /// `NSObject`s such as regions), otherwise they are not equal.
+  private static func userInfoValue(_ a: Any, equals b: Any) -> Bool {
+    guard let a = a as? AnyHashable, let b = b as? AnyHashable else { return false }
+    return a == b
   }
 }
 

@@ -54,9 +54,15 @@ open class CLHeading: NSObject, NSCopying, NSSecureCoding {
 
   /// Creates a heading whose values are all 0, timestamped now (what Apple's inherited `init()`
   /// gives; useful only for subclasses in tests).
-  public override convenience init() {
-    self.init(
-      magneticHeading: 0, trueHeading: 0, headingAccuracy: 0, x: 0, y: 0, z: 0, timestamp: Date())
+  public override init() {
+    self.storedMagneticHeading = 0
+    self.storedTrueHeading = 0
+    self.storedHeadingAccuracy = 0
+    self.storedX = 0
+    self.storedY = 0
+    self.storedZ = 0
+    self.storedTimestamp = Date()
+    super.init()
   }
 
   /// The heading in degrees relative to magnetic north (0...359.9), measured from the reference

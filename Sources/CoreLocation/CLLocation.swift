@@ -46,7 +46,7 @@ open class CLLocation: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable 
 
   // MARK: Creating a location
 
-  /// Creates a location with every value given; the designated initializer behind all others.
+  /// Creates a location with every value given (Core Location's own initializer).
   init(values: Values, floor: CLFloor?, sourceInformation: CLLocationSourceInformation?) {
     self.values = values
     self.storedFloor = floor
@@ -56,8 +56,14 @@ open class CLLocation: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable 
 
   /// Creates a location at latitude 0, longitude 0 with the defaults of
   /// ``init(latitude:longitude:)``.
-  public override convenience init() {
-    self.init(latitude: 0, longitude: 0)
+  public override init() {
+    self.values = CLLocation.publicValues(
+      coordinate: CLLocationCoordinate2D(), altitude: 0, horizontalAccuracy: 0,
+      verticalAccuracy: -1, course: -1, courseAccuracy: -1, speed: -1, speedAccuracy: -1,
+      timestamp: Date())
+    self.storedFloor = nil
+    self.storedSourceInformation = nil
+    super.init()
   }
 
   /// Creates a location with the specified latitude and longitude.
@@ -69,11 +75,14 @@ open class CLLocation: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable 
   /// - Parameters:
   ///   - latitude: The latitude of the coordinate.
   ///   - longitude: The longitude of the coordinate.
-  public convenience init(latitude: CLLocationDegrees, longitude: CLLocationDegrees) {
-    self.init(
+  public init(latitude: CLLocationDegrees, longitude: CLLocationDegrees) {
+    self.values = CLLocation.publicValues(
       coordinate: CLLocationCoordinate2D(latitude: latitude, longitude: longitude),
       altitude: 0, horizontalAccuracy: 0, verticalAccuracy: -1,
       course: -1, courseAccuracy: -1, speed: -1, speedAccuracy: -1, timestamp: Date())
+    self.storedFloor = nil
+    self.storedSourceInformation = nil
+    super.init()
   }
 
   /// Creates a location with the specified coordinate and altitude information.
@@ -86,17 +95,20 @@ open class CLLocation: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable 
   ///   - hAccuracy: The radius of uncertainty of the coordinate in metres; negative: invalid.
   ///   - vAccuracy: The accuracy of the altitude in metres; negative: the altitude is invalid.
   ///   - timestamp: The time to associate with the location.
-  public convenience init(
+  public init(
     coordinate: CLLocationCoordinate2D,
     altitude: CLLocationDistance,
     horizontalAccuracy hAccuracy: CLLocationAccuracy,
     verticalAccuracy vAccuracy: CLLocationAccuracy,
     timestamp: Date
   ) {
-    self.init(
+    self.values = CLLocation.publicValues(
       coordinate: coordinate, altitude: altitude,
       horizontalAccuracy: hAccuracy, verticalAccuracy: vAccuracy,
       course: -1, courseAccuracy: -1, speed: -1, speedAccuracy: -1, timestamp: timestamp)
+    self.storedFloor = nil
+    self.storedSourceInformation = nil
+    super.init()
   }
 
   /// Creates a location with the specified coordinate, altitude and course information.
@@ -111,7 +123,7 @@ open class CLLocation: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable 
   ///   - course: The direction of travel in degrees clockwise from true north.
   ///   - speed: The speed in metres per second.
   ///   - timestamp: The time to associate with the location.
-  public convenience init(
+  public init(
     coordinate: CLLocationCoordinate2D,
     altitude: CLLocationDistance,
     horizontalAccuracy hAccuracy: CLLocationAccuracy,
@@ -120,10 +132,13 @@ open class CLLocation: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable 
     speed: CLLocationSpeed,
     timestamp: Date
   ) {
-    self.init(
+    self.values = CLLocation.publicValues(
       coordinate: coordinate, altitude: altitude,
       horizontalAccuracy: hAccuracy, verticalAccuracy: vAccuracy,
       course: course, courseAccuracy: -1, speed: speed, speedAccuracy: -1, timestamp: timestamp)
+    self.storedFloor = nil
+    self.storedSourceInformation = nil
+    super.init()
   }
 
   /// Creates a location with the specified coordinate, altitude, course and accuracy information.
@@ -138,7 +153,7 @@ open class CLLocation: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable 
   ///   - speed: The speed in metres per second.
   ///   - speedAccuracy: The accuracy of the speed in m/s; negative: the speed is invalid.
   ///   - timestamp: The time to associate with the location.
-  public convenience init(
+  public init(
     coordinate: CLLocationCoordinate2D,
     altitude: CLLocationDistance,
     horizontalAccuracy hAccuracy: CLLocationAccuracy,
@@ -149,13 +164,14 @@ open class CLLocation: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable 
     speedAccuracy: CLLocationSpeedAccuracy,
     timestamp: Date
   ) {
-    self.init(
-      values: Self.publicValues(
-        coordinate: coordinate, altitude: altitude,
-        horizontalAccuracy: hAccuracy, verticalAccuracy: vAccuracy,
-        course: course, courseAccuracy: courseAccuracy,
-        speed: speed, speedAccuracy: speedAccuracy, timestamp: timestamp),
-      floor: nil, sourceInformation: nil)
+    self.values = CLLocation.publicValues(
+      coordinate: coordinate, altitude: altitude,
+      horizontalAccuracy: hAccuracy, verticalAccuracy: vAccuracy,
+      course: course, courseAccuracy: courseAccuracy,
+      speed: speed, speedAccuracy: speedAccuracy, timestamp: timestamp)
+    self.storedFloor = nil
+    self.storedSourceInformation = nil
+    super.init()
   }
 
   /// Creates a location with the specified coordinate, altitude, course, accuracy and source
@@ -172,7 +188,7 @@ open class CLLocation: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable 
   ///   - speedAccuracy: The accuracy of the speed in m/s; negative: the speed is invalid.
   ///   - timestamp: The time to associate with the location.
   ///   - sourceInfo: Where the location comes from.
-  public convenience init(
+  public init(
     coordinate: CLLocationCoordinate2D,
     altitude: CLLocationDistance,
     horizontalAccuracy hAccuracy: CLLocationAccuracy,
@@ -184,13 +200,14 @@ open class CLLocation: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable 
     timestamp: Date,
     sourceInfo: CLLocationSourceInformation
   ) {
-    self.init(
-      values: Self.publicValues(
-        coordinate: coordinate, altitude: altitude,
-        horizontalAccuracy: hAccuracy, verticalAccuracy: vAccuracy,
-        course: course, courseAccuracy: courseAccuracy,
-        speed: speed, speedAccuracy: speedAccuracy, timestamp: timestamp),
-      floor: nil, sourceInformation: sourceInfo)
+    self.values = CLLocation.publicValues(
+      coordinate: coordinate, altitude: altitude,
+      horizontalAccuracy: hAccuracy, verticalAccuracy: vAccuracy,
+      course: course, courseAccuracy: courseAccuracy,
+      speed: speed, speedAccuracy: speedAccuracy, timestamp: timestamp)
+    self.storedFloor = nil
+    self.storedSourceInformation = sourceInfo
+    super.init()
   }
 
   /// The values of a location made by a public initializer. Those initializers take no
@@ -361,9 +378,14 @@ open class CLLocation: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable 
       speed: decode(Key.speed, absent: -1),
       speedAccuracy: decode(Key.speedAccuracy, absent: -1),
       timestamp: Date(timeIntervalSinceReferenceDate: coder.decodeDouble(forKey: Key.timestamp)))
-    self.storedFloor = coder.decodeObject(of: CLFloor.self, forKey: Key.floor)
-    self.storedSourceInformation = coder.decodeObject(
-      of: CLLocationSourceInformation.self, forKey: Key.sourceInformation)
+    // Decoding an absent key is an error under secure coding, hence the checks.
+    self.storedFloor =
+      coder.containsValue(forKey: Key.floor)
+      ? coder.decodeObject(of: CLFloor.self, forKey: Key.floor) : nil
+    self.storedSourceInformation =
+      coder.containsValue(forKey: Key.sourceInformation)
+      ? coder.decodeObject(of: CLLocationSourceInformation.self, forKey: Key.sourceInformation)
+      : nil
     super.init()
   }
 }

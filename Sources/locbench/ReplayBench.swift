@@ -137,7 +137,8 @@ enum ReplayBench {
     defer { counter.deallocate() }
     guard let context = xmlCreatePushParserCtxt(&handler, counter, nil, 0, nil) else { return 0 }
     defer { xmlFreeParserCtxt(context) }
-    let options = XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue
+    let options =
+      XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue
       | XML_PARSE_NOWARNING.rawValue
     xmlCtxtUseOptions(context, Int32(options))
     bytes.withUnsafeBytes { buffer in
@@ -208,8 +209,18 @@ enum ReplayBench {
   }
 
   static func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-  static func three(_ value: Int) -> String { value < 10 ? "00\(value)" : value < 100 ? "0\(value)" : "\(value)" }
-  static func decimal(_ value: Double, _ places: Int) -> String { String(format: "%.\(places)f", value) }
+  static func three(_ value: Int) -> String {
+    value < 10 ? "00\(value)" : value < 100 ? "0\(value)" : "\(value)"
+  }
+  /// `value` with `places` decimals (rounded half up), without Foundation's slow `String(format:)`.
+  static func decimal(_ value: Double, _ places: Int) -> String {
+    var scale = 1
+    for _ in 0..<places { scale *= 10 }
+    let scaled = Int((abs(value) * Double(scale)).rounded())
+    var fraction = String(scaled % scale)
+    while fraction.count < places { fraction = "0" + fraction }
+    return (value < 0 ? "-" : "") + "\(scaled / scale)" + (places > 0 ? "." + fraction : "")
+  }
 
   /// Civil date from days since 1970-01-01 (H. Hinnant, "chrono-Compatible Low-Level Date
   /// Algorithms", civil_from_days).

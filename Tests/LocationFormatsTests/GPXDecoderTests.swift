@@ -117,11 +117,16 @@ import Testing
     #expect(document.points[2].time == 1_660_989_605.25)
     let warnings = document.warnings
     #expect(warnings.map(\.line) == [8, 9, 10, 11, 11])
-    #expect(warnings.map(\.code) == [.invalidValue, .invalidValue, .missingField, .invalidValue, .invalidValue])
+    #expect(
+      warnings.map(\.code) == [
+        .invalidValue, .invalidValue, .missingField, .invalidValue, .invalidValue,
+      ])
     #expect(warnings.allSatisfy { $0.file == name })
-    #expect(warnings[0].description == "bad_points.gpx:8: track point skipped: latitude out of range")
+    #expect(
+      warnings[0].description == "bad_points.gpx:8: track point skipped: latitude out of range")
     // Coordinates stay out of messages.
-    #expect(warnings.allSatisfy { !$0.description.contains("91") && !$0.description.contains("0.12") })
+    #expect(
+      warnings.allSatisfy { !$0.description.contains("91") && !$0.description.contains("0.12") })
   }
 
   @Test func truncatedFileIsMalformedAfterItsCompletePoints() throws {
@@ -228,11 +233,13 @@ import Testing
   /// A long generated track read through the file reader in small chunks comes out whole, in
   /// order, with the right line numbers.
   @Test func fileReaderStreamsALongTrack() throws {
-    var text = "<?xml version=\"1.0\"?>\n<gpx version=\"1.1\" xmlns=\"http://www.topografix.com/GPX/1/1\">\n"
+    var text =
+      "<?xml version=\"1.0\"?>\n<gpx version=\"1.1\" xmlns=\"http://www.topografix.com/GPX/1/1\">\n"
     text += "<trk><trkseg>\n"
     let count = 20_000
     for index in 0..<count {
-      text += "<trkpt lat=\"\(Double(index) * 1e-5)\" lon=\"8.5\"><time>2024-01-01T00:00:00Z</time></trkpt>\n"
+      text +=
+        "<trkpt lat=\"\(Double(index) * 1e-5)\" lon=\"8.5\"><time>2024-01-01T00:00:00Z</time></trkpt>\n"
     }
     text += "</trkseg></trk></gpx>\n"
     let path = FileManager.default.temporaryDirectory
@@ -255,7 +262,8 @@ import Testing
   @Test func mutatedFixturesNeverCrash() throws {
     var generator = SplitMix64(seed: 0x6770_7866_757A_7A21)
     let inserts: [[UInt8]] = [
-      Array("<".utf8), Array("&".utf8), Array("]]>".utf8), Array("<trkpt lat=\"1e999\" lon=\"".utf8),
+      Array("<".utf8), Array("&".utf8), Array("]]>".utf8),
+      Array("<trkpt lat=\"1e999\" lon=\"".utf8),
       [0xFF, 0xFE], [0], Array("<!DOCTYPE x [<!ENTITY a \"b\">]>".utf8),
     ]
     for name in Self.wellFormed {
@@ -266,8 +274,12 @@ import Testing
           let position = Int(generator.next() % UInt64(bytes.count))
           switch generator.next() % 3 {
           case 0: bytes[position] = UInt8(truncatingIfNeeded: generator.next())
-          case 1: bytes.removeSubrange(position..<min(bytes.count, position + 1 + Int(generator.next() % 40)))
-          default: bytes.insert(contentsOf: inserts[Int(generator.next() % UInt64(inserts.count))], at: position)
+          case 1:
+            bytes.removeSubrange(
+              position..<min(bytes.count, position + 1 + Int(generator.next() % 40)))
+          default:
+            bytes.insert(
+              contentsOf: inserts[Int(generator.next() % UInt64(inserts.count))], at: position)
           }
           if bytes.isEmpty { bytes = [0x3C] }
         }
@@ -293,5 +305,31 @@ struct SplitMix64: RandomNumberGenerator {
     z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
     z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
     return z ^ (z >> 31)
+  }
+}
+
+@Suite struct GPXDecoderLimitsTests {
+  /// A value far longer than any number is ignored with a warning, not buffered without bound.
+  @Test func overlongValueIsIgnored() throws {
+    let zeros = String(repeating: "0", count: 100_000)
+    let text = """
+      <gpx version="1.1" xmlns="http://www.topografix.com/GPX/1/1"><wpt lat="1" lon="2">\
+      <ele>1.\(zeros)1</ele></wpt></gpx>
+      """
+    let document = try GPXDecoder.decode(data: Array(text.utf8))
+    #expect(document.points.count == 1)
+    #expect(document.points.first?.fix.altitude == nil)
+    #expect(document.warnings.count == 1)
+  }
+
+  /// Warnings stop accumulating at the cap; one last warning counts the rest.
+  @Test func warningsAreCapped() throws {
+    var text = "<gpx version=\"1.1\"><wpt lat=\"1\" lon=\"2\"/>"
+    for _ in 0..<(GPXDecoder.maximumWarnings + 10) { text += "<wpt lat=\"99\" lon=\"2\"/>" }
+    text += "</gpx>"
+    let document = try GPXDecoder.decode(data: Array(text.utf8))
+    #expect(document.points.count == 1)
+    #expect(document.warnings.count == GPXDecoder.maximumWarnings + 1)
+    #expect(document.warnings.last?.message == "10 more warnings not kept")
   }
 }

@@ -181,7 +181,8 @@ enum ByteScalars {
     else { return nil }
     var index = 19
     var fraction = 0.0
-    if index < text.count && (text[index] == UInt8(ascii: ".") || text[index] == UInt8(ascii: ",")) {
+    if index < text.count && (text[index] == UInt8(ascii: ".") || text[index] == UInt8(ascii: ","))
+    {
       index += 1
       // Up to nanoseconds as one integer, then one correctly rounded division; further digits
       // are below a double's resolution at today's epoch seconds and are ignored.
@@ -214,7 +215,8 @@ enum ByteScalars {
           index += 2
         }
         guard offsetHours <= 23 && offsetMinutes <= 59 else { return nil }
-        offsetSeconds = (offsetHours * 3600 + offsetMinutes * 60) * (zone == UInt8(ascii: "-") ? -1 : 1)
+        offsetSeconds =
+          (offsetHours * 3600 + offsetMinutes * 60) * (zone == UInt8(ascii: "-") ? -1 : 1)
       } else {
         return nil
       }

@@ -72,7 +72,8 @@ public final class GPXDecoder {
     let created = xmlCreatePushParserCtxt(&handler, UnsafeMutableRawPointer(state), nil, 0, nil)
     context = created
     if let created {
-      let options = XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue
+      let options =
+        XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue
         | XML_PARSE_NOWARNING.rawValue
       xmlCtxtUseOptions(created, Int32(options))
       state.pointee.context = created

@@ -187,8 +187,16 @@ struct GPXParseState {
 
   mutating func characters(_ bytes: UnsafePointer<UInt8>, _ count: Int) {
     guard capture != .other else { return }
-    text.append(contentsOf: UnsafeBufferPointer(start: bytes, count: count))
+    // A value longer than any number or time is kept short: it will fail to parse (and be
+    // reported) without letting a hostile file grow the buffer without bound.
+    let room = Self.maximumValueLength + 1 - text.count
+    if room > 0 {
+      text.append(contentsOf: UnsafeBufferPointer(start: bytes, count: min(count, room)))
+    }
   }
+
+  /// The longest child value accepted, in bytes; a longer one is ignored with a warning.
+  static let maximumValueLength = 256
 
   // MARK: Points
 
@@ -197,7 +205,9 @@ struct GPXParseState {
   @inline(__always)
   private static func attribute(
     _ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>, _ index: Int
-  ) -> (name: UnsafePointer<UInt8>, prefix: UnsafePointer<UInt8>?, value: UnsafeBufferPointer<UInt8>)? {
+  ) -> (
+    name: UnsafePointer<UInt8>, prefix: UnsafePointer<UInt8>?, value: UnsafeBufferPointer<UInt8>
+  )? {
     let base = attributes + 5 * index
     guard let name = base[0], let start = base[3], let end = base[4] else { return nil }
     return (name, base[1], UnsafeBufferPointer(start: start, count: end - start))
@@ -230,7 +240,8 @@ struct GPXParseState {
           continue
         }
         let name = attribute.name
-        if name[0] == UInt8(ascii: "l") && name[1] == UInt8(ascii: "a") && name[2] == UInt8(ascii: "t")
+        if name[0] == UInt8(ascii: "l") && name[1] == UInt8(ascii: "a")
+          && name[2] == UInt8(ascii: "t")
           && name[3] == 0
         {
           latSeen = true
@@ -346,6 +357,10 @@ struct GPXParseState {
     let element = capture
     capture = .other
     guard !skip else { return }
+    guard text.count <= Self.maximumValueLength else {
+      warn(valueWarning("a value longer than \(Self.maximumValueLength) bytes"))
+      return
+    }
     switch element {
     case .time:
       let value = text.withUnsafeBufferPointer { ByteScalars.iso8601($0) }
@@ -389,7 +404,13 @@ struct GPXParseState {
         warn(valueWarning("\(Self.name(of: element)) is negative"))
         return
       }
-      if element == .hdop { hdop = value } else if element == .vdop { vdop = value } else { pdop = value }
+      if element == .hdop {
+        hdop = value
+      } else if element == .vdop {
+        vdop = value
+      } else {
+        pdop = value
+      }
     case .gpx, .trk, .trkseg, .rte, .trkpt, .rtept, .wpt, .time, .sat, .fix, .extensions, .other:
       break
     }
@@ -409,7 +430,8 @@ struct GPXParseState {
   }
 
   private func valueWarning(_ message: String) -> FormatError {
-    FormatError(.invalidValue, "\(Self.describe(kind)): \(message); ignored", file: file, line: line)
+    FormatError(
+      .invalidValue, "\(Self.describe(kind)): \(message); ignored", file: file, line: line)
   }
 
   /// GPX 1.1 `fixType`: none, 2d, 3d, dgps, pps.

@@ -139,7 +139,8 @@ public enum GeoJSONRegions {
       break
     }
     guard let identifier else {
-      throw fail(.missingField, "no identifier (\"id\", \"properties.id\" or \"properties.identifier\")")
+      throw fail(
+        .missingField, "no identifier (\"id\", \"properties.id\" or \"properties.identifier\")")
     }
     var flags: [Bool] = []
     for key in ["notifyOnEntry", "notifyOnExit"] {
@@ -147,7 +148,9 @@ public enum GeoJSONRegions {
         flags.append(true)
         continue
       }
-      guard let flag = boolean(raw) else { throw fail(.invalidValue, "\"\(key)\" is not a boolean") }
+      guard let flag = boolean(raw) else {
+        throw fail(.invalidValue, "\"\(key)\" is not a boolean")
+      }
       flags.append(flag)
     }
     return GeoJSONRegion(

@@ -42,7 +42,7 @@ public enum GeolocationFile {
     var values: [Double] = []
     var lastLine = 0
     var lineNumber = 0
-    for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+    for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
       lineNumber += 1
       var content = rawLine[...]
       if let hash = content.firstIndex(of: "#") { content = content[..<hash] }
@@ -50,7 +50,8 @@ public enum GeolocationFile {
       if trimmed.isEmpty { continue }
       guard values.count < 4 else {
         throw FormatError(
-          .invalidValue, "a fifth value; the file holds exactly four (latitude, longitude, "
+          .invalidValue,
+          "a fifth value; the file holds exactly four (latitude, longitude, "
             + "altitude, accuracy radius)", file: file, line: lineNumber)
       }
       let name = names[values.count]

@@ -5,8 +5,11 @@
 /// The sentences of one time of fix, merged.
 struct Epoch {
   var timeOfDay: Int64
-  /// 0: no position yet; 1: from RMC or GLL; 2: from GGA or GNS.
-  var positionRank = 0
+  var hasPosition = false
+  /// Decimals of the position's minutes (its precision).
+  var positionDecimals = 0
+  /// True once GGA or GNS gave a position (their quality indicator wins).
+  var hasFixData = false
   var latitude = 0.0
   var longitude = 0.0
   var quality = FixQuality.autonomous
@@ -123,7 +126,7 @@ extension NMEADecoder {
     epochOpen = false
     let secondsOfDay = Double(epoch.timeOfDay) / 1_000_000
     let output: NMEAOutput
-    if epoch.positionRank > 0 {
+    if epoch.hasPosition {
       output = .fix(makeFix(secondsOfDay: secondsOfDay))
       statistics.fixes &+= 1
     } else if epoch.noFixSeen {
@@ -252,12 +255,22 @@ extension NMEADecoder {
     )
   }
 
-  /// Puts a position into the open epoch unless one of higher rank is already there.
-  mutating func setPosition(rank: Int, latitude: Double, longitude: Double, quality: FixQuality) {
-    if rank < epoch.positionRank { return }
-    epoch.positionRank = rank
+  /// Puts a position into the open epoch. The one with more decimals wins; among equally precise
+  /// ones the later sentence wins (as in gpsd). The quality of GGA/GNS (`fromFixData`) wins over
+  /// RMC's and GLL's mode letters.
+  mutating func setPosition(
+    decimals: Int, latitude: Double, longitude: Double, quality: FixQuality, fromFixData: Bool
+  ) {
+    if fromFixData {
+      epoch.quality = quality
+      epoch.hasFixData = true
+    } else if !epoch.hasFixData {
+      epoch.quality = quality
+    }
+    if epoch.hasPosition && decimals < epoch.positionDecimals { return }
+    epoch.hasPosition = true
+    epoch.positionDecimals = decimals
     epoch.latitude = latitude
     epoch.longitude = longitude
-    epoch.quality = quality
   }
 }

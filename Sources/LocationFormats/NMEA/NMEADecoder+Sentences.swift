@@ -74,7 +74,9 @@ extension NMEADecoder {
     if let qualityValue, let quality = NMEADecoder.ggaQuality(qualityValue), let latitude,
       let longitude
     {
-      setPosition(rank: 2, latitude: latitude, longitude: longitude, quality: quality)
+      setPosition(
+        decimals: fields.angleDecimals, latitude: latitude, longitude: longitude,
+        quality: quality, fromFixData: true)
       epoch.altitude = altitude
       epoch.separation = altitude == nil ? nil : separation
       epoch.hdop = hdop
@@ -127,7 +129,9 @@ extension NMEADecoder {
     if fields.bad { return false }
     guard enterEpoch(time, &out) else { return true }
     if let best, let latitude, let longitude {
-      setPosition(rank: 2, latitude: latitude, longitude: longitude, quality: best)
+      setPosition(
+        decimals: fields.angleDecimals, latitude: latitude, longitude: longitude,
+        quality: best, fromFixData: true)
       epoch.altitude = altitude
       epoch.separation = altitude == nil ? nil : separation
       epoch.hdop = hdop
@@ -164,7 +168,9 @@ extension NMEADecoder {
     if status == UInt8(ascii: "A"), let quality = NMEADecoder.modeQuality(mode), let latitude,
       let longitude
     {
-      setPosition(rank: 1, latitude: latitude, longitude: longitude, quality: quality)
+      setPosition(
+        decimals: fields.angleDecimals, latitude: latitude, longitude: longitude,
+        quality: quality, fromFixData: false)
       if let speed { epoch.speed = speed * NMEADecoder.knots }
       if let course { epoch.course = course }
     } else {
@@ -186,7 +192,9 @@ extension NMEADecoder {
     if status == UInt8(ascii: "A") || (status == 0 && time == nil),
       let quality = NMEADecoder.modeQuality(mode), let latitude, let longitude
     {
-      setPosition(rank: 1, latitude: latitude, longitude: longitude, quality: quality)
+      setPosition(
+        decimals: fields.angleDecimals, latitude: latitude, longitude: longitude,
+        quality: quality, fromFixData: false)
     } else {
       epoch.noFixSeen = true
     }
@@ -215,7 +223,7 @@ extension NMEADecoder {
       kilometres = fields.unsignedNumber()
     }
     if fields.bad { return false }
-    guard epochOpen, epoch.positionRank > 0, NMEADecoder.modeQuality(mode) != nil else {
+    guard epochOpen, epoch.hasPosition, NMEADecoder.modeQuality(mode) != nil else {
       return true
     }
     if let knots {

@@ -13,6 +13,8 @@ struct NMEAFieldCursor {
   var bad = false
   /// True once the last field has been read (no comma followed it).
   var exhausted: Bool
+  /// The smallest number of decimals of the angles read so far (their precision).
+  var angleDecimals = Int.max
   /// Start and end of the field read last.
   var fieldStart = 0
   var fieldEnd = 0
@@ -219,6 +221,7 @@ struct NMEAFieldCursor {
       bad = true
       return nil
     }
+    angleDecimals = min(angleDecimals, value.scale)
     let unit = NMEAFieldCursor.integerPowersOfTen[value.scale]
     let degreeUnit = unit &* 100
     let degrees = value.mantissa / degreeUnit

@@ -1,5 +1,0 @@
-import Testing
-
-@Suite struct GeodesySmokeTests {
-  @Test func builds() {}
-}
