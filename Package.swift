@@ -80,7 +80,7 @@ let package = Package(
     .testTarget(name: "LocationEngineTests", dependencies: ["LocationEngine"]),
     .testTarget(name: "LocationStoreTests", dependencies: ["LocationStore"]),
     .testTarget(name: "LocationSourcesTests", dependencies: ["LocationSources"]),
-    .testTarget(name: "CoreLocationTests", dependencies: ["CoreLocation", "CoreLocationTesting"]),
+    .testTarget(name: "CoreLocationTests", dependencies: ["CoreLocation", "CoreLocationTesting", "Geodesy"]),
     .testTarget(name: "LocationCLITests", dependencies: ["LocationCLI"]),
     .testTarget(name: "EndToEndTests", dependencies: []),
   ],

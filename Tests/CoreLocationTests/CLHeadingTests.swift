@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import CoreLocation
+@_spi(CoreLocationTesting) @testable import CoreLocation
 
 @Suite struct CLHeadingTests {
   static func heading() -> CLHeading {

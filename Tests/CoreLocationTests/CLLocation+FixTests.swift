@@ -2,7 +2,7 @@ import Foundation
 import Geodesy
 import Testing
 
-@testable import CoreLocation
+@_spi(CoreLocationTesting) @testable import CoreLocation
 
 @Suite struct CLLocationFixTests {
   @Test func fullFix() throws {
