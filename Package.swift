@@ -41,7 +41,8 @@ let package = Package(
     .target(name: "LocationEngine", dependencies: ["Geodesy"], swiftSettings: swiftSettings),
 
     // MARK: I/O layers
-    .target(name: "LocationStore", dependencies: ["CSQLite", "Geodesy"], swiftSettings: swiftSettings),
+    .target(
+      name: "LocationStore", dependencies: ["CSQLite", "Geodesy"], swiftSettings: swiftSettings),
     .target(
       name: "LocationSources",
       dependencies: ["LocationFormats", "Geodesy"],
@@ -49,7 +50,9 @@ let package = Package(
     ),
     .target(
       name: "LocationServices",
-      dependencies: ["LocationEngine", "LocationSources", "LocationStore", "LocationFormats", "Geodesy"],
+      dependencies: [
+        "LocationEngine", "LocationSources", "LocationStore", "LocationFormats", "Geodesy",
+      ],
       swiftSettings: swiftSettings
     ),
 
@@ -67,7 +70,8 @@ let package = Package(
 
     // MARK: Programs
     .target(name: "LocationCLI", dependencies: ["CoreLocation"], swiftSettings: swiftSettings),
-    .executableTarget(name: "whereami", dependencies: ["LocationCLI"], swiftSettings: swiftSettings),
+    .executableTarget(
+      name: "whereami", dependencies: ["LocationCLI"], swiftSettings: swiftSettings),
     .executableTarget(
       name: "locbench",
       dependencies: ["Geodesy", "LocationFormats", "LocationEngine", "LocationStore"],
@@ -80,7 +84,8 @@ let package = Package(
     .testTarget(name: "LocationEngineTests", dependencies: ["LocationEngine"]),
     .testTarget(name: "LocationStoreTests", dependencies: ["LocationStore"]),
     .testTarget(name: "LocationSourcesTests", dependencies: ["LocationSources"]),
-    .testTarget(name: "CoreLocationTests", dependencies: ["CoreLocation", "CoreLocationTesting", "Geodesy"]),
+    .testTarget(
+      name: "CoreLocationTests", dependencies: ["CoreLocation", "CoreLocationTesting", "Geodesy"]),
     .testTarget(name: "LocationCLITests", dependencies: ["LocationCLI"]),
     .testTarget(name: "EndToEndTests", dependencies: []),
   ],

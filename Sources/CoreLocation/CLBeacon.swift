@@ -152,8 +152,12 @@ open class CLBeaconIdentityConstraint: NSObject, NSCopying, NSSecureCoding, @unc
       let uuid = UUID(uuidString: String(describing: text))
     else { return nil }
     self.uuid = uuid
-    major = coder.containsValue(forKey: "major") ? CLBeaconMajorValue(truncatingIfNeeded: coder.decodeInteger(forKey: "major")) : nil
-    minor = coder.containsValue(forKey: "minor") ? CLBeaconMinorValue(truncatingIfNeeded: coder.decodeInteger(forKey: "minor")) : nil
+    major =
+      coder.containsValue(forKey: "major")
+      ? CLBeaconMajorValue(truncatingIfNeeded: coder.decodeInteger(forKey: "major")) : nil
+    minor =
+      coder.containsValue(forKey: "minor")
+      ? CLBeaconMinorValue(truncatingIfNeeded: coder.decodeInteger(forKey: "minor")) : nil
     super.init()
   }
 
@@ -196,12 +200,15 @@ open class CLBeaconRegion: CLRegion, @unchecked Sendable {
   }
 
   /// Creates a beacon region that targets beacons with the specified UUID, major and minor values.
-  public convenience init(uuid: UUID, major: CLBeaconMajorValue, minor: CLBeaconMinorValue, identifier: String) {
+  public convenience init(
+    uuid: UUID, major: CLBeaconMajorValue, minor: CLBeaconMinorValue, identifier: String
+  ) {
     self.init(uuid: uuid, majorValue: major, minorValue: minor, identifier: identifier)
   }
 
   /// Creates a beacon region with a beacon identity constraint.
-  public convenience init(beaconIdentityConstraint: CLBeaconIdentityConstraint, identifier: String) {
+  public convenience init(beaconIdentityConstraint: CLBeaconIdentityConstraint, identifier: String)
+  {
     self.init(
       uuid: beaconIdentityConstraint.uuid, majorValue: beaconIdentityConstraint.major,
       minorValue: beaconIdentityConstraint.minor, identifier: identifier)
@@ -227,7 +234,9 @@ open class CLBeaconRegion: CLRegion, @unchecked Sendable {
     self.init(uuid: proximityUUID, majorValue: major, minorValue: minor, identifier: identifier)
   }
 
-  init(uuid: UUID, majorValue: CLBeaconMajorValue?, minorValue: CLBeaconMinorValue?, identifier: String) {
+  init(
+    uuid: UUID, majorValue: CLBeaconMajorValue?, minorValue: CLBeaconMinorValue?, identifier: String
+  ) {
     self.uuid = uuid
     self.major = majorValue.map { NSNumber(value: $0) }
     self.minor = minorValue.map { NSNumber(value: $0) }
@@ -251,8 +260,12 @@ open class CLBeaconRegion: CLRegion, @unchecked Sendable {
       let uuid = UUID(uuidString: String(describing: text))
     else { return nil }
     self.uuid = uuid
-    major = coder.containsValue(forKey: "major") ? NSNumber(value: coder.decodeInteger(forKey: "major")) : nil
-    minor = coder.containsValue(forKey: "minor") ? NSNumber(value: coder.decodeInteger(forKey: "minor")) : nil
+    major =
+      coder.containsValue(forKey: "major")
+      ? NSNumber(value: coder.decodeInteger(forKey: "major")) : nil
+    minor =
+      coder.containsValue(forKey: "minor")
+      ? NSNumber(value: coder.decodeInteger(forKey: "minor")) : nil
     super.init(coder: coder)
   }
 
@@ -267,7 +280,8 @@ open class CLBeaconRegion: CLRegion, @unchecked Sendable {
   /// A copy with the same identity and flags.
   open override func copy(with zone: NSZone? = nil) -> Any {
     let copy = CLBeaconRegion(
-      uuid: uuid, majorValue: beaconIdentityConstraint.major, minorValue: beaconIdentityConstraint.minor,
+      uuid: uuid, majorValue: beaconIdentityConstraint.major,
+      minorValue: beaconIdentityConstraint.minor,
       identifier: identifier)
     copy.notifyOnEntry = notifyOnEntry
     copy.notifyOnExit = notifyOnExit

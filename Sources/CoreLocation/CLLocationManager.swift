@@ -121,7 +121,8 @@ open class CLLocationManager: NSObject {
   /// Returns the app's authorization status for using location services.
   @available(*, deprecated, message: "Use the authorizationStatus instance property")
   open class func authorizationStatus() -> CLAuthorizationStatus {
-    CLAuthorizationStatus(rawValue: HubEnvironment.current.hub.authorization.status) ?? .notDetermined
+    CLAuthorizationStatus(rawValue: HubEnvironment.current.hub.authorization.status)
+      ?? .notDetermined
   }
 
   /// A value that indicates the level of location accuracy the app has permission to use.
@@ -209,7 +210,8 @@ final class ManagerCore: HubClient {
 
   private var request: UpdateRequest {
     let settings = self.settings
-    return UpdateRequest(desiredAccuracy: settings.desiredAccuracy, distanceFilter: settings.distanceFilter)
+    return UpdateRequest(
+      desiredAccuracy: settings.desiredAccuracy, distanceFilter: settings.distanceFilter)
   }
 
   func update(_ change: (inout Settings) -> Void) {
@@ -218,7 +220,8 @@ final class ManagerCore: HubClient {
       return (
         state.updating,
         UpdateRequest(
-          desiredAccuracy: state.settings.desiredAccuracy, distanceFilter: state.settings.distanceFilter)
+          desiredAccuracy: state.settings.desiredAccuracy,
+          distanceFilter: state.settings.distanceFilter)
       )
     }
     if updating, let id { environment.hub.send(.changeRequest(id, request)) }

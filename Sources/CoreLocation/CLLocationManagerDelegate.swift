@@ -20,7 +20,8 @@ public protocol CLLocationManagerDelegate: NSObjectProtocol {
   /// Tells the delegate its authorization status when the app creates the location manager and when
   /// the authorization status changes. Deprecated on Apple platforms (iOS 14, macOS 11): use
   /// `locationManagerDidChangeAuthorization(_:)`.
-  func locationManager(_ manager: CLLocationManager, didChangeAuthorization status: CLAuthorizationStatus)
+  func locationManager(
+    _ manager: CLLocationManager, didChangeAuthorization status: CLAuthorizationStatus)
 
   /// Tells the delegate that the location manager was unable to retrieve a location value.
   func locationManager(_ manager: CLLocationManager, didFailWithError error: any Error)
@@ -35,7 +36,8 @@ public protocol CLLocationManagerDelegate: NSObjectProtocol {
     _ manager: CLLocationManager, didUpdateTo newLocation: CLLocation, from oldLocation: CLLocation)
 
   /// Tells the delegate that updates will no longer be deferred.
-  func locationManager(_ manager: CLLocationManager, didFinishDeferredUpdatesWithError error: (any Error)?)
+  func locationManager(
+    _ manager: CLLocationManager, didFinishDeferredUpdatesWithError error: (any Error)?)
 
   /// Tells the delegate that location updates were paused.
   func locationManagerDidPauseLocationUpdates(_ manager: CLLocationManager)
@@ -59,11 +61,13 @@ public protocol CLLocationManagerDelegate: NSObjectProtocol {
   func locationManager(_ manager: CLLocationManager, didExitRegion region: CLRegion)
 
   /// Tells the delegate about the state of the specified region.
-  func locationManager(_ manager: CLLocationManager, didDetermineState state: CLRegionState, for region: CLRegion)
+  func locationManager(
+    _ manager: CLLocationManager, didDetermineState state: CLRegionState, for region: CLRegion)
 
   /// Tells the delegate that a region monitoring error occurred.
   func locationManager(
-    _ manager: CLLocationManager, monitoringDidFailFor region: CLRegion?, withError error: any Error)
+    _ manager: CLLocationManager, monitoringDidFailFor region: CLRegion?, withError error: any Error
+  )
 
   /// Tells the delegate that a new region is being monitored.
   func locationManager(_ manager: CLLocationManager, didStartMonitoringFor region: CLRegion)
@@ -81,12 +85,14 @@ public protocol CLLocationManagerDelegate: NSObjectProtocol {
     error: any Error)
 
   /// Tells the delegate that one or more beacons are in range.
-  func locationManager(_ manager: CLLocationManager, didRangeBeacons beacons: [CLBeacon], in region: CLBeaconRegion)
+  func locationManager(
+    _ manager: CLLocationManager, didRangeBeacons beacons: [CLBeacon], in region: CLBeaconRegion)
 
   /// Tells the delegate that an error occurred while gathering ranging information for a set of
   /// beacons.
   func locationManager(
-    _ manager: CLLocationManager, rangingBeaconsDidFailFor region: CLBeaconRegion, withError error: any Error)
+    _ manager: CLLocationManager, rangingBeaconsDidFailFor region: CLBeaconRegion,
+    withError error: any Error)
 }
 
 extension CLLocationManagerDelegate {
@@ -96,14 +102,18 @@ extension CLLocationManagerDelegate {
   }
 
   /// Default: does nothing.
-  public func locationManager(_ manager: CLLocationManager, didChangeAuthorization status: CLAuthorizationStatus) {}
+  public func locationManager(
+    _ manager: CLLocationManager, didChangeAuthorization status: CLAuthorizationStatus
+  ) {}
 
   /// Default: does nothing.
   public func locationManager(_ manager: CLLocationManager, didFailWithError error: any Error) {}
 
   /// Default: forwards each location to `locationManager(_:didUpdateTo:from:)`, with the location
   /// delivered before it (the first one is paired with itself when there was none).
-  public func locationManager(_ manager: CLLocationManager, didUpdateLocations locations: [CLLocation]) {
+  public func locationManager(
+    _ manager: CLLocationManager, didUpdateLocations locations: [CLLocation]
+  ) {
     var previous = manager.previousDeliveredLocation
     for location in locations {
       locationManager(manager, didUpdateTo: location, from: previous ?? location)
@@ -131,7 +141,8 @@ extension CLLocationManagerDelegate {
   public func locationManager(_ manager: CLLocationManager, didVisit visit: CLVisit) {}
 
   /// Default: does nothing.
-  public func locationManager(_ manager: CLLocationManager, didUpdateHeading newHeading: CLHeading) {}
+  public func locationManager(_ manager: CLLocationManager, didUpdateHeading newHeading: CLHeading)
+  {}
 
   /// Default: `false`, as when an Apple delegate does not implement the method.
   public func locationManagerShouldDisplayHeadingCalibration(_ manager: CLLocationManager) -> Bool {
@@ -155,7 +166,8 @@ extension CLLocationManagerDelegate {
   ) {}
 
   /// Default: does nothing.
-  public func locationManager(_ manager: CLLocationManager, didStartMonitoringFor region: CLRegion) {}
+  public func locationManager(_ manager: CLLocationManager, didStartMonitoringFor region: CLRegion)
+  {}
 
   /// Default: does nothing.
   public func locationManager(
@@ -176,6 +188,7 @@ extension CLLocationManagerDelegate {
 
   /// Default: does nothing.
   public func locationManager(
-    _ manager: CLLocationManager, rangingBeaconsDidFailFor region: CLBeaconRegion, withError error: any Error
+    _ manager: CLLocationManager, rangingBeaconsDidFailFor region: CLBeaconRegion,
+    withError error: any Error
   ) {}
 }

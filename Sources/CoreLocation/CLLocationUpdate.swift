@@ -32,7 +32,8 @@ public struct CLLocationUpdate: Sendable {
   init(
     location: CLLocation? = nil, isStationary: Bool = false, authorizationDenied: Bool = false,
     authorizationDeniedGlobally: Bool = false, authorizationRequestInProgress: Bool = false,
-    authorizationRestricted: Bool = false, locationUnavailable: Bool = false, accuracyLimited: Bool = false
+    authorizationRestricted: Bool = false, locationUnavailable: Bool = false,
+    accuracyLimited: Bool = false
   ) {
     self.location = location
     self.isStationary = isStationary
@@ -90,7 +91,8 @@ public struct CLLocationUpdate: Sendable {
         hub.send(.stopUpdates(id))
         hub.unregister(id)
       }
-      hub.startUpdates(id, UpdateRequest(desiredAccuracy: kCLLocationAccuracyBest, distanceFilter: -1))
+      hub.startUpdates(
+        id, UpdateRequest(desiredAccuracy: kCLLocationAccuracyBest, distanceFilter: -1))
       return Iterator(base: stream.makeAsyncIterator())
     }
 
@@ -119,7 +121,8 @@ private final class LiveUpdatesClient: HubClient {
     switch delivery {
     case .locations(let fixes):
       for fix in fixes {
-        continuation.yield(CLLocationUpdate(location: CLLocation(fix: fix), accuracyLimited: limited))
+        continuation.yield(
+          CLLocationUpdate(location: CLLocation(fix: fix), accuracyLimited: limited))
       }
     case .error(.sourcesEnded, _):
       continuation.finish()
@@ -127,7 +130,8 @@ private final class LiveUpdatesClient: HubClient {
       let snapshot = hub.authorization
       continuation.yield(
         CLLocationUpdate(
-          authorizationDenied: snapshot.servicesEnabled, authorizationDeniedGlobally: !snapshot.servicesEnabled))
+          authorizationDenied: snapshot.servicesEnabled,
+          authorizationDeniedGlobally: !snapshot.servicesEnabled))
     case .error(.locationUnknown, _):
       continuation.yield(CLLocationUpdate(locationUnavailable: true, accuracyLimited: limited))
     case .authorization:

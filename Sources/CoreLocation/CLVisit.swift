@@ -28,7 +28,9 @@ open class CLVisit: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
   private let storedCoordinate: CLLocationCoordinate2D
   private let storedAccuracy: CLLocationAccuracy
 
-  init(arrival: Date, departure: Date, coordinate: CLLocationCoordinate2D, accuracy: CLLocationAccuracy) {
+  init(
+    arrival: Date, departure: Date, coordinate: CLLocationCoordinate2D, accuracy: CLLocationAccuracy
+  ) {
     storedArrival = arrival
     storedDeparture = departure
     storedCoordinate = coordinate
@@ -52,9 +54,11 @@ open class CLVisit: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
   public required init?(coder: NSCoder) {
     guard coder.allowsKeyedCoding, coder.containsValue(forKey: Key.arrival) else { return nil }
     storedArrival = Date(timeIntervalSinceReferenceDate: coder.decodeDouble(forKey: Key.arrival))
-    storedDeparture = Date(timeIntervalSinceReferenceDate: coder.decodeDouble(forKey: Key.departure))
+    storedDeparture = Date(
+      timeIntervalSinceReferenceDate: coder.decodeDouble(forKey: Key.departure))
     storedCoordinate = CLLocationCoordinate2D(
-      latitude: coder.decodeDouble(forKey: Key.latitude), longitude: coder.decodeDouble(forKey: Key.longitude))
+      latitude: coder.decodeDouble(forKey: Key.latitude),
+      longitude: coder.decodeDouble(forKey: Key.longitude))
     storedAccuracy = coder.decodeDouble(forKey: Key.accuracy)
     super.init()
   }

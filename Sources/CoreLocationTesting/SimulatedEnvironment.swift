@@ -52,7 +52,8 @@ public final class SimulatedEnvironment: Sendable {
     sourceAccuracy: CLLocationAccuracy = 5
   ) {
     clock = ManualClock(wall: start.timeIntervalSince1970)
-    persistence = MemoryPersistence(lastKnownLocation: lastKnownLocation.map { Fix(location: $0, source: "store") })
+    persistence = MemoryPersistence(
+      lastKnownLocation: lastKnownLocation.map { Fix(location: $0, source: "store") })
     persistence.setServicesEnabled(locationServicesEnabled)
     if authorization != .notDetermined || accuracy != .fullAccuracy {
       persistence.setAuthorization(
@@ -76,7 +77,7 @@ public final class SimulatedEnvironment: Sendable {
   }
 
   /// Runs `body` with this environment bound, for async code.
-  public func run<T>(_ body: () async throws -> T) async rethrows -> T {
+  public func runAsync<T>(_ body: () async throws -> T) async rethrows -> T {
     try await HubEnvironment.$bound.withValue(environment) { try await body() }
   }
 
@@ -118,7 +119,8 @@ public final class SimulatedEnvironment: Sendable {
   }
 
   /// Makes the scripted source fail (clients that are updating hear `CLError.locationUnknown`).
-  public func failSource(_ message: String = "simulated source failure", permanently: Bool = false) {
+  public func failSource(_ message: String = "simulated source failure", permanently: Bool = false)
+  {
     source.fail(message, permanently: permanently)
     pump()
   }

@@ -22,10 +22,13 @@ public enum LocationFormatter {
     ]
     let geocoding = [
       "address", "name", "isoCountryCode", "country", "postalCode", "administrativeArea",
-      "subAdministrativeArea", "locality", "subLocality", "thoroughfare", "subThoroughfare", "region",
+      "subAdministrativeArea", "locality", "subLocality", "thoroughfare", "subThoroughfare",
+      "region",
       "timeZone", "time_local",
     ].map { name -> (String, @Sendable (CLLocation) -> String) in (name, { _ in "" }) }
-    return (location + geocoding).sorted { $0.0.count > $1.0.count }.map { (name: $0.0, value: $0.1) }
+    return (location + geocoding).sorted { $0.0.count > $1.0.count }.map {
+      (name: $0.0, value: $0.1)
+    }
   }()
 
   /// The reverse-geocoding tokens, which print nothing on Linux.
@@ -93,7 +96,9 @@ public enum LocationFormatter {
       }
       return text == "-0" ? "0" : text
     }
-    func known(_ value: Double, _ digits: Int) -> String { value < 0 ? "null" : number(value, digits) }
+    func known(_ value: Double, _ digits: Int) -> String {
+      value < 0 ? "null" : number(value, digits)
+    }
     let altitudeKnown = location.verticalAccuracy >= 0
     let fields: [(String, String)] = [
       ("latitude", number(location.coordinate.latitude, 7)),
@@ -108,7 +113,9 @@ public enum LocationFormatter {
       ("speed_accuracy", known(location.speedAccuracy, 3)),
       ("floor", location.floor.map { String($0.level) } ?? "null"),
       ("time", "\"" + isoTime(location.timestamp) + "\""),
-      ("simulated", (location.sourceInformation?.isSimulatedBySoftware ?? false) ? "true" : "false"),
+      (
+        "simulated", (location.sourceInformation?.isSimulatedBySoftware ?? false) ? "true" : "false"
+      ),
     ]
     return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
   }

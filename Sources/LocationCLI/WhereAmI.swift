@@ -98,7 +98,8 @@ final class Runner: NSObject, CLLocationManagerDelegate {
         guard generation == timeoutGeneration else { return }
         finish(
           .timedOut,
-          "whereami: no location within \(String(format: "%g", timeout)) s" + (printed > 0 ? " of the last one" : ""))
+          "whereami: no location within \(String(format: "%g", timeout)) s"
+            + (printed > 0 ? " of the last one" : ""))
       }
     }
   }
@@ -121,7 +122,9 @@ final class Runner: NSObject, CLLocationManagerDelegate {
     }
   }
 
-  nonisolated func locationManager(_ manager: CLLocationManager, didUpdateLocations locations: [CLLocation]) {
+  nonisolated func locationManager(
+    _ manager: CLLocationManager, didUpdateLocations locations: [CLLocation]
+  ) {
     MainActor.assumeIsolated {
       for location in locations {
         let line: String
@@ -142,13 +145,16 @@ final class Runner: NSObject, CLLocationManagerDelegate {
       if progress, let last = locations.last, Date().timeIntervalSince(lastProgress) > 0.2 {
         lastProgress = Date()
         FileHandle.standardError.write(
-          Data("\r\u{1B}[Kreplay: \(printed) locations, at \(LocationFormatter.isoTime(last.timestamp))".utf8))
+          Data(
+            "\r\u{1B}[Kreplay: \(printed) locations, at \(LocationFormatter.isoTime(last.timestamp))"
+              .utf8))
       }
       armTimeout()
     }
   }
 
-  nonisolated func locationManager(_ manager: CLLocationManager, didFailWithError error: any Error) {
+  nonisolated func locationManager(_ manager: CLLocationManager, didFailWithError error: any Error)
+  {
     MainActor.assumeIsolated {
       let nsError = error as NSError
       let message = nsError.userInfo[NSLocalizedDescriptionKey] as? String
@@ -164,7 +170,8 @@ final class Runner: NSObject, CLLocationManagerDelegate {
             + (CLLocationManager.locationServicesEnabled() ? "" : " (location services are off)"))
       case .locationUnknown where ended:
         if options.watch && printed > 0 { finish(.success) }
-        finish(.noLocation, "whereami: " + (message ?? "the location source ended before a location"))
+        finish(
+          .noLocation, "whereami: " + (message ?? "the location source ended before a location"))
       case .locationUnknown where !options.watch:
         finish(.noLocation, "whereami: no location" + (message.map { ": " + $0 } ?? ""))
       default:

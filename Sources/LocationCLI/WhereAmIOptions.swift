@@ -125,7 +125,8 @@ public struct WhereAmIOptions: Equatable, Sendable {
     default:
       guard let metres = Double(text), metres.isFinite, metres > 0 else {
         throw UsageError(
-          message: "--accuracy takes best, navigation, 10m, 100m, 1km, 3km or metres, not '\(text)'")
+          message: "--accuracy takes best, navigation, 10m, 100m, 1km, 3km or metres, not '\(text)'"
+        )
       }
       return metres
     }
@@ -136,7 +137,8 @@ public struct WhereAmIOptions: Equatable, Sendable {
   public func effectiveSource(environment: [String: String]) throws(UsageError) -> String? {
     guard speed != nil || instant else { return source }
     guard let base = source ?? environment["CORELOCATION_SOURCE"], !base.contains(",") else {
-      throw UsageError(message: "--speed and --instant need one replay source (--source replay:///path)")
+      throw UsageError(
+        message: "--speed and --instant need one replay source (--source replay:///path)")
     }
     var url = base.trimmingCharacters(in: .whitespaces)
     if url.hasPrefix("/") { url = "replay://" + url }

@@ -135,7 +135,9 @@ public struct LocationEngine: Sendable {
     return fix
   }
 
-  private mutating func receive(_ fix: Fix, at now: EngineInstant, into effects: inout [EngineEffect]) {
+  private mutating func receive(
+    _ fix: Fix, at now: EngineInstant, into effects: inout [EngineEffect]
+  ) {
     guard fix.hasValidCoordinate else {
       droppedFixes += 1
       return
@@ -156,7 +158,9 @@ public struct LocationEngine: Sendable {
     }
   }
 
-  private func apply(_ action: UpdateSession.Action?, _ client: ClientID, into effects: inout [EngineEffect]) {
+  private func apply(
+    _ action: UpdateSession.Action?, _ client: ClientID, into effects: inout [EngineEffect]
+  ) {
     switch action {
     case nil, .some(.none):
       break

@@ -32,7 +32,9 @@ public final class LiveClock: HubClock {
     return Double(spec.tv_sec) + Double(spec.tv_nsec) * 1e-9
   }
 
-  public func schedule(at deadline: Double, _ action: @escaping @Sendable () -> Void) -> any Cancellable {
+  public func schedule(at deadline: Double, _ action: @escaping @Sendable () -> Void)
+    -> any Cancellable
+  {
     let delay = max(0, deadline - Self.monotonicSeconds())
     let item = DispatchWorkItem(block: action)
     queue.asyncAfter(deadline: .now() + delay, execute: item)
@@ -75,7 +77,9 @@ public final class ManualClock: HubClock {
     state.withLock { EngineInstant(monotonic: $0.monotonic, wall: $0.wall) }
   }
 
-  public func schedule(at deadline: Double, _ action: @escaping @Sendable () -> Void) -> any Cancellable {
+  public func schedule(at deadline: Double, _ action: @escaping @Sendable () -> Void)
+    -> any Cancellable
+  {
     let sequence = state.withLock { state -> Int in
       state.sequence += 1
       state.entries.append(Entry(deadline: deadline, sequence: state.sequence, action: action))

@@ -22,7 +22,9 @@ public struct HubConfiguration: Sendable {
   public var policy: AuthorizationPolicy
 
   /// Creates a configuration.
-  public init(app: String, sources: LocationHub.Sources, storePath: String?, policy: AuthorizationPolicy) {
+  public init(
+    app: String, sources: LocationHub.Sources, storePath: String?, policy: AuthorizationPolicy
+  ) {
     self.app = app
     self.sources = sources
     self.storePath = storePath
@@ -42,7 +44,8 @@ public struct HubConfiguration: Sendable {
     _ environment: [String: String], fileExists: (String) -> Bool = { access($0, R_OK) == 0 },
     readFile: (String) -> String? = { try? String(contentsOfFile: $0, encoding: .utf8) }
   ) -> HubConfiguration {
-    let app = environment["CORELOCATION_APP_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? executablePath()
+    let app =
+      environment["CORELOCATION_APP_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? executablePath()
     let policy: AuthorizationPolicy
     switch environment["CORELOCATION_AUTHORIZATION"]?.lowercased() {
     case "deny", "denied": policy = .deny
@@ -70,12 +73,16 @@ public struct HubConfiguration: Sendable {
       }
     }
     let home = environment["HOME"] ?? "/"
-    let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
+    let configHome =
+      environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
     for file in [configHome + "/corelocation/sources", "/etc/corelocation/sources"] {
       guard let text = readFile(file) else { continue }
       var urls: [SourceURL] = []
-      for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-        let content = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+      for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false)
+        .enumerated()
+      {
+        let content =
+          line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         guard !content.allSatisfy(\.isWhitespace) else { continue }
         do {
           urls.append(try SourceURL.parse(String(content)))

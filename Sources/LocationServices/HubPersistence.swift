@@ -44,7 +44,9 @@ public final class MemoryPersistence: HubPersistence {
 
   public func servicesEnabled() -> Bool { state.withLock { $0.servicesEnabled } }
 
-  public func setServicesEnabled(_ enabled: Bool) { state.withLock { $0.servicesEnabled = enabled } }
+  public func setServicesEnabled(_ enabled: Bool) {
+    state.withLock { $0.servicesEnabled = enabled }
+  }
 
   public func lastKnownLocation() -> Fix? { state.withLock { $0.lastKnown } }
 

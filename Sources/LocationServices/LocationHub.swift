@@ -137,7 +137,8 @@ public final class LocationHub: Sendable {
       switch (current.status, policy) {
       case (AuthorizationSnapshot.notDetermined, .grant):
         next.status =
-          always ? AuthorizationSnapshot.authorizedAlways : AuthorizationSnapshot.authorizedWhenInUse
+          always
+          ? AuthorizationSnapshot.authorizedAlways : AuthorizationSnapshot.authorizedWhenInUse
       case (AuthorizationSnapshot.notDetermined, .deny):
         next.status = AuthorizationSnapshot.denied
       case (AuthorizationSnapshot.authorizedWhenInUse, .grant) where always:
@@ -250,7 +251,8 @@ public final class LocationHub: Sendable {
         }))
     for (index, source) in made.enumerated() {
       source.start(
-        context: HubSourceContext(hub: self, generation: generation, index: index, url: source.descriptor.url))
+        context: HubSourceContext(
+          hub: self, generation: generation, index: index, url: source.descriptor.url))
     }
   }
 
@@ -274,7 +276,9 @@ public final class LocationHub: Sendable {
   fileprivate func sourceFailed(_ error: SourceError, generation: Int, index: Int) {
     executor.run { [self] in
       let allFinished = state.withLock { state -> Bool? in
-        guard state.generation == generation, state.running.indices.contains(index) else { return nil }
+        guard state.generation == generation, state.running.indices.contains(index) else {
+          return nil
+        }
         state.problem = error.message
         if error.isPermanent { state.running[index].finished = true }
         return state.running.allSatisfy(\.finished)
@@ -288,7 +292,9 @@ public final class LocationHub: Sendable {
   fileprivate func sourceEnded(generation: Int, index: Int) {
     executor.run { [self] in
       let allFinished = state.withLock { state -> Bool in
-        guard state.generation == generation, state.running.indices.contains(index) else { return false }
+        guard state.generation == generation, state.running.indices.contains(index) else {
+          return false
+        }
         state.running[index].finished = true
         return state.running.allSatisfy(\.finished)
       }
@@ -324,7 +330,8 @@ private struct HubSourceContext: SourceContext {
 
   func end() { hub.sourceEnded(generation: generation, index: index) }
 
-  func schedule(after seconds: Double, _ action: @escaping @Sendable () -> Void) -> any Cancellable {
+  func schedule(after seconds: Double, _ action: @escaping @Sendable () -> Void) -> any Cancellable
+  {
     hub.clock.schedule(at: hub.clock.now.monotonic + seconds, action)
   }
 }

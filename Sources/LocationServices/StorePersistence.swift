@@ -29,7 +29,8 @@ public final class StorePersistence: HubPersistence {
     report {
       try store.setAuthorization(
         StoredAuthorization(
-          status: snapshot.status, accuracy: snapshot.accuracy, updated: Date().timeIntervalSince1970),
+          status: snapshot.status, accuracy: snapshot.accuracy,
+          updated: Date().timeIntervalSince1970),
         app: app)
     }
   }

@@ -31,7 +31,8 @@ public final class ReplaySource: LocationSource {
     self.path = path
     self.options = options
     self.descriptor = SourceDescriptor(
-      url: SourceURL.replay(path: path, options: options).text, nominalAccuracy: .infinity, power: .none)
+      url: SourceURL.replay(path: path, options: options).text, nominalAccuracy: .infinity,
+      power: .none)
   }
 
   /// Creates a replay of fixes already in memory (tests, benchmarks).
@@ -86,7 +87,8 @@ public final class ReplaySource: LocationSource {
     let fixes = track.fixes
     guard index < fixes.count else {
       if options.loop, !fixes.isEmpty {
-        schedule(after: options.instant ? 0 : 1 / options.speed, index: 0, generation: generation, context)
+        schedule(
+          after: options.instant ? 0 : 1 / options.speed, index: 0, generation: generation, context)
       } else {
         context.end()
       }
@@ -108,8 +110,12 @@ public final class ReplaySource: LocationSource {
     schedule(after: delay, index: end, generation: generation, context)
   }
 
-  private func schedule(after delay: Double, index: Int, generation: Int, _ context: any SourceContext) {
-    let token = context.schedule(after: delay) { [self] in step(index: index, generation: generation) }
+  private func schedule(
+    after delay: Double, index: Int, generation: Int, _ context: any SourceContext
+  ) {
+    let token = context.schedule(after: delay) { [self] in
+      step(index: index, generation: generation)
+    }
     let stale = state.withLock { state -> Bool in
       guard state.generation == generation else { return true }
       state.pending = token

@@ -4,7 +4,9 @@ import LocationFormats
 extension ReplayTrack {
   /// Decodes a recording already in memory.
   /// - Throws: `FormatError` when nothing usable could be read (with file and line).
-  static func decode(_ bytes: [UInt8], format: Format, file: String) throws(FormatError) -> ReplayTrack {
+  static func decode(_ bytes: [UInt8], format: Format, file: String) throws(FormatError)
+    -> ReplayTrack
+  {
     switch format {
     case .gpx:
       let document = try GPXDecoder.decode(data: bytes, file: file)

@@ -59,11 +59,13 @@ public struct ReplayTrack: Sendable {
     do {
       bytes = try readFile(path)
     } catch {
-      throw SourceError(.unavailable, "replay: cannot read \(path): \(error.message)", isPermanent: true)
+      throw SourceError(
+        .unavailable, "replay: cannot read \(path): \(error.message)", isPermanent: true)
     }
     guard let format = detectFormat(bytes) else {
       throw SourceError(
-        .malformed, "replay: \(path) is neither GPX nor NMEA 0183 (it starts with neither '<' nor '$')",
+        .malformed,
+        "replay: \(path) is neither GPX nor NMEA 0183 (it starts with neither '<' nor '$')",
         isPermanent: true)
     }
     let track: ReplayTrack

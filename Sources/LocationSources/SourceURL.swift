@@ -112,7 +112,8 @@ public enum SourceURL: Sendable, Equatable {
       case "speed":
         guard let speed = Double(value), speed.isFinite, speed > 0 else {
           throw SourceError(
-            .configuration, "replay speed must be a positive number, not '\(value)'", isPermanent: true)
+            .configuration, "replay speed must be a positive number, not '\(value)'",
+            isPermanent: true)
         }
         options.speed = speed
       case "instant":

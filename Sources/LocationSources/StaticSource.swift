@@ -31,7 +31,8 @@ public final class StaticSource: LocationSource {
     do {
       bytes = try readFile(path)
     } catch {
-      throw SourceError(.unavailable, "static: cannot read \(path): \(error.message)", isPermanent: true)
+      throw SourceError(
+        .unavailable, "static: cannot read \(path): \(error.message)", isPermanent: true)
     }
     do {
       var fix = try GeolocationFile.parse(
@@ -60,7 +61,9 @@ public final class StaticSource: LocationSource {
       return
     }
     context.emit(fix)
-    let token = context.schedule(after: Self.interval) { [self] in emit(context, generation: generation) }
+    let token = context.schedule(after: Self.interval) { [self] in
+      emit(context, generation: generation)
+    }
     let stale = state.withLock { state -> Bool in
       guard state.generation == generation else { return true }
       state.pending = token

@@ -29,11 +29,15 @@ final class LegacyDelegate: NSObject, CLLocationManagerDelegate, @unchecked Send
   var updates: [(new: CLLocation, old: CLLocation)] = []
   var statuses: [CLAuthorizationStatus] = []
 
-  func locationManager(_ manager: CLLocationManager, didUpdateTo newLocation: CLLocation, from oldLocation: CLLocation) {
+  func locationManager(
+    _ manager: CLLocationManager, didUpdateTo newLocation: CLLocation, from oldLocation: CLLocation
+  ) {
     updates.append((newLocation, oldLocation))
   }
 
-  func locationManager(_ manager: CLLocationManager, didChangeAuthorization status: CLAuthorizationStatus) {
+  func locationManager(
+    _ manager: CLLocationManager, didChangeAuthorization status: CLAuthorizationStatus
+  ) {
     statuses.append(status)
   }
 }
@@ -41,7 +45,9 @@ final class LegacyDelegate: NSObject, CLLocationManagerDelegate, @unchecked Send
 @Suite struct CLLocationManagerTests {
   static let paris = CLLocationCoordinate2D(latitude: 48.8566, longitude: 2.3522)
 
-  func location(_ world: SimulatedEnvironment, north metres: Double = 0, accuracy: Double = 5) -> CLLocation {
+  func location(_ world: SimulatedEnvironment, north metres: Double = 0, accuracy: Double = 5)
+    -> CLLocation
+  {
     CLLocation(
       coordinate: CLLocationCoordinate2D(
         latitude: Self.paris.latitude + metres / 111_200, longitude: Self.paris.longitude),
@@ -144,7 +150,8 @@ final class LegacyDelegate: NSObject, CLLocationManagerDelegate, @unchecked Send
   }
 
   @Test func servicesOffDeniesAndIsVisible() {
-    let world = SimulatedEnvironment(authorization: .authorizedAlways, locationServicesEnabled: false)
+    let world = SimulatedEnvironment(
+      authorization: .authorizedAlways, locationServicesEnabled: false)
     let delegate = RecordingDelegate()
     let manager = world.run { CLLocationManager() }
     manager.delegate = delegate
@@ -173,7 +180,8 @@ final class LegacyDelegate: NSObject, CLLocationManagerDelegate, @unchecked Send
     let cached = CLLocation(
       coordinate: Self.paris, altitude: 0, horizontalAccuracy: 20, verticalAccuracy: -1,
       timestamp: start.addingTimeInterval(-120))
-    let world = SimulatedEnvironment(authorization: .authorizedAlways, lastKnownLocation: cached, start: start)
+    let world = SimulatedEnvironment(
+      authorization: .authorizedAlways, lastKnownLocation: cached, start: start)
     let delegate = RecordingDelegate()
     let manager = world.run { CLLocationManager() }
     manager.delegate = delegate
@@ -235,7 +243,9 @@ final class LegacyDelegate: NSObject, CLLocationManagerDelegate, @unchecked Send
     world.deliver(location(world, north: 10))
     #expect(delegate.statuses == [.authorizedAlways])
     #expect(delegate.updates.count == 2)
-    #expect(delegate.updates.last?.old.coordinate.latitude == delegate.updates.first?.new.coordinate.latitude)
+    #expect(
+      delegate.updates.last?.old.coordinate.latitude
+        == delegate.updates.first?.new.coordinate.latitude)
   }
 
   @Test func delegateIsWeak() {

@@ -8,7 +8,9 @@ import Testing
   static let origin = EngineInstant(monotonic: 100, wall: 1_767_225_600)
   let client = ClientID(1)
 
-  func fix(_ latitude: Double, _ longitude: Double, accuracy: Double = 5, time: Double = 1_767_225_600)
+  func fix(
+    _ latitude: Double, _ longitude: Double, accuracy: Double = 5, time: Double = 1_767_225_600
+  )
     -> Fix
   {
     Fix(latitude: latitude, longitude: longitude, horizontalAccuracy: accuracy, time: time)
@@ -44,7 +46,10 @@ import Testing
 
   /// The distance filter compares with the last delivered location, not the last fix.
   @Test(arguments: [
-    (filter: 100.0, steps: [50.0, 99.0, 101.0, 150.0, 250.0], expected: [true, false, false, true, false, true])
+    (
+      filter: 100.0, steps: [50.0, 99.0, 101.0, 150.0, 250.0],
+      expected: [true, false, false, true, false, true]
+    )
   ])
   func distanceFilter(filter: Double, steps: [Double], expected: [Bool]) {
     var engine = LocationEngine(allowed: true)
@@ -70,9 +75,12 @@ import Testing
 
   @Test func requestLocationCompletesOnAccurateFix() {
     var engine = LocationEngine(allowed: true)
-    _ = engine.handle(.sourcesChanged([SourceInfo(name: "gps", nominalAccuracy: 3)]), at: Self.origin)
-    let asked = engine.handle(.requestLocation(client, UpdateRequest(desiredAccuracy: 10)), at: Self.origin)
-    #expect(asked.contains(.armTimer(.requestTimeout(client), deadline: Self.origin.monotonic + 10)))
+    _ = engine.handle(
+      .sourcesChanged([SourceInfo(name: "gps", nominalAccuracy: 3)]), at: Self.origin)
+    let asked = engine.handle(
+      .requestLocation(client, UpdateRequest(desiredAccuracy: 10)), at: Self.origin)
+    #expect(
+      asked.contains(.armTimer(.requestTimeout(client), deadline: Self.origin.monotonic + 10)))
     #expect(delivered(engine.handle(.fix(fix(1, 1, accuracy: 50)), at: Self.origin)).isEmpty)
     let done = engine.handle(.fix(fix(1, 1, accuracy: 8)), at: Self.origin)
     #expect(delivered(done).count == 1)
@@ -83,23 +91,27 @@ import Testing
 
   @Test func requestLocationTakesFixNoSourceCanImprove() {
     var engine = LocationEngine(allowed: true)
-    _ = engine.handle(.sourcesChanged([SourceInfo(name: "static", nominalAccuracy: 1000)]), at: Self.origin)
+    _ = engine.handle(
+      .sourcesChanged([SourceInfo(name: "static", nominalAccuracy: 1000)]), at: Self.origin)
     _ = engine.handle(.requestLocation(client, UpdateRequest(desiredAccuracy: -1)), at: Self.origin)
     #expect(delivered(engine.handle(.fix(fix(1, 1, accuracy: 1000)), at: Self.origin)).count == 1)
   }
 
   @Test func requestLocationTimeoutDeliversBestOrFails() {
     var engine = LocationEngine(allowed: true)
-    _ = engine.handle(.sourcesChanged([SourceInfo(name: "gps", nominalAccuracy: 3)]), at: Self.origin)
+    _ = engine.handle(
+      .sourcesChanged([SourceInfo(name: "gps", nominalAccuracy: 3)]), at: Self.origin)
     _ = engine.handle(.requestLocation(client, UpdateRequest(desiredAccuracy: 5)), at: Self.origin)
     _ = engine.handle(.fix(fix(1, 1, accuracy: 80)), at: Self.origin)
     _ = engine.handle(.fix(fix(2, 2, accuracy: 40)), at: Self.origin)
     _ = engine.handle(.fix(fix(3, 3, accuracy: 60)), at: Self.origin)
-    let timedOut = engine.handle(.timerFired(.requestTimeout(client)), at: Self.origin.advanced(by: 10))
+    let timedOut = engine.handle(
+      .timerFired(.requestTimeout(client)), at: Self.origin.advanced(by: 10))
     #expect(delivered(timedOut).map(\.latitude) == [2])
 
     _ = engine.handle(.requestLocation(client, UpdateRequest(desiredAccuracy: 5)), at: Self.origin)
-    let empty = engine.handle(.timerFired(.requestTimeout(client)), at: Self.origin.advanced(by: 10))
+    let empty = engine.handle(
+      .timerFired(.requestTimeout(client)), at: Self.origin.advanced(by: 10))
     #expect(errors(empty) == [.locationUnknown])
   }
 
@@ -119,8 +131,10 @@ import Testing
     let effects = engine.handle(.startUpdates(client, UpdateRequest()), at: Self.origin)
     #expect(delivered(effects) == [cached])
 
-    var stale = LocationEngine(allowed: true, cachedLocation: fix(10, 10, time: Self.origin.wall - 301))
-    #expect(delivered(stale.handle(.startUpdates(client, UpdateRequest()), at: Self.origin)).isEmpty)
+    var stale = LocationEngine(
+      allowed: true, cachedLocation: fix(10, 10, time: Self.origin.wall - 301))
+    #expect(
+      delivered(stale.handle(.startUpdates(client, UpdateRequest()), at: Self.origin)).isEmpty)
   }
 
   @Test func deniedClientGetsDeniedAndNothingElse() {
@@ -144,10 +158,17 @@ import Testing
   @Test func sourceFailureIsReportedOncePerOutage() {
     var engine = LocationEngine(allowed: true)
     _ = engine.handle(.startUpdates(client, UpdateRequest()), at: Self.origin)
-    #expect(errors(engine.handle(.sourceFailed(source: "gps", reason: "gone"), at: Self.origin)) == [.locationUnknown])
-    #expect(errors(engine.handle(.sourceFailed(source: "gps", reason: "gone"), at: Self.origin)).isEmpty)
+    #expect(
+      errors(engine.handle(.sourceFailed(source: "gps", reason: "gone"), at: Self.origin)) == [
+        .locationUnknown
+      ])
+    #expect(
+      errors(engine.handle(.sourceFailed(source: "gps", reason: "gone"), at: Self.origin)).isEmpty)
     _ = engine.handle(.fix(fix(1, 1)), at: Self.origin)
-    #expect(errors(engine.handle(.sourceFailed(source: "gps", reason: "gone"), at: Self.origin)) == [.locationUnknown])
+    #expect(
+      errors(engine.handle(.sourceFailed(source: "gps", reason: "gone"), at: Self.origin)) == [
+        .locationUnknown
+      ])
   }
 
   @Test func sourcesEndedTellsStreamingClients() {
@@ -165,17 +186,23 @@ import Testing
     #expect(
       engine.handle(.startUpdates(other, UpdateRequest(desiredAccuracy: 10)), at: Self.origin)
         .contains(.demandSources(accuracy: 10)))
-    #expect(engine.handle(.removeClient(other), at: Self.origin).contains(.demandSources(accuracy: 1000)))
+    #expect(
+      engine.handle(.removeClient(other), at: Self.origin).contains(.demandSources(accuracy: 1000)))
   }
 
   @Test func simulatedFixesAreNotSavedAndRealOnesAreThrottled() {
     var engine = LocationEngine(allowed: true)
     var simulated = fix(1, 1)
     simulated.isSimulated = true
-    #expect(!engine.handle(.fix(simulated), at: Self.origin).contains(.saveLastKnownLocation(simulated)))
+    #expect(
+      !engine.handle(.fix(simulated), at: Self.origin).contains(.saveLastKnownLocation(simulated)))
     let real = fix(2, 2)
     #expect(engine.handle(.fix(real), at: Self.origin).contains(.saveLastKnownLocation(real)))
-    #expect(!engine.handle(.fix(real), at: Self.origin.advanced(by: 1)).contains(.saveLastKnownLocation(real)))
-    #expect(engine.handle(.fix(real), at: Self.origin.advanced(by: 6)).contains(.saveLastKnownLocation(real)))
+    #expect(
+      !engine.handle(.fix(real), at: Self.origin.advanced(by: 1)).contains(
+        .saveLastKnownLocation(real)))
+    #expect(
+      engine.handle(.fix(real), at: Self.origin.advanced(by: 6)).contains(
+        .saveLastKnownLocation(real)))
   }
 }
