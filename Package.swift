@@ -74,7 +74,10 @@ let package = Package(
       name: "whereami", dependencies: ["LocationCLI"], swiftSettings: swiftSettings),
     .executableTarget(
       name: "locbench",
-      dependencies: ["Geodesy", "LocationFormats", "LocationEngine", "LocationStore"],
+      dependencies: [
+        "Geodesy", "LocationFormats", "LocationEngine", "LocationStore", "LocationSources",
+        "LocationServices",
+      ],
       swiftSettings: swiftSettings
     ),
 
@@ -84,6 +87,10 @@ let package = Package(
     .testTarget(name: "LocationEngineTests", dependencies: ["LocationEngine"]),
     .testTarget(name: "LocationStoreTests", dependencies: ["LocationStore"]),
     .testTarget(name: "LocationSourcesTests", dependencies: ["LocationSources"]),
+    .testTarget(
+      name: "LocationServicesTests",
+      dependencies: ["LocationServices", "LocationEngine", "LocationSources", "LocationStore"]
+    ),
     .testTarget(
       name: "CoreLocationTests", dependencies: ["CoreLocation", "CoreLocationTesting", "Geodesy"]),
     .testTarget(name: "LocationCLITests", dependencies: ["LocationCLI"]),

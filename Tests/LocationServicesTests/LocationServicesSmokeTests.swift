@@ -1,0 +1,5 @@
+import Testing
+
+@Suite struct LocationServicesSmokeTests {
+  @Test func builds() {}
+}
