@@ -10,7 +10,7 @@ let swiftSettings: [SwiftSetting] = []
 
 let package = Package(
   name: "CoreLocation",
-  platforms: [.macOS(.v14)],
+  platforms: [.macOS(.v15)],
   products: [
     .library(name: "CoreLocation", targets: ["CoreLocation"]),
     .library(name: "CoreLocationTesting", targets: ["CoreLocationTesting"]),

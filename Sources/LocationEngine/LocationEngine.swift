@@ -47,6 +47,15 @@ public struct LocationEngine: Sendable {
   /// Handles one event at one instant and returns the effects to apply, in order.
   public mutating func handle(_ event: EngineEvent, at now: EngineInstant) -> [EngineEffect] {
     var effects: [EngineEffect] = []
+    handle(event, at: now, into: &effects)
+    return effects
+  }
+
+  /// Handles one event and appends its effects to `effects` (a buffer the caller may reuse, so the
+  /// hot path of one fix allocates nothing but the delivered batch).
+  public mutating func handle(
+    _ event: EngineEvent, at now: EngineInstant, into effects: inout [EngineEffect]
+  ) {
     switch event {
     case .addClient(let client):
       if sessions[client] == nil { sessions[client] = UpdateSession() }
@@ -66,7 +75,9 @@ public struct LocationEngine: Sendable {
     case .requestLocation(let client, let request):
       requestOne(client, request, at: now, into: &effects)
     case .fix(let fix):
-      receive(fix, at: now, into: &effects)
+      // A fix changes demand only when it completes a request.
+      if receive(fix, at: now, into: &effects) { updateDemand(into: &effects) }
+      return
     case .sourcesChanged(let infos):
       sources = infos
       bestPossible = infos.map(\.nominalAccuracy).min() ?? 0
@@ -89,7 +100,6 @@ public struct LocationEngine: Sendable {
       }
     }
     updateDemand(into: &effects)
-    return effects
   }
 
   private mutating func start(
@@ -135,45 +145,56 @@ public struct LocationEngine: Sendable {
     return fix
   }
 
+  /// Returns whether a request was completed (demand may have changed).
   private mutating func receive(
     _ fix: Fix, at now: EngineInstant, into effects: inout [EngineEffect]
-  ) {
+  ) -> Bool {
     guard fix.hasValidCoordinate else {
       droppedFixes += 1
-      return
+      return false
     }
     latestFix = fix
     if !fix.isSimulated, now.monotonic - lastSave >= saveInterval {
       lastSave = now.monotonic
       effects.append(.saveLastKnownLocation(fix))
     }
-    guard allowed else { return }
+    guard allowed else { return false }
     // Most engines serve one client; avoid sorting in that case.
     if sessions.count == 1, let client = sessions.keys.first {
-      apply(sessions[client]?.receive(fix, bestPossible: bestPossible), client, into: &effects)
-      return
+      return apply(
+        sessions[client]?.receive(fix, bestPossible: bestPossible), client, into: &effects)
     }
+    var completed = false
     for client in sessions.keys.sorted() {
-      apply(sessions[client]?.receive(fix, bestPossible: bestPossible), client, into: &effects)
+      if apply(sessions[client]?.receive(fix, bestPossible: bestPossible), client, into: &effects) {
+        completed = true
+      }
     }
+    return completed
   }
 
+  /// Appends what an action means; returns whether it finished a request.
+  @discardableResult
   private func apply(
     _ action: UpdateSession.Action?, _ client: ClientID, into effects: inout [EngineEffect]
-  ) {
+  ) -> Bool {
     switch action {
     case nil, .some(.none):
-      break
+      return false
     case .some(.deliver(let fix)):
       effects.append(.deliverLocations(client, [fix]))
+      return false
     case .some(.fail(let error)):
       effects.append(.deliverError(client, error))
+      return false
     case .some(.complete(let fix)):
       effects.append(.cancelTimer(.requestTimeout(client)))
       effects.append(.deliverLocations(client, [fix]))
+      return true
     case .some(.completeWithError(let error)):
       effects.append(.cancelTimer(.requestTimeout(client)))
       effects.append(.deliverError(client, error))
+      return true
     }
   }
 
