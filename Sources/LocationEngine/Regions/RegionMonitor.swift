@@ -72,6 +72,9 @@ public struct RegionMonitor: Sendable {
   private static let emptyEntry: Int32 = -1
   private static let deletedEntry: Int32 = -2
 
+  /// The most regions one monitor holds (2^28, about 268 million: some 30 GB of storage).
+  public static let maximumCount = RegionGridIndex.maximumSlots
+
   /// The largest radius `add` accepts, metres (`maximumRegionMonitoringDistance`).
   public let maximumRadius: Double
 
@@ -184,8 +187,9 @@ public struct RegionMonitor: Sendable {
   ///   - initialState: The state it starts in.
   /// - Returns: The events of evaluating it against the last fix given to `evaluate` (none when
   ///   there is no such fix, see `forgetLastFix()`).
-  /// - Throws: `RegionSpecError` when `spec.validate(maximumRadius:)` finds a reason; the monitor
-  ///   is then unchanged.
+  /// - Throws: `RegionSpecError` when `spec.validate(maximumRadius:)` finds a reason, or
+  ///   `.tooManyRegions` when a new identifier would exceed `maximumCount`; the monitor is then
+  ///   unchanged.
   @discardableResult
   public mutating func add(_ spec: RegionSpec, initialState: RegionState = .unknown)
     throws(RegionSpecError) -> [RegionEvent]
@@ -199,9 +203,11 @@ public struct RegionMonitor: Sendable {
       latitude: spec.latitude, longitude: spec.longitude, radius: spec.radius,
       hysteresis: spec.hysteresis)
     let slot: Int
-    let found = Self.withBytes(of: spec.identifier) { bytes in
+    let found: Int? = Self.withBytes(of: spec.identifier) { bytes in
       let hash = Self.hash(bytes)
       if let slot = findSlot(bytes, hash: hash) { return slot }
+      if hot.count >= Self.maximumCount && deadCount > 0 { compact() }
+      if hot.count >= Self.maximumCount { return nil }
       let slot = hot.count
       identifierBytes.append(contentsOf: bytes)
       identifierStarts.append(UInt32(truncatingIfNeeded: identifierBytes.count))
@@ -210,6 +216,11 @@ public struct RegionMonitor: Sendable {
       exact.append(exactValues)
       liveCount += 1
       return slot
+    }
+    guard let found else {
+      throw RegionSpecError(
+        code: .tooManyRegions,
+        message: "region '\(spec.identifier)': the monitor already holds \(Self.maximumCount) regions")
     }
     slot = found
     bits |= hot[slot].bits & Self.listBits
@@ -261,7 +272,7 @@ public struct RegionMonitor: Sendable {
     do {
       let hot = self.hot
       let exact = self.exact
-      index = RegionGridIndex(slotCount: hot.count) { slot, emit in
+      index = RegionGridIndex(slotCount: hot.count, expectedEntries: liveCount * 6) { slot, emit in
         guard hot[slot].bits & Self.aliveBit != 0 else { return -1 }
         let e = exact[slot]
         let box = RegionGeometry.boundingBox(

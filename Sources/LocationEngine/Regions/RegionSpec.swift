@@ -108,6 +108,8 @@ public struct RegionSpecError: Error, Sendable, Equatable, Hashable, CustomStrin
     case radiusTooLarge
     /// The hysteresis is negative, NaN or infinite.
     case invalidHysteresis
+    /// The monitor already holds `RegionMonitor.maximumCount` regions (thrown by `add`).
+    case tooManyRegions
   }
 
   /// The reason.
