@@ -177,7 +177,8 @@ enum RegionsBench {
         + ", total \(format(Double(buildEnd - buildStart)))")
     print(
       String(
-        format: "memory: %.1f bytes/region resident (RSS %.1f -> %.1f MB), %.1f bytes/region counted",
+        format:
+          "memory: %.1f bytes/region resident (RSS %.1f -> %.1f MB), %.1f bytes/region counted",
         Double(rssAfter - rssBefore) / Double(regionCount), Double(rssBefore) / 1e6,
         Double(rssAfter) / 1e6, Double(own) / Double(regionCount)))
 
@@ -246,7 +247,8 @@ enum RegionsBench {
     var scanned = 0
     var mismatches = 0
     for (i, fix) in fixes.enumerated() {
-      let isSample = i > warmUpCount && (i - warmUpCount - 1) % sampleEvery == 0 && scanned < scanCount
+      let isSample =
+        i > warmUpCount && (i - warmUpCount - 1) % sampleEvery == 0 && scanned < scanCount
       if isSample {
         var states = replay.states
         let start = nanoseconds()
@@ -257,7 +259,8 @@ enum RegionsBench {
           latitude: fix.latitude, longitude: fix.longitude, accuracy: fix.accuracy)
         if actual != expected { mismatches += 1 }
       } else {
-        _ = replay.evaluate(latitude: fix.latitude, longitude: fix.longitude, accuracy: fix.accuracy)
+        _ = replay.evaluate(
+          latitude: fix.latitude, longitude: fix.longitude, accuracy: fix.accuracy)
       }
     }
     let meanScan = Double(scanTime) / Double(max(1, scanned))
@@ -266,7 +269,8 @@ enum RegionsBench {
         + "events identical to the index on \(scanned - mismatches) of \(scanned)")
     print(
       String(
-        format: "speed-up: %.0fx (scan mean / indexed median, quiet fixes), %.0fx (scan mean / indexed mean, all fixes)",
+        format:
+          "speed-up: %.0fx (scan mean / indexed median, quiet fixes), %.0fx (scan mean / indexed mean, all fixes)",
         meanScan / quietMedian, meanScan / meanIndexed))
     let ok =
       quietMedian <= 1000 && quietP99 <= 20_000 && meanScan / meanIndexed >= 1000

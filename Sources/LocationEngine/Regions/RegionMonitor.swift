@@ -31,8 +31,10 @@ import Geodesy
 /// Storage is a structure of arrays: 24 bytes of hot data (`Float` unit vector, radius, hysteresis,
 /// state and flags), 32 bytes of exact `Double` values, the identifiers in one UTF-8 buffer with
 /// 4-byte offsets, an open-addressing identifier table of `Int32` slots, and the cell index.
-/// Removed regions leave a tombstone until more than half the slots are dead, then the storage is
-/// compacted (renumbering preserves order).
+/// Removed regions leave a tombstone until more than 1,024 slots and more than half of all slots are
+/// dead (or none is left), then the storage is compacted (renumbering preserves order). Added or
+/// replaced regions wait in a short list, scanned with every fix, until `evaluate` rebuilds the
+/// index once that list exceeds max(1,024, count / 256) (or `buildIndex()` is called).
 public struct RegionMonitor: Sendable {
   /// Hot per-region data, read for every candidate: 24 bytes.
   struct Hot {
@@ -220,7 +222,8 @@ public struct RegionMonitor: Sendable {
     guard let found else {
       throw RegionSpecError(
         code: .tooManyRegions,
-        message: "region '\(spec.identifier)': the monitor already holds \(Self.maximumCount) regions")
+        message:
+          "region '\(spec.identifier)': the monitor already holds \(Self.maximumCount) regions")
     }
     slot = found
     bits |= hot[slot].bits & Self.listBits
