@@ -43,6 +43,12 @@ enum RegionsBench {
     return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
   }
 
+  static func threadCPUNanoseconds() -> Int64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+  }
+
   static func residentBytes() -> Int {
     guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else {
       return 0
@@ -212,6 +218,7 @@ enum RegionsBench {
       clockOverhead = min(clockOverhead, b - a)
     }
     let runStart = nanoseconds()
+    let cpuStart = threadCPUNanoseconds()
     for fix in fixes[(warmUpCount + 1)...] {
       let start = nanoseconds()
       let events = monitor.evaluate(
@@ -225,6 +232,7 @@ enum RegionsBench {
       }
     }
     let runEnd = nanoseconds()
+    let cpuEnd = threadCPUNanoseconds()
     quiet.sort()
     busy.sort()
     let meanIndexed = Double(runEnd - runStart) / Double(fixCount)
@@ -238,7 +246,9 @@ enum RegionsBench {
       "indexed, fixes with a change (\(busy.count), \(eventCount) events): median "
         + "\(format(percentile(busy, 0.5))), p99 \(format(percentile(busy, 0.99)))")
     print(
-      "indexed, all fixes: mean \(format(meanIndexed)) (clock read \(clockOverhead) ns, included)")
+      "indexed, all fixes: mean \(format(meanIndexed)) wall, "
+        + "\(format(Double(cpuEnd - cpuStart) / Double(fixCount))) thread CPU "
+        + "(clock read \(clockOverhead) ns, included)")
 
     // Baseline on a subsample, replayed on the copy.
     let specs = replay.specs
