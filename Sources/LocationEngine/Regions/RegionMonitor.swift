@@ -337,7 +337,11 @@ public struct RegionMonitor: Sendable {
           apply(evidence, slot: slot, changes: &changes)
         }
       }
-      unknownList.removeLast(unknownList.count - kept)
+      if kept == 0 {
+        unknownList = []  // after the first fix: give back the storage
+      } else {
+        unknownList.removeLast(unknownList.count - kept)
+      }
     }
 
     // 2. Regions inside: only evidence of outside changes them.
