@@ -29,10 +29,12 @@ import Synchronization
 ///   with `.invalidValue`. Error messages never contain stored values.
 public final class LocationStore: @unchecked Sendable {
   // @unchecked Sendable: the SQLite connection is not thread-safe (opened with
-  // SQLITE_OPEN_NOMUTEX). Every use of `connection` goes through `locked(_:)`, which holds `gate`
-  // for the call; a call made inside `transaction`'s body on the thread that already holds `gate`
-  // (recognised through `owner`) runs without taking it again. So at most one thread uses the
-  // connection at any time, and `connection.transactionDepth` is only touched under the gate.
+  // SQLITE_OPEN_NOMUTEX). Every use of `connection` after `init` happens inside `exclusively(_:)`
+  // (directly or through `locked`/`writing`/`transaction`), which holds `gate` for the call; a
+  // call made inside `transaction`'s body on the thread that already holds `gate` (recognised
+  // through `owner`) runs without taking it again. So at most one thread uses the connection at
+  // any time, and `connection.transactionDepth` is only touched under the gate. `deinit` (the
+  // connection closes itself) runs when no other reference, hence no other user, exists.
   private let connection: Connection
   /// Serialises every call on the connection.
   private let gate = Mutex<Void>(())
