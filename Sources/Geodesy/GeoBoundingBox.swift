@@ -22,7 +22,8 @@ public struct GeoBoundingBox: Sendable, Equatable {
   ///   - maxLatitude: Northern edge, degrees.
   ///   - minLongitude: Western edge, degrees.
   ///   - maxLongitude: Eastern edge, degrees (less than `minLongitude` to wrap the antimeridian).
-  public init(minLatitude: Double, maxLatitude: Double, minLongitude: Double, maxLongitude: Double) {
+  public init(minLatitude: Double, maxLatitude: Double, minLongitude: Double, maxLongitude: Double)
+  {
     self.minLatitude = minLatitude
     self.maxLatitude = maxLatitude
     self.minLongitude = minLongitude
@@ -52,7 +53,8 @@ public struct GeoBoundingBox: Sendable, Equatable {
   /// - Returns: A box that covers the whole circle.
   public static func around(latitude: Double, longitude: Double, radius: Double) -> GeoBoundingBox {
     guard latitude.isFinite, longitude.isFinite, abs(latitude) <= 90 else {
-      return GeoBoundingBox(minLatitude: .nan, maxLatitude: .nan, minLongitude: .nan, maxLongitude: .nan)
+      return GeoBoundingBox(
+        minLatitude: .nan, maxLatitude: .nan, minLongitude: .nan, maxLongitude: .nan)
     }
     let geodesic = Geodesic.wgs84
     let r = radius > 0 ? radius : 0

@@ -49,9 +49,12 @@ import Testing
         lat3 = min(90, max(-90, lat1 + rng.uniform(-0.01...0.01)))
         lon3 = lon1 + rng.uniform(-0.01...0.01)
       }
-      let d12 = geodesic.distance(latitude1: lat1, longitude1: lon1, latitude2: lat2, longitude2: lon2)
-      let d13 = geodesic.distance(latitude1: lat1, longitude1: lon1, latitude2: lat3, longitude2: lon3)
-      let d32 = geodesic.distance(latitude1: lat3, longitude1: lon3, latitude2: lat2, longitude2: lon2)
+      let d12 = geodesic.distance(
+        latitude1: lat1, longitude1: lon1, latitude2: lat2, longitude2: lon2)
+      let d13 = geodesic.distance(
+        latitude1: lat1, longitude1: lon1, latitude2: lat3, longitude2: lon3)
+      let d32 = geodesic.distance(
+        latitude1: lat3, longitude1: lon3, latitude2: lat2, longitude2: lon2)
       #expect(d12 <= d13 + d32 + 1e-6)
     }
   }
@@ -91,7 +94,8 @@ import Testing
         longitude2: direct.longitude)
       #expect(abs(inverse.distance - distance) <= 1e-6, "\(lat1) \(lon1) \(azimuth) \(distance)")
       if abs(lat1) < 89 && distance > 1 {
-        #expect(angleError(inverse.azimuth1, azimuth) <= 1e-8, "\(lat1) \(lon1) \(azimuth) \(distance)")
+        #expect(
+          angleError(inverse.azimuth1, azimuth) <= 1e-8, "\(lat1) \(lon1) \(azimuth) \(distance)")
       }
     }
   }
@@ -106,7 +110,8 @@ import Testing
       let (lat1, lon1) = Self.point(&rng)
       let azimuth = rng.uniform(-180...180)
       let distance = rng.uniform(0...25_000)
-      let end = geodesic.direct(latitude: lat1, longitude: lon1, azimuth: azimuth, distance: distance)
+      let end = geodesic.direct(
+        latitude: lat1, longitude: lon1, azimuth: azimuth, distance: distance)
       let fast = geodesic.distance(
         latitude1: lat1, longitude1: lon1, latitude2: end.latitude, longitude2: end.longitude)
       let full = geodesic.inverse(
@@ -137,8 +142,11 @@ import Testing
   @Test func invalidInputGivesNaN() {
     #expect(geodesic.distance(latitude1: 91, longitude1: 0, latitude2: 0, longitude2: 0).isNaN)
     #expect(geodesic.distance(latitude1: .nan, longitude1: 0, latitude2: 0, longitude2: 0).isNaN)
-    #expect(geodesic.inverse(latitude1: 0, longitude1: .infinity, latitude2: 0, longitude2: 0).distance.isNaN)
+    #expect(
+      geodesic.inverse(latitude1: 0, longitude1: .infinity, latitude2: 0, longitude2: 0).distance
+        .isNaN)
     #expect(geodesic.direct(latitude: 0, longitude: 0, azimuth: .nan, distance: 1).latitude.isNaN)
-    #expect(geodesic.direct(latitude: 0, longitude: 0, azimuth: 0, distance: .infinity).latitude.isNaN)
+    #expect(
+      geodesic.direct(latitude: 0, longitude: 0, azimuth: 0, distance: .infinity).latitude.isNaN)
   }
 }

@@ -23,10 +23,12 @@ import Testing
   @Test func axesPointEastAndNorth() {
     let plane = LocalTangentPlane(latitude: 45, longitude: 179.9999)
     // Across the antimeridian, east is still east.
-    let eastward = Geodesic.wgs84.direct(latitude: 45, longitude: 179.9999, azimuth: 90, distance: 100)
+    let eastward = Geodesic.wgs84.direct(
+      latitude: 45, longitude: 179.9999, azimuth: 90, distance: 100)
     let (e, n) = plane.project(latitude: eastward.latitude, longitude: eastward.longitude)
     #expect(abs(e - 100) < 1e-3 && abs(n) < 1e-3)
-    let northward = Geodesic.wgs84.direct(latitude: 45, longitude: 179.9999, azimuth: 0, distance: 100)
+    let northward = Geodesic.wgs84.direct(
+      latitude: 45, longitude: 179.9999, azimuth: 0, distance: 100)
     let (e2, n2) = plane.project(latitude: northward.latitude, longitude: northward.longitude)
     #expect(abs(e2) < 1e-9 && abs(n2 - 100) < 1e-3)
     let origin = plane.project(latitude: 45, longitude: 179.9999)
@@ -38,7 +40,8 @@ import Testing
   func distancesNearTheOrigin(distance: Double) {
     let plane = LocalTangentPlane(latitude: -33.9, longitude: 18.4)
     for azimuth in stride(from: -180.0, to: 180, by: 15) {
-      let end = Geodesic.wgs84.direct(latitude: -33.9, longitude: 18.4, azimuth: azimuth, distance: distance)
+      let end = Geodesic.wgs84.direct(
+        latitude: -33.9, longitude: 18.4, azimuth: azimuth, distance: distance)
       let (e, n) = plane.project(latitude: end.latitude, longitude: end.longitude)
       let planar = (e * e + n * n).squareRoot()
       let bound = pow(distance, 3) / (6 * 6_300_000 * 6_300_000) + 1e-9
