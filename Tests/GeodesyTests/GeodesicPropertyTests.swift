@@ -139,6 +139,32 @@ import Testing
     #expect(geodesic.distance(latitude1: 30, longitude1: -180, latitude2: 30, longitude2: 180) == 0)
   }
 
+  /// With f = 0 the solution is the great circle.
+  @Test(arguments: [UInt64(14)])
+  func sphereGivesGreatCircles(seed: UInt64) {
+    let sphere = Geodesic(a: 6_371_000, f: 0)
+    var rng = SplitMix64(seed: seed)
+    for _ in 0..<2_000 {
+      let (lat1, lon1) = Self.point(&rng)
+      let (lat2, lon2) = Self.point(&rng)
+      let degree = Double.pi / 180
+      let (p1, p2, dl) = (lat1 * degree, lat2 * degree, (lon2 - lon1) * degree)
+      // The central angle by the atan2 form, accurate for all separations.
+      let y =
+        ((cos(p2) * sin(dl)) * (cos(p2) * sin(dl))
+        + (cos(p1) * sin(p2) - sin(p1) * cos(p2) * cos(dl))
+          * (cos(p1) * sin(p2) - sin(p1) * cos(p2) * cos(dl)))
+        .squareRoot()
+      let x = sin(p1) * sin(p2) + cos(p1) * cos(p2) * cos(dl)
+      let expected = 6_371_000 * atan2(y, x)
+      let s = sphere.distance(latitude1: lat1, longitude1: lon1, latitude2: lat2, longitude2: lon2)
+      let full = sphere.inverse(
+        latitude1: lat1, longitude1: lon1, latitude2: lat2, longitude2: lon2)
+      #expect(abs(s - expected) <= 1e-6, "\(lat1) \(lon1) \(lat2) \(lon2)")
+      #expect(abs(full.distance - expected) <= 1e-6, "\(lat1) \(lon1) \(lat2) \(lon2)")
+    }
+  }
+
   @Test func invalidInputGivesNaN() {
     #expect(geodesic.distance(latitude1: 91, longitude1: 0, latitude2: 0, longitude2: 0).isNaN)
     #expect(geodesic.distance(latitude1: .nan, longitude1: 0, latitude2: 0, longitude2: 0).isNaN)
