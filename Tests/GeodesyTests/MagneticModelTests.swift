@@ -207,6 +207,23 @@ struct WMMTestPoint: Sendable, CustomStringConvertible {
     #expect(abs(MagneticModel.decimalYear(unixTime: unixTime) - expected) < 1e-12)
   }
 
+  @Test func fieldAtUnixTime() throws {
+    // 2025-07-02T12:00:00Z.
+    let time = 1_751_457_600.0
+    let byTime = try MagneticModel.field(
+      latitude: 51.5, longitude: -0.1, height: 45, unixTime: time)
+    let byYear = try MagneticModel.field(
+      latitude: 51.5, longitude: -0.1, height: 45,
+      decimalYear: MagneticModel.decimalYear(unixTime: time))
+    #expect(byTime == byYear)
+    #expect(byTime.modelName == "WMM-2025")
+    // London's declination in mid-2025 is about +1 degree (east).
+    #expect(abs(byTime.declination - 1) < 1)
+    #expect(throws: MagneticModelError.self) {
+      try MagneticModel.field(latitude: 0, longitude: 0, height: 0, unixTime: 0)
+    }
+  }
+
   @Test func decimalYearOfNonFiniteTimeIsNaN() {
     #expect(MagneticModel.decimalYear(unixTime: .nan).isNaN)
     #expect(MagneticModel.decimalYear(unixTime: .infinity).isNaN)
