@@ -27,8 +27,18 @@ enum AngleMath {
   /// Reduces an angle to the range [-180, 180]; -180 becomes 180.
   @inline(__always)
   static func normalize(_ x: Double) -> Double {
-    let y = remainder(x, 360)
+    let y = reduce(x)
     return y == -180 ? 180 : y
+  }
+
+  /// `remainder(x, 360)` up to the sign at ±180: the result is in [-180, 180]. Angles already in
+  /// range (the usual case) and up to 540° away are reduced exactly without the library call
+  /// (x ∓ 360 is exact there by Sterbenz's lemma).
+  @inline(__always)
+  static func reduce(_ x: Double) -> Double {
+    if abs(x) <= 180 { return x }
+    if abs(x) <= 540 { return x > 0 ? x - 360 : x + 360 }
+    return remainder(x, 360)
   }
 
   /// The difference `y - x` reduced to [-180, 180], with its rounding error (so that the exact
@@ -37,8 +47,8 @@ enum AngleMath {
   /// At exactly 0 or ±180 the sign is chosen so that `difference + error` lies in (-180, 180].
   @inline(__always)
   static func difference(_ x: Double, _ y: Double) -> (difference: Double, error: Double) {
-    let first = twoSum(remainder(-x, 360), remainder(y, 360))
-    let second = twoSum(remainder(first.sum, 360), first.error)
+    let first = twoSum(reduce(-x), reduce(y))
+    let second = twoSum(reduce(first.sum), first.error)
     var d = second.sum
     let e = second.error
     if d == 0 || abs(d) == 180 {
@@ -70,13 +80,15 @@ enum AngleMath {
   @inline(__always)
   static func sinCos(_ x: Double) -> (sin: Double, cos: Double) {
     guard x.isFinite else { return (.nan, .nan) }
-    var r = fmod(x, 360)
+    // For |x| < 2^52 the reduction x - 90 q is exact without fmod: 90 q is a multiple of ulp(x)
+    // and the result is smaller than x.
+    var r = abs(x) < 4.5e15 ? x : fmod(x, 360)
     let q = (r / 90).rounded()
     r -= 90 * q
     let radians = r * degree
     let s = sin(radians)
     let c = cos(radians)
-    let quadrant = Int(q) & 3
+    let quadrant = Int(q.truncatingRemainder(dividingBy: 4)) & 3
     var sinX: Double
     var cosX: Double
     switch quadrant {

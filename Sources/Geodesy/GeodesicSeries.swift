@@ -32,7 +32,7 @@ enum GeodesicSeries {
   @inline(__always)
   static func a1m1(_ eps: Double) -> Double {
     let e2 = eps * eps
-    let t = e2 * (e2 * (e2 + 4) + 64) / 256
+    let t = e2 * (e2 * (e2 + 4) + 64) * (1.0 / 256)
     return (t + eps) / (1 - eps)
   }
 
@@ -41,17 +41,17 @@ enum GeodesicSeries {
   static func c1(_ eps: Double) -> SineSeries {
     let e2 = eps * eps
     var d = eps
-    let c1 = d * (e2 * (6 - e2) - 16) / 32
+    let c1 = d * (e2 * (6 - e2) - 16) * (1.0 / 32)
     d *= eps
-    let c2 = d * (e2 * (64 - 9 * e2) - 128) / 2048
+    let c2 = d * (e2 * (64 - 9 * e2) - 128) * (1.0 / 2048)
     d *= eps
-    let c3 = d * (9 * e2 - 16) / 768
+    let c3 = d * (9 * e2 - 16) * (1.0 / 768)
     d *= eps
-    let c4 = d * (3 * e2 - 5) / 512
+    let c4 = d * (3 * e2 - 5) * (1.0 / 512)
     d *= eps
-    let c5 = -7 * d / 1280
+    let c5 = -7 * d * (1.0 / 1280)
     d *= eps
-    let c6 = -7 * d / 2048
+    let c6 = -7 * d * (1.0 / 2048)
     return SineSeries(c1: c1, c2: c2, c3: c3, c4: c4, c5: c5, c6: c6)
   }
 
@@ -60,17 +60,17 @@ enum GeodesicSeries {
   static func c1Prime(_ eps: Double) -> SineSeries {
     let e2 = eps * eps
     var d = eps
-    let c1 = d * (e2 * (205 * e2 - 432) + 768) / 1536
+    let c1 = d * (e2 * (205 * e2 - 432) + 768) * (1.0 / 1536)
     d *= eps
-    let c2 = d * (e2 * (4005 * e2 - 4736) + 3840) / 12288
+    let c2 = d * (e2 * (4005 * e2 - 4736) + 3840) * (1.0 / 12288)
     d *= eps
-    let c3 = d * (116 - 225 * e2) / 384
+    let c3 = d * (116 - 225 * e2) * (1.0 / 384)
     d *= eps
-    let c4 = d * (2695 - 7173 * e2) / 7680
+    let c4 = d * (2695 - 7173 * e2) * (1.0 / 7680)
     d *= eps
-    let c5 = 3467 * d / 7680
+    let c5 = 3467 * d * (1.0 / 7680)
     d *= eps
-    let c6 = 38081 * d / 61440
+    let c6 = 38081 * d * (1.0 / 61440)
     return SineSeries(c1: c1, c2: c2, c3: c3, c4: c4, c5: c5, c6: c6)
   }
 
@@ -79,7 +79,7 @@ enum GeodesicSeries {
   @inline(__always)
   static func a2m1(_ eps: Double) -> Double {
     let e2 = eps * eps
-    let t = e2 * (e2 * (-11 * e2 - 28) - 192) / 256
+    let t = e2 * (e2 * (-11 * e2 - 28) - 192) * (1.0 / 256)
     return (t - eps) / (1 + eps)
   }
 
@@ -88,17 +88,17 @@ enum GeodesicSeries {
   static func c2(_ eps: Double) -> SineSeries {
     let e2 = eps * eps
     var d = eps
-    let c1 = d * (e2 * (e2 + 2) + 16) / 32
+    let c1 = d * (e2 * (e2 + 2) + 16) * (1.0 / 32)
     d *= eps
-    let c2 = d * (e2 * (35 * e2 + 64) + 384) / 2048
+    let c2 = d * (e2 * (35 * e2 + 64) + 384) * (1.0 / 2048)
     d *= eps
-    let c3 = d * (15 * e2 + 80) / 768
+    let c3 = d * (15 * e2 + 80) * (1.0 / 768)
     d *= eps
-    let c4 = d * (7 * e2 + 35) / 512
+    let c4 = d * (7 * e2 + 35) * (1.0 / 512)
     d *= eps
-    let c5 = 63 * d / 1280
+    let c5 = 63 * d * (1.0 / 1280)
     d *= eps
-    let c6 = 77 * d / 2048
+    let c6 = 77 * d * (1.0 / 2048)
     return SineSeries(c1: c1, c2: c2, c3: c3, c4: c4, c5: c5, c6: c6)
   }
 }

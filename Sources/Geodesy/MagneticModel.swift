@@ -71,6 +71,30 @@ public enum MagneticModel {
       latitude: latitude, longitude: longitude, height: height, decimalYear: decimalYear)
   }
 
+  /// The geomagnetic field at a place and a time given as seconds since 1970-01-01T00:00:00Z
+  /// (a `Fix`'s `time`).
+  ///
+  /// - Parameters:
+  ///   - latitude: Geodetic latitude on WGS-84, degrees, -90...90.
+  ///   - longitude: Longitude, degrees (any finite value).
+  ///   - height: Height above the WGS-84 ellipsoid, metres, within ``heightRange``.
+  ///   - unixTime: Seconds since 1970-01-01T00:00:00Z; converted by ``decimalYear(unixTime:)``.
+  /// - Returns: The field and its yearly change, from the model for that date.
+  /// - Throws: ``MagneticModelError`` as ``field(latitude:longitude:height:decimalYear:)`` does.
+  public static func field(
+    latitude: Double,
+    longitude: Double,
+    height: Double,
+    unixTime: Double
+  ) throws(MagneticModelError) -> MagneticField {
+    guard unixTime.isFinite else {
+      throw MagneticModelError(code: .invalidInput, message: "the time is not finite")
+    }
+    return try field(
+      latitude: latitude, longitude: longitude, height: height,
+      decimalYear: decimalYear(unixTime: unixTime))
+  }
+
   /// Converts a time in seconds since 1970-01-01T00:00:00Z to a decimal year (2025.5 is half-way
   /// through 2025), the date the model takes.
   ///

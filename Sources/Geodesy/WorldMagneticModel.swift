@@ -16,6 +16,10 @@ struct WorldMagneticModel: Sendable {
   let h: [Double]
   let gDot: [Double]
   let hDot: [Double]
+  /// Constants of the Legendre recurrence for each (n, m), same index: sqrt((n-1)^2 - m^2) and
+  /// 1 / sqrt(n^2 - m^2).
+  let recurrenceK2: [Double]
+  let recurrenceK3: [Double]
 
   /// Degree and order of the expansion.
   static let maxDegree = 12
@@ -51,6 +55,18 @@ struct WorldMagneticModel: Sendable {
     self.h = h
     self.gDot = gDot
     self.hDot = hDot
+    var k2 = [Double](repeating: 0, count: count)
+    var k3 = k2
+    for n in 1...Self.maxDegree {
+      for m in 0..<n {
+        let nn = Double(n)
+        let mm = Double(m)
+        k2[n * (n + 1) / 2 + m] = ((nn - 1) * (nn - 1) - mm * mm).squareRoot()
+        k3[n * (n + 1) / 2 + m] = 1 / (nn * nn - mm * mm).squareRoot()
+      }
+    }
+    recurrenceK2 = k2
+    recurrenceK3 = k3
   }
 
   /// The field at a geodetic position and date (no validity checks: the caller makes them).
@@ -98,75 +114,78 @@ struct WorldMagneticModel: Sendable {
         h.withUnsafeBufferPointer { h in
           gDot.withUnsafeBufferPointer { gDot in
             hDot.withUnsafeBufferPointer { hDot in
-              var qmm = 1.0  // Q_m^m
-              var sinPowerM1 = 0.0  // sin^(m-1)(theta), for m >= 1
-              var cosM = 1.0  // cos(m lambda)
-              var sinM = 0.0  // sin(m lambda)
-              for m in 0...maxDegree {
-                if m == 1 {
-                  qmm = 1
-                  sinPowerM1 = 1
-                  cosM = cosLambda
-                  sinM = sinLambda
-                } else if m >= 2 {
-                  qmm *= (Double(2 * m - 1) / Double(2 * m)).squareRoot()
-                  sinPowerM1 *= s
-                  let nextCos = cosM * cosLambda - sinM * sinLambda
-                  sinM = sinM * cosLambda + cosM * sinLambda
-                  cosM = nextCos
-                }
-                let mm = Double(m)
-                var q2 = 0.0  // Q_(n-2)^m
-                var dq2 = 0.0
-                var q1 = 0.0  // Q_(n-1)^m
-                var dq1 = 0.0
-                for n in max(m, 1)...maxDegree {
-                  var q: Double
-                  var dq: Double
-                  if n == m {
-                    q = qmm
-                    dq = 0
-                  } else {
-                    let nn = Double(n)
-                    let k1 = Double(2 * n - 1)
-                    let k2 = ((nn - 1) * (nn - 1) - mm * mm).squareRoot()
-                    let k3 = 1 / (nn * nn - mm * mm).squareRoot()
-                    let previous = n == m + 1 ? qmm : q1
-                    let dPrevious = n == m + 1 ? 0 : dq1
-                    q = (k1 * t * previous - k2 * q2) * k3
-                    dq = (k1 * (previous + t * dPrevious) - k2 * dq2) * k3
-                    q2 = previous
-                    dq2 = dPrevious
+              recurrenceK2.withUnsafeBufferPointer { recurrenceK2 in
+                recurrenceK3.withUnsafeBufferPointer { recurrenceK3 in
+                  var qmm = 1.0  // Q_m^m
+                  var sinPowerM1 = 0.0  // sin^(m-1)(theta), for m >= 1
+                  var cosM = 1.0  // cos(m lambda)
+                  var sinM = 0.0  // sin(m lambda)
+                  for m in 0...maxDegree {
+                    if m == 1 {
+                      qmm = 1
+                      sinPowerM1 = 1
+                      cosM = cosLambda
+                      sinM = sinLambda
+                    } else if m >= 2 {
+                      qmm *= (Double(2 * m - 1) / Double(2 * m)).squareRoot()
+                      sinPowerM1 *= s
+                      let nextCos = cosM * cosLambda - sinM * sinLambda
+                      sinM = sinM * cosLambda + cosM * sinLambda
+                      cosM = nextCos
+                    }
+                    let mm = Double(m)
+                    var q2 = 0.0  // Q_(n-2)^m
+                    var dq2 = 0.0
+                    var q1 = 0.0  // Q_(n-1)^m
+                    var dq1 = 0.0
+                    for n in max(m, 1)...maxDegree {
+                      var q: Double
+                      var dq: Double
+                      if n == m {
+                        q = qmm
+                        dq = 0
+                      } else {
+                        let k1 = Double(2 * n - 1)
+                        let k2 = recurrenceK2[n * (n + 1) / 2 + m]
+                        let k3 = recurrenceK3[n * (n + 1) / 2 + m]
+                        let previous = n == m + 1 ? qmm : q1
+                        let dPrevious = n == m + 1 ? 0 : dq1
+                        q = (k1 * t * previous - k2 * q2) * k3
+                        dq = (k1 * (previous + t * dPrevious) - k2 * dq2) * k3
+                        q2 = previous
+                        dq2 = dPrevious
+                      }
+                      q1 = q
+                      dq1 = dq
+                      // P, dP/dtheta and P / sin(theta).
+                      let pnm: Double
+                      let dpnm: Double
+                      let pOverS: Double
+                      if m == 0 {
+                        pnm = q
+                        dpnm = -s * dq
+                        pOverS = 0
+                      } else {
+                        pOverS = sinPowerM1 * q
+                        pnm = pOverS * s
+                        dpnm = sinPowerM1 * (mm * t * q - s * s * dq)
+                      }
+                      let index = n * (n + 1) / 2 + m
+                      let gnm = g[index] + dt * gDot[index]
+                      let hnm = h[index] + dt * hDot[index]
+                      let scale = powers[n]
+                      let cosTerm = gnm * cosM + hnm * sinM
+                      let sinTerm = gnm * sinM - hnm * cosM
+                      let cosTermDot = gDot[index] * cosM + hDot[index] * sinM
+                      let sinTermDot = gDot[index] * sinM - hDot[index] * cosM
+                      x += scale * cosTerm * dpnm
+                      y += scale * mm * sinTerm * pOverS
+                      zz -= scale * Double(n + 1) * cosTerm * pnm
+                      xDot += scale * cosTermDot * dpnm
+                      yDot += scale * mm * sinTermDot * pOverS
+                      zDot -= scale * Double(n + 1) * cosTermDot * pnm
+                    }
                   }
-                  q1 = q
-                  dq1 = dq
-                  // P, dP/dtheta and P / sin(theta).
-                  let pnm: Double
-                  let dpnm: Double
-                  let pOverS: Double
-                  if m == 0 {
-                    pnm = q
-                    dpnm = -s * dq
-                    pOverS = 0
-                  } else {
-                    pOverS = sinPowerM1 * q
-                    pnm = pOverS * s
-                    dpnm = sinPowerM1 * (mm * t * q - s * s * dq)
-                  }
-                  let index = n * (n + 1) / 2 + m
-                  let gnm = g[index] + dt * gDot[index]
-                  let hnm = h[index] + dt * hDot[index]
-                  let scale = powers[n]
-                  let cosTerm = gnm * cosM + hnm * sinM
-                  let sinTerm = gnm * sinM - hnm * cosM
-                  let cosTermDot = gDot[index] * cosM + hDot[index] * sinM
-                  let sinTermDot = gDot[index] * sinM - hDot[index] * cosM
-                  x += scale * cosTerm * dpnm
-                  y += scale * mm * sinTerm * pOverS
-                  zz -= scale * Double(n + 1) * cosTerm * pnm
-                  xDot += scale * cosTermDot * dpnm
-                  yDot += scale * mm * sinTermDot * pOverS
-                  zDot -= scale * Double(n + 1) * cosTermDot * pnm
                 }
               }
             }

@@ -32,9 +32,11 @@ extension LocationStore {
   /// - Throws: `StoreError` if the store cannot be read (`.corrupt` if a page is damaged).
   public func allRegions() throws(StoreError) -> [StoredRegion] {
     try locked("allRegions") { (connection) throws(StoreError) in
-      // One read transaction for the count and the rows, so that the capacity is right.
-      try connection.run("BEGIN")
-      defer { try? connection.run("COMMIT") }
+      // One read transaction for the count and the rows, so that the capacity is right (unless
+      // the caller's transaction is already open).
+      let ownTransaction = connection.isAutocommit
+      if ownTransaction { try connection.run("BEGIN") }
+      defer { if ownTransaction { try? connection.run("COMMIT") } }
       let count = try connection.withStatement("SELECT count(*) FROM regions") {
         (statement) throws(StoreError) in
         try statement.step() ? Int(statement.int64(at: 0)) : 0

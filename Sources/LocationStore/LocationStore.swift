@@ -29,10 +29,12 @@ import Synchronization
 ///   with `.invalidValue`. Error messages never contain stored values.
 public final class LocationStore: @unchecked Sendable {
   // @unchecked Sendable: the SQLite connection is not thread-safe (opened with
-  // SQLITE_OPEN_NOMUTEX). Every use of `connection` goes through `locked(_:)`, which holds `gate`
-  // for the call; a call made inside `transaction`'s body on the thread that already holds `gate`
-  // (recognised through `owner`) runs without taking it again. So at most one thread uses the
-  // connection at any time, and `connection.transactionDepth` is only touched under the gate.
+  // SQLITE_OPEN_NOMUTEX). Every use of `connection` after `init` happens inside `exclusively(_:)`
+  // (directly or through `locked`/`writing`/`transaction`), which holds `gate` for the call; a
+  // call made inside `transaction`'s body on the thread that already holds `gate` (recognised
+  // through `owner`) runs without taking it again. So at most one thread uses the connection at
+  // any time, and `connection.transactionDepth` is only touched under the gate. `deinit` (the
+  // connection closes itself) runs when no other reference, hence no other user, exists.
   private let connection: Connection
   /// Serialises every call on the connection.
   private let gate = Mutex<Void>(())
@@ -51,7 +53,8 @@ public final class LocationStore: @unchecked Sendable {
   /// Opens (creating if needed) the store at `path` and brings its schema up to date.
   ///
   /// - Parameter path: The database file. Missing parent directories are created with mode 0700;
-  ///   a new file gets mode 0600.
+  ///   a new file gets mode 0600. The path `":memory:"` opens a new store in memory, as
+  ///   `inMemory()` does.
   /// - Throws: `StoreError` with `.readOnly` when the directory or the file is not writable,
   ///   `.cannotOpen` when it cannot be created or opened, `.notADatabase`, `.corrupt` or
   ///   `.foreignDatabase` for a file that is not a healthy location store (left untouched),
@@ -59,26 +62,7 @@ public final class LocationStore: @unchecked Sendable {
   ///   holds it longer than the busy timeout.
   public init(path: String) throws(StoreError) {
     do throws(StoreError) {
-      guard !path.isEmpty, !path.utf8.contains(0) else {
-        throw StoreError(code: .invalidValue, message: "the path is empty or contains a NUL byte")
-      }
-      let directory = FileSystem.directory(of: path)
-      try FileSystem.createDirectories(directory)
-      try FileSystem.checkWritable(directory, what: "the directory")
-      if FileSystem.exists(path) {
-        if FileSystem.isDirectory(path) {
-          throw StoreError(code: .cannotOpen, message: "\(path) is a directory")
-        }
-        try FileSystem.checkWritable(path, what: "the file")
-      } else {
-        try FileSystem.createPrivateFile(path)
-      }
-      // No SQLITE_OPEN_CREATE: the file exists now, with our mode. No SQLITE_OPEN_URI: the path
-      // is a plain file name.
-      let connection = try Connection.open(
-        path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX)
-      try Self.configure(connection, isFile: true)
-      self.connection = connection
+      connection = try path == Self.memoryPath ? Self.openInMemory() : Self.openFile(path)
       self.path = path
     } catch {
       var error = error
@@ -87,27 +71,46 @@ public final class LocationStore: @unchecked Sendable {
     }
   }
 
-  private init(connection: Connection, path: String) {
-    self.connection = connection
-    self.path = path
-  }
-
   /// Opens a new, empty store that lives in memory and disappears with the object.
   ///
   /// Each call gives an independent store with the same schema; for tests and for programs that
   /// must not leave state behind.
   /// - Throws: `StoreError` if SQLite cannot allocate the database.
   public static func inMemory() throws(StoreError) -> LocationStore {
-    do throws(StoreError) {
-      let connection = try Connection.open(
-        path: ":memory:", flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX)
-      try configure(connection, isFile: false)
-      return LocationStore(connection: connection, path: ":memory:")
-    } catch {
-      var error = error
-      error.operation = "inMemory"
-      throw error
+    try LocationStore(path: memoryPath)
+  }
+
+  /// SQLite's name for a private in-memory database.
+  private static let memoryPath = ":memory:"
+
+  private static func openFile(_ path: String) throws(StoreError) -> Connection {
+    guard !path.isEmpty, !path.utf8.contains(0) else {
+      throw StoreError(code: .invalidValue, message: "the path is empty or contains a NUL byte")
     }
+    let directory = FileSystem.directory(of: path)
+    try FileSystem.createDirectories(directory)
+    try FileSystem.checkWritable(directory, what: "the directory")
+    if FileSystem.exists(path) {
+      if FileSystem.isDirectory(path) {
+        throw StoreError(code: .cannotOpen, message: "\(path) is a directory")
+      }
+      try FileSystem.checkWritable(path, what: "the file")
+    } else {
+      try FileSystem.createPrivateFile(path)
+    }
+    // No SQLITE_OPEN_CREATE: the file exists now, with our mode. No SQLITE_OPEN_URI: the path is
+    // a plain file name.
+    let connection = try Connection.open(
+      path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX)
+    try configure(connection, isFile: true)
+    return connection
+  }
+
+  private static func openInMemory() throws(StoreError) -> Connection {
+    let connection = try Connection.open(
+      path: memoryPath, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX)
+    try configure(connection, isFile: false)
+    return connection
   }
 
   /// The per-user store path: `$XDG_STATE_HOME/corelocation/store.sqlite`.

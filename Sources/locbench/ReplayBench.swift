@@ -16,7 +16,22 @@ import LocationFormats
 enum ReplayBench {
   static let pointCount = 1_000_000
   static let chunkSize = 1 << 20
-  static let repetitions = 3
+  static let rounds = 5
+
+  /// One measured variant: its name, the unit it counts, and the best times seen.
+  final class Variant {
+    let name: String
+    let unit: String
+    let body: () -> Int
+    var wall = Double.infinity
+    var cpu = Double.infinity
+    var count = 0
+    init(_ name: String, _ unit: String, _ body: @escaping () -> Int) {
+      self.name = name
+      self.unit = unit
+      self.body = body
+    }
+  }
 
   static func run() {
     let generationStart = ContinuousClock.now
@@ -24,30 +39,47 @@ enum ReplayBench {
     let megabytes = Double(track.count) / 1_000_000
     print(
       "GPX track: \(pointCount) points, \(String(format: "%.1f", megabytes)) MB "
-        + "(generated in \(seconds(ContinuousClock.now - generationStart)) s)")
+        + "(generated in \(String(format: "%.1f", seconds(ContinuousClock.now - generationStart))) s)"
+    )
 
-    let scan = best { countOpenBrackets(track) }
-    let emptySAX = best { emptySAXParse(track) }
-    let streaming = best { streamingDecode(track) }
-    let whole = best { wholeDecode(track) }
-
-    func report(_ name: String, _ result: (seconds: Double, count: Int), unit: String) {
-      let rate = megabytes / result.seconds
-      print(
-        "  \(name.padding(toLength: 44, withPad: " ", startingAt: 0))"
-          + "\(String(format: "%8.1f", rate)) MB/s  "
-          + "\(String(format: "%12.0f", Double(result.count) / result.seconds)) \(unit)/s")
+    let scan = Variant("baseline: byte scan counting '<'", "tags") { countOpenBrackets(track) }
+    let emptyPush = Variant("baseline: libxml2 SAX2 push, empty callbacks", "elements") {
+      emptySAXParse(track, whole: false)
     }
-    report("baseline: byte scan counting '<'", scan, unit: "tags")
-    report("baseline: libxml2 SAX2, empty callbacks", emptySAX, unit: "elements")
-    report("GPXDecoder feed(1 MB chunks) + takePoints", streaming, unit: "points")
-    report("GPXDecoder.decode(data:)", whole, unit: "points")
-    let decodeRate = megabytes / streaming.seconds
+    let emptyWhole = Variant("baseline: libxml2 SAX2 whole, empty callbacks", "elements") {
+      emptySAXParse(track, whole: true)
+    }
+    let streaming = Variant("GPXDecoder feed(1 MB chunks) + takePoints", "points") {
+      streamingDecode(track)
+    }
+    let whole = Variant("GPXDecoder.decode(data:)", "points") { wholeDecode(track) }
+    let variants = [scan, emptyPush, emptyWhole, streaming, whole]
+    // Rounds interleave the variants so that a burst of load from other processes on a shared
+    // machine hurts all of them alike; each keeps its best wall-clock and its best thread CPU time.
+    for _ in 0..<rounds {
+      for variant in variants { measure(variant) }
+    }
+    print("  best of \(rounds) interleaved rounds; MB/s by wall clock (by this thread's CPU time)")
+    for variant in variants {
+      print(
+        "  \(variant.name.padding(toLength: 46, withPad: " ", startingAt: 0))"
+          + "\(String(format: "%7.1f", megabytes / variant.wall)) "
+          + "(\(String(format: "%7.1f", megabytes / variant.cpu))) MB/s  "
+          + "\(String(format: "%10.0f", Double(variant.count) / variant.wall)) \(variant.unit)/s")
+    }
+    func ratio(_ numerator: Variant, _ denominator: Variant) -> String {
+      String(
+        format: "%.2f (%.2f)", numerator.wall / denominator.wall, numerator.cpu / denominator.cpu)
+    }
+    let decodeRate = megabytes / streaming.wall
+    print("  ratios, wall (CPU):")
+    print("    feed decoder vs empty SAX2 push: \(ratio(emptyPush, streaming))")
+    print("    decode(data:) vs empty SAX2 whole: \(ratio(emptyWhole, whole))")
+    print("    feed decoder vs byte scan: \(ratio(scan, streaming))")
     print(
-      "  ratio decoder / empty SAX2: \(String(format: "%.2f", emptySAX.seconds / streaming.seconds))"
-        + "  decoder / byte scan: \(String(format: "%.3f", scan.seconds / streaming.seconds))"
-        + "  decoder / gpxpy (6 MB/s): \(String(format: "%.1f", decodeRate / 6))x"
-        + "  decoder / iterparse (29 MB/s): \(String(format: "%.1f", decodeRate / 29))x")
+      "    feed decoder vs gpxpy (about 6 MB/s): \(String(format: "%.1f", decodeRate / 6))x,"
+        + " vs ElementTree iterparse (about 29 MB/s): \(String(format: "%.1f", decodeRate / 29))x"
+        + " (Python figures from the brief, not measured here)")
     if streaming.count != pointCount || whole.count != pointCount {
       print("  ERROR: decoded \(streaming.count) / \(whole.count) points, expected \(pointCount)")
     }
@@ -61,16 +93,20 @@ enum ReplayBench {
 
   // MARK: Measurements
 
-  /// The best of `repetitions` runs: (seconds, the count the body returned).
-  static func best(_ body: () -> Int) -> (seconds: Double, count: Int) {
-    var fastest = Double.infinity
-    var count = 0
-    for _ in 0..<repetitions {
-      let start = ContinuousClock.now
-      count = body()
-      fastest = min(fastest, seconds(ContinuousClock.now - start))
-    }
-    return (fastest, count)
+  /// Runs a variant once, keeping its best wall-clock and thread CPU times.
+  static func measure(_ variant: Variant) {
+    let cpuStart = threadCPUSeconds()
+    let start = ContinuousClock.now
+    variant.count = variant.body()
+    variant.wall = min(variant.wall, seconds(ContinuousClock.now - start))
+    variant.cpu = min(variant.cpu, threadCPUSeconds() - cpuStart)
+  }
+
+  /// CPU time consumed by the calling thread, in seconds.
+  static func threadCPUSeconds() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
+    return Double(spec.tv_sec) + Double(spec.tv_nsec) * 1e-9
   }
 
   static func seconds(_ duration: Duration) -> Double {
@@ -121,9 +157,10 @@ enum ReplayBench {
     }
   }
 
-  /// libxml2's SAX2 push parser with callbacks that only count elements: the same chunking and
-  /// options as the decoder, none of its work.
-  static func emptySAXParse(_ bytes: [UInt8]) -> Int {
+  /// libxml2's SAX2 parser with callbacks that only count elements: the same options as the
+  /// decoder, none of its work. `whole`: one pass over the whole buffer (as
+  /// `GPXDecoder.decode(data:)`); otherwise the push parser fed 1 MB chunks (as `feed`).
+  static func emptySAXParse(_ bytes: [UInt8], whole: Bool) -> Int {
     var handler = xmlSAXHandler()
     handler.initialized = clx_sax2_magic()
     handler.startElementNs = { userData, _, _, _, _, _, _, _, _ in
@@ -131,23 +168,33 @@ enum ReplayBench {
     }
     handler.endElementNs = { _, _, _, _ in }
     handler.characters = { _, _, _ in }
+    handler.ignorableWhitespace = handler.characters  // as the decoder does
     handler.serror = { _, _ in }
     let counter = UnsafeMutablePointer<Int>.allocate(capacity: 1)
     counter.initialize(to: 0)
     defer { counter.deallocate() }
-    guard let context = xmlCreatePushParserCtxt(&handler, counter, nil, 0, nil) else { return 0 }
-    defer { xmlFreeParserCtxt(context) }
     let options =
-      XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue
-      | XML_PARSE_NOWARNING.rawValue
-    xmlCtxtUseOptions(context, Int32(options))
+      XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue
     bytes.withUnsafeBytes { buffer in
-      guard let base = buffer.baseAddress else { return }
+      guard let base = buffer.baseAddress?.assumingMemoryBound(to: CChar.self) else { return }
+      if whole {
+        guard let context = xmlCreateMemoryParserCtxt(base, Int32(buffer.count)),
+          let sax = context.pointee.sax
+        else { return }
+        defer { xmlFreeParserCtxt(context) }
+        sax.pointee = handler
+        context.pointee.userData = UnsafeMutableRawPointer(counter)
+        xmlCtxtUseOptions(context, Int32(options))
+        xmlParseDocument(context)
+        return
+      }
+      guard let context = xmlCreatePushParserCtxt(&handler, counter, nil, 0, nil) else { return }
+      defer { xmlFreeParserCtxt(context) }
+      xmlCtxtUseOptions(context, Int32(options))
       var offset = 0
       while offset < buffer.count {
         let count = min(chunkSize, buffer.count - offset)
-        xmlParseChunk(
-          context, base.advanced(by: offset).assumingMemoryBound(to: CChar.self), Int32(count), 0)
+        xmlParseChunk(context, base + offset, Int32(count), 0)
         offset += count
       }
       xmlParseChunk(context, nil, 0, 1)

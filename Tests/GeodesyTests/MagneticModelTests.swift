@@ -153,7 +153,8 @@ struct WMMTestPoint: Sendable, CustomStringConvertible {
     let pole = try MagneticModel.field(
       latitude: latitude, longitude: 0, height: 0, decimalYear: 2026)
     let near = try MagneticModel.field(
-      latitude: latitude > 0 ? latitude - 1e-7 : latitude + 1e-7, longitude: 0, height: 0, decimalYear: 2026)
+      latitude: latitude > 0 ? latitude - 1e-7 : latitude + 1e-7, longitude: 0, height: 0,
+      decimalYear: 2026)
     let pairs: [(Double, Double)] = [
       (pole.north, near.north), (pole.east, near.east), (pole.down, near.down),
       (pole.eastChange, near.eastChange),
@@ -173,8 +174,10 @@ struct WMMTestPoint: Sendable, CustomStringConvertible {
       latitude: -33, longitude: 151, height: 500, decimalYear: t - h)
     let after = try MagneticModel.field(
       latitude: -33, longitude: 151, height: 500, decimalYear: t + h)
-    #expect(abs((after.declination - before.declination) / (2 * h) - field.declinationChange) < 1e-6)
-    #expect(abs((after.inclination - before.inclination) / (2 * h) - field.inclinationChange) < 1e-6)
+    #expect(
+      abs((after.declination - before.declination) / (2 * h) - field.declinationChange) < 1e-6)
+    #expect(
+      abs((after.inclination - before.inclination) / (2 * h) - field.inclinationChange) < 1e-6)
     #expect(
       abs((after.totalIntensity - before.totalIntensity) / (2 * h) - field.totalIntensityChange)
         < 1e-6)
@@ -182,9 +185,11 @@ struct WMMTestPoint: Sendable, CustomStringConvertible {
   }
 
   @Test func blackoutZoneNearTheNorthMagneticPole() throws {
-    let field = try MagneticModel.field(latitude: 86, longitude: 140, height: 0, decimalYear: 2025.5)
+    let field = try MagneticModel.field(
+      latitude: 86, longitude: 140, height: 0, decimalYear: 2025.5)
     #expect(field.isInBlackoutZone)
-    let paris = try MagneticModel.field(latitude: 48.85, longitude: 2.35, height: 0, decimalYear: 2026)
+    let paris = try MagneticModel.field(
+      latitude: 48.85, longitude: 2.35, height: 0, decimalYear: 2026)
     #expect(!paris.isInBlackoutZone && !paris.isInCautionZone)
   }
 
@@ -200,6 +205,23 @@ struct WMMTestPoint: Sendable, CustomStringConvertible {
   @Test(arguments: decimalYears)
   func decimalYear(unixTime: Double, expected: Double) {
     #expect(abs(MagneticModel.decimalYear(unixTime: unixTime) - expected) < 1e-12)
+  }
+
+  @Test func fieldAtUnixTime() throws {
+    // 2025-07-02T12:00:00Z.
+    let time = 1_751_457_600.0
+    let byTime = try MagneticModel.field(
+      latitude: 51.5, longitude: -0.1, height: 45, unixTime: time)
+    let byYear = try MagneticModel.field(
+      latitude: 51.5, longitude: -0.1, height: 45,
+      decimalYear: MagneticModel.decimalYear(unixTime: time))
+    #expect(byTime == byYear)
+    #expect(byTime.modelName == "WMM-2025")
+    // London's declination in mid-2025 is about +1 degree (east).
+    #expect(abs(byTime.declination - 1) < 1)
+    #expect(throws: MagneticModelError.self) {
+      try MagneticModel.field(latitude: 0, longitude: 0, height: 0, unixTime: 0)
+    }
   }
 
   @Test func decimalYearOfNonFiniteTimeIsNaN() {

@@ -49,7 +49,8 @@ import Testing
           distance: Double.random(in: 0...(radius * 1.02), using: &rng),
           bearing: Double.random(in: 0..<360, using: &rng))
         let d = Geodesic.wgs84.distance(
-          latitude1: p.latitude, longitude1: p.longitude, latitude2: latitude, longitude2: longitude)
+          latitude1: p.latitude, longitude1: p.longitude, latitude2: latitude, longitude2: longitude
+        )
         guard d <= radius else { continue }
         let key = RegionGrid.key(latitude: p.latitude, longitude: p.longitude, level: level)
         #expect(cells.contains(key), "centre \(latitude),\(longitude) r \(radius) point \(p)")
@@ -70,7 +71,8 @@ import Testing
       )
       let sinTheta = (cross.0 * cross.0 + cross.1 * cross.1 + cross.2 * cross.2).squareRoot()
       let theta = atan2(sinTheta, u.x * v.x + u.y * v.y + u.z * v.z)
-      let d = Geodesic.wgs84.distance(latitude1: a.0, longitude1: a.1, latitude2: b.0, longitude2: b.1)
+      let d = Geodesic.wgs84.distance(
+        latitude1: a.0, longitude1: a.1, latitude2: b.0, longitude2: b.1)
       #expect(d >= RegionGeometry.minimumCurvatureRadius * theta - 1e-6)
       #expect(d <= RegionGeometry.maximumCurvatureRadius * theta + 1e-6)
     }

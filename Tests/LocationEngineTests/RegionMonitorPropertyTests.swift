@@ -27,12 +27,21 @@ import Testing
     Scenario(seed: 6, place: .northPole, regions: 300),
   ]
 
-  static func start(_ place: Place, _ rng: inout SplitMix64) -> (latitude: Double, longitude: Double) {
+  static func start(_ place: Place, _ rng: inout SplitMix64) -> (
+    latitude: Double, longitude: Double
+  ) {
     switch place {
-    case .northPole: return (Double.random(in: 89.95...90, using: &rng), Double.random(in: -180...180, using: &rng))
-    case .southPole: return (Double.random(in: -90 ... -89.95, using: &rng), Double.random(in: -180...180, using: &rng))
+    case .northPole:
+      return (
+        Double.random(in: 89.95...90, using: &rng), Double.random(in: -180...180, using: &rng)
+      )
+    case .southPole:
+      return (
+        Double.random(in: -90 ... -89.95, using: &rng), Double.random(in: -180...180, using: &rng)
+      )
     case .antimeridian: return (Double.random(in: -60...60, using: &rng), 179.99)
-    case .anywhere: return (Double.random(in: -70...70, using: &rng), Double.random(in: -180...180, using: &rng))
+    case .anywhere:
+      return (Double.random(in: -70...70, using: &rng), Double.random(in: -180...180, using: &rng))
     }
   }
 
@@ -47,7 +56,8 @@ import Testing
   }
 
   static func randomSpec(
-    _ identifier: String, near track: [(latitude: Double, longitude: Double)], _ rng: inout SplitMix64
+    _ identifier: String, near track: [(latitude: Double, longitude: Double)],
+    _ rng: inout SplitMix64
   ) -> RegionSpec {
     let anchor = track[Int.random(in: 0..<track.count, using: &rng)]
     let radius: Double
@@ -75,14 +85,20 @@ import Testing
       notifyOnEntry: Bool.random(using: &rng), notifyOnExit: Bool.random(using: &rng))
   }
 
-  static func track(_ place: Place, count: Int, _ rng: inout SplitMix64) -> [(latitude: Double, longitude: Double)] {
+  static func track(_ place: Place, count: Int, _ rng: inout SplitMix64) -> [(
+    latitude: Double, longitude: Double
+  )] {
     var position = start(place, &rng)
     var result = [position]
     var bearing = Double.random(in: 0..<360, using: &rng)
     while result.count < count {
       bearing += Double.random(in: -60...60, using: &rng)
-      let step = Bool.random(using: &rng) ? Double.random(in: 0...300, using: &rng) : Double.random(in: 0...3000, using: &rng)
-      position = destination(latitude: position.latitude, longitude: position.longitude, distance: step, bearing: bearing)
+      let step =
+        Bool.random(using: &rng)
+        ? Double.random(in: 0...300, using: &rng) : Double.random(in: 0...3000, using: &rng)
+      position = destination(
+        latitude: position.latitude, longitude: position.longitude, distance: step, bearing: bearing
+      )
       switch Int.random(in: 0..<60, using: &rng) {
       case 0: position.longitude = 180
       case 1: position.longitude = -180
@@ -108,7 +124,8 @@ import Testing
     }
     for _ in 0..<scenario.regions {
       let spec = Self.randomSpec(newName(), near: path, &rng)
-      let state: RegionState = [.unknown, .unknown, .inside, .outside][Int.random(in: 0..<4, using: &rng)]
+      let state: RegionState = [.unknown, .unknown, .inside, .outside][
+        Int.random(in: 0..<4, using: &rng)]
       let added = reference.add(spec, initialState: state)
       let expected = try #require(added)
       #expect(try monitor.add(spec, initialState: state) == expected)
@@ -122,7 +139,7 @@ import Testing
       case 0:
         let spec = Self.randomSpec(newName(), near: path, &rng)
         let added = reference.add(spec, initialState: .unknown)
-      let expected = try #require(added)
+        let expected = try #require(added)
         #expect(try monitor.add(spec) == expected)
       case 1:
         if let name = reference.order.randomElement(using: &rng) {
@@ -130,7 +147,7 @@ import Testing
           spec.identifier = name
           let state: RegionState = [.unknown, .inside, .outside][Int.random(in: 0..<3, using: &rng)]
           let added = reference.add(spec, initialState: state)
-      let expected = try #require(added)
+          let expected = try #require(added)
           #expect(try monitor.add(spec, initialState: state) == expected)
         }
       case 2:
@@ -146,9 +163,12 @@ import Testing
         }
       }
       let accuracy = Self.randomAccuracy(&rng)
-      let expected = reference.evaluate(latitude: point.latitude, longitude: point.longitude, accuracy: accuracy)
-      let actual = monitor.evaluate(latitude: point.latitude, longitude: point.longitude, accuracy: accuracy)
-      #expect(actual == expected, "fix \(step) at \(point.latitude),\(point.longitude) ±\(accuracy)")
+      let expected = reference.evaluate(
+        latitude: point.latitude, longitude: point.longitude, accuracy: accuracy)
+      let actual = monitor.evaluate(
+        latitude: point.latitude, longitude: point.longitude, accuracy: accuracy)
+      #expect(
+        actual == expected, "fix \(step) at \(point.latitude),\(point.longitude) ±\(accuracy)")
       if actual != expected { break }
       compared += 1
       changes += expected.count

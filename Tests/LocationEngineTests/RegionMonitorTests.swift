@@ -43,7 +43,8 @@ import Testing
     #expect(
       monitor.evaluate(latitude: inside.latitude, longitude: inside.longitude, accuracy: 5)
         == [Self.event("a", .determined(.inside))])
-    #expect(monitor.evaluate(latitude: inside.latitude, longitude: inside.longitude, accuracy: 5) == [])
+    #expect(
+      monitor.evaluate(latitude: inside.latitude, longitude: inside.longitude, accuracy: 5) == [])
     let far = Self.point(500)
     #expect(
       monitor.evaluate(latitude: far.latitude, longitude: far.longitude, accuracy: 5)
@@ -70,7 +71,8 @@ import Testing
     var monitor = RegionMonitor()
     try monitor.add(Self.spec("a", entry: entry, exit: exit), initialState: .outside)
     let inside = Self.point(0)
-    let entered = monitor.evaluate(latitude: inside.latitude, longitude: inside.longitude, accuracy: 5)
+    let entered = monitor.evaluate(
+      latitude: inside.latitude, longitude: inside.longitude, accuracy: 5)
     #expect(
       entered == [
         Self.event("a", .entered, entry: entry, exit: exit),
@@ -97,15 +99,23 @@ import Testing
 
   static let boundaries: [Boundary] = [
     Boundary(name: "a>h exactly r-a", accuracy: 20, hysteresis: 5, offset: 20, expected: .inside),
-    Boundary(name: "a>h 1 cm inside", accuracy: 20, hysteresis: 5, offset: 20.01, expected: .inside),
-    Boundary(name: "a>h 1 cm short", accuracy: 20, hysteresis: 5, offset: 19.99, expected: .unknown),
+    Boundary(
+      name: "a>h 1 cm inside", accuracy: 20, hysteresis: 5, offset: 20.01, expected: .inside),
+    Boundary(
+      name: "a>h 1 cm short", accuracy: 20, hysteresis: 5, offset: 19.99, expected: .unknown),
     Boundary(name: "a>h exactly r+a", accuracy: 20, hysteresis: 5, offset: -20, expected: .outside),
-    Boundary(name: "a>h 1 cm short of r+a", accuracy: 20, hysteresis: 5, offset: -19.99, expected: .unknown),
-    Boundary(name: "a>h 1 cm outside", accuracy: 20, hysteresis: 5, offset: -20.01, expected: .outside),
+    Boundary(
+      name: "a>h 1 cm short of r+a", accuracy: 20, hysteresis: 5, offset: -19.99, expected: .unknown
+    ),
+    Boundary(
+      name: "a>h 1 cm outside", accuracy: 20, hysteresis: 5, offset: -20.01, expected: .outside),
     Boundary(name: "h>a exactly r-h", accuracy: 3, hysteresis: 25, offset: 25, expected: .inside),
-    Boundary(name: "h>a 1 cm short", accuracy: 3, hysteresis: 25, offset: 24.99, expected: .unknown),
+    Boundary(
+      name: "h>a 1 cm short", accuracy: 3, hysteresis: 25, offset: 24.99, expected: .unknown),
     Boundary(name: "h>a exactly r+h", accuracy: 3, hysteresis: 25, offset: -25, expected: .outside),
-    Boundary(name: "h>a 1 cm short of r+h", accuracy: 3, hysteresis: 25, offset: -24.99, expected: .unknown),
+    Boundary(
+      name: "h>a 1 cm short of r+h", accuracy: 3, hysteresis: 25, offset: -24.99, expected: .unknown
+    ),
     Boundary(name: "invalid accuracy", accuracy: -1, hysteresis: 5, offset: 50, expected: .unknown),
   ]
 
@@ -125,23 +135,27 @@ import Testing
     }
     var monitor = RegionMonitor()
     try monitor.add(Self.spec("a", radius: radius, hysteresis: row.hysteresis))
-    let events = monitor.evaluate(latitude: p.latitude, longitude: p.longitude, accuracy: row.accuracy)
+    let events = monitor.evaluate(
+      latitude: p.latitude, longitude: p.longitude, accuracy: row.accuracy)
     #expect(monitor.state(of: "a") == row.expected)
-    #expect(events == (row.expected == .unknown ? [] : [Self.event("a", .determined(row.expected))]))
+    #expect(
+      events == (row.expected == .unknown ? [] : [Self.event("a", .determined(row.expected))]))
   }
 
   @Test func invalidFixIsNoEvidenceAndNotRemembered() throws {
     var monitor = RegionMonitor()
     try monitor.add(Self.spec("a"))
     let inside = Self.point(0)
-    let fix = Fix(latitude: inside.latitude, longitude: inside.longitude, horizontalAccuracy: -1, time: 0)
+    let fix = Fix(
+      latitude: inside.latitude, longitude: inside.longitude, horizontalAccuracy: -1, time: 0)
     #expect(monitor.evaluate(fix) == [])
     #expect(monitor.evaluate(latitude: .nan, longitude: 0, accuracy: 5) == [])
     #expect(monitor.evaluate(latitude: 0, longitude: 200, accuracy: 5) == [])
     #expect(monitor.evaluate(latitude: 0, longitude: 0, accuracy: .nan) == [])
     // None of those is a last fix: a new region reports nothing.
     #expect(try monitor.add(Self.spec("b")) == [])
-    let good = Fix(latitude: inside.latitude, longitude: inside.longitude, horizontalAccuracy: 5, time: 0)
+    let good = Fix(
+      latitude: inside.latitude, longitude: inside.longitude, horizontalAccuracy: 5, time: 0)
     #expect(
       monitor.evaluate(good) == [
         Self.event("a", .determined(.inside)), Self.event("b", .determined(.inside)),
@@ -167,7 +181,8 @@ import Testing
     // The new geometry is found by later fixes; the old one is not.
     #expect(
       monitor.evaluate(latitude: far.latitude, longitude: far.longitude, accuracy: 5) == [
-        Self.event("a", .entered, entry: false), Self.event("a", .determined(.inside), entry: false),
+        Self.event("a", .entered, entry: false),
+        Self.event("a", .determined(.inside), entry: false),
         Self.event("b", .exited), Self.event("b", .determined(.outside)),
       ])
   }
@@ -208,7 +223,8 @@ import Testing
         == [Self.event("was-inside", .exited), Self.event("was-inside", .determined(.outside))])
     // A restored region added while a fix is known is evaluated against it at once.
     let events = try monitor.add(Self.spec("restored", radius: 5000), initialState: .outside)
-    #expect(events == [Self.event("restored", .entered), Self.event("restored", .determined(.inside))])
+    #expect(
+      events == [Self.event("restored", .entered), Self.event("restored", .determined(.inside))])
     monitor.forgetLastFix()
     #expect(try monitor.add(Self.spec("later", radius: 5000), initialState: .outside) == [])
   }
@@ -218,7 +234,8 @@ import Testing
     for name in ["z", "m", "a", "q"] { try monitor.add(Self.spec(name, radius: 50)) }
     try monitor.add(Self.spec("m", radius: 60))  // replacement keeps its place
     let inside = Self.point(0)
-    let events = monitor.evaluate(latitude: inside.latitude, longitude: inside.longitude, accuracy: 5)
+    let events = monitor.evaluate(
+      latitude: inside.latitude, longitude: inside.longitude, accuracy: 5)
     #expect(events.map(\.identifier) == ["z", "m", "a", "q"])
   }
 
@@ -228,7 +245,8 @@ import Testing
     for i in 0..<5000 {
       let lat = 48 + Double(i % 100) * 0.001
       let lon = 11 + Double(i / 100) * 0.001
-      try monitor.add(RegionSpec(identifier: "region-\(i)", latitude: lat, longitude: lon, radius: 200))
+      try monitor.add(
+        RegionSpec(identifier: "region-\(i)", latitude: lat, longitude: lon, radius: 200))
     }
     monitor.buildIndex()
     #expect(monitor.storageBytes / monitor.count <= 200)

@@ -25,7 +25,9 @@ struct ReferenceMonitor {
   var lastFix: (latitude: Double, longitude: Double, accuracy: Double)?
   var maximumRadius = RegionSpec.defaultMaximumRadius
 
-  private func evidence(_ spec: RegionSpec, _ fix: (latitude: Double, longitude: Double, accuracy: Double))
+  private func evidence(
+    _ spec: RegionSpec, _ fix: (latitude: Double, longitude: Double, accuracy: Double)
+  )
     -> RegionEvidence
   {
     let d = Geodesic.wgs84.distance(

@@ -333,3 +333,39 @@ struct SplitMix64: RandomNumberGenerator {
     #expect(document.warnings.last?.message == "10 more warnings not kept")
   }
 }
+
+@Suite struct GPXDecoderEncodingTests {
+  static let body =
+    "<gpx version=\"1.1\" xmlns=\"http://www.topografix.com/GPX/1/1\">"
+    + "<wpt lat=\"48.1\" lon=\"11.5\"><name>M\u{FC}nchen</name></wpt></gpx>"
+
+  /// A Latin-1 file (as old Windows programs write) is converted by libxml2 and decodes.
+  @Test func latin1Decodes() throws {
+    var bytes = Array("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n".utf8)
+    bytes += Self.body.unicodeScalars.map { UInt8(truncatingIfNeeded: $0.value) }
+    let document = try GPXDecoder.decode(data: bytes)
+    #expect(document.points.count == 1)
+    #expect(document.points.first?.line == 2)
+  }
+
+  /// UTF-16 with a byte order mark decodes too.
+  @Test func utf16Decodes() throws {
+    var bytes: [UInt8] = [0xFF, 0xFE]
+    for unit in ("<?xml version=\"1.0\" encoding=\"UTF-16\"?>" + Self.body).utf16 {
+      bytes += [UInt8(unit & 0xFF), UInt8(unit >> 8)]
+    }
+    let document = try GPXDecoder.decode(data: bytes)
+    #expect(document.points.first?.fix.longitude == 11.5)
+  }
+
+  /// Bytes that are not UTF-8, and an encoding libxml2 does not know, are malformed, not a crash.
+  @Test(arguments: [
+    Array("<gpx version=\"1.1\"><wpt lat=\"1\" lon=\"2\"><name>".utf8) + [0xC3, 0x28, 0xFF]
+      + Array("</name></wpt></gpx>".utf8),
+    Array("<?xml version=\"1.0\" encoding=\"X-NO-SUCH-CHARSET\"?><gpx/>".utf8),
+  ])
+  func badEncodingsAreMalformed(bytes: [UInt8]) {
+    let error = #expect(throws: FormatError.self) { _ = try GPXDecoder.decode(data: bytes) }
+    #expect(error?.code == .malformed)
+  }
+}

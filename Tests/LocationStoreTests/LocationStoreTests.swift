@@ -204,6 +204,13 @@ import Testing
     #expect(try first.appliedMigrations().map(\.name) == LocationStore.knownMigrations)
   }
 
+  @Test func theMemoryPathOpensAStoreInMemory() throws {
+    let store = try LocationStore(path: ":memory:")
+    try store.setSetting("k", "1")
+    #expect(!FileManager.default.fileExists(atPath: ":memory:"))
+    #expect(try LocationStore(path: ":memory:").setting("k") == nil)
+  }
+
   @Test func aTransactionIsAllOrNothing() throws {
     let store = try LocationStore.inMemory()
     struct Stop: Error {}

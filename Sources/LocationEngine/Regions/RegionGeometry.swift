@@ -20,16 +20,18 @@ enum RegionGeometry {
 
   /// Sine and cosine of an angle in degrees.
   ///
-  /// The argument is reduced exactly in degrees (IEEE remainder by 360, then by quadrant, exact by
-  /// Sterbenz's lemma), the approach of GeographicLib's `Math::sincosd` (Karney 2013); the reduced
+  /// The argument is reduced exactly in degrees (IEEE remainder by 360 when outside -180...180,
+  /// then by the nearest quadrant, exact by Sterbenz's lemma), the approach of GeographicLib's `Math::sincosd` (Karney 2013); the reduced
   /// angle, at most 45°, goes through the Taylor series of sine (to t^17) and cosine (to t^18),
   /// whose truncation errors are below 1e-16.
   /// - Parameter degrees: A finite angle in degrees.
   /// - Returns: The sine and the cosine.
   @inline(__always)
   static func sinCos(degrees: Double) -> (sin: Double, cos: Double) {
-    var reduced = degrees.remainder(dividingBy: 360)
-    let quadrant = (reduced / 90).rounded(.toNearestOrEven)
+    var reduced = abs(degrees) <= 180 ? degrees : degrees.remainder(dividingBy: 360)
+    // The nearest quadrant (halves away from zero); truncation avoids a call into libm.
+    let scaled = reduced / 90
+    let quadrant = Double(Int(scaled + (scaled < 0 ? -0.5 : 0.5)))
     reduced -= 90 * quadrant
     let t = reduced * radiansPerDegree
     let t2 = t * t
@@ -73,19 +75,18 @@ enum RegionGeometry {
     return (phi.cos * lambda.cos, phi.cos * lambda.sin, phi.sin)
   }
 
-  /// A closed longitude interval in degrees, within -180...180.
-  struct LongitudeSpan: Equatable {
-    var lower: Double
-    var upper: Double
-  }
-
   /// A conservative latitude-longitude box around a geodesic circle.
   struct Box: Equatable {
+    /// Southern edge, degrees, >= -90.
     var south: Double
+    /// Northern edge, degrees, <= 90.
     var north: Double
-    /// One span, or two when the box crosses the antimeridian; `[-180, 180]` when the circle
-    /// contains a pole.
-    var spans: [LongitudeSpan]
+    /// Western edge, degrees; below -180 when the box crosses the antimeridian.
+    var west: Double
+    /// Eastern edge, degrees; above 180 when the box crosses the antimeridian.
+    var east: Double
+    /// True when the box spans every longitude (the circle contains a pole, or is very wide).
+    var allLongitudes: Bool
   }
 
   /// A box that contains every point whose geodesic distance from the centre is at most `radius`.
@@ -105,23 +106,19 @@ enum RegionGeometry {
     let sigmaDegrees = sigma / radiansPerDegree
     let south = latitude - sigmaDegrees
     let north = latitude + sigmaDegrees
-    let all = [LongitudeSpan(lower: -180, upper: 180)]
-    if north >= 90 || south <= -90 || sigmaDegrees >= 90 {
-      return Box(south: max(-90, south), north: min(90, north), spans: all)
-    }
+    var box = Box(
+      south: max(-90, south), north: min(90, north), west: -180, east: 180, allLongitudes: true)
+    if north >= 90 || south <= -90 || sigmaDegrees >= 90 { return box }
     let cosine = sinCos(degrees: latitude).cos - 1e-15
-    guard cosine > 0 else { return Box(south: south, north: north, spans: all) }
+    guard cosine > 0 else { return box }
     let x = sigma / cosine
-    guard x < 1 else { return Box(south: south, north: north, spans: all) }
+    guard x < 1 else { return box }
     let halfWidth = min(x * .pi / 2, x / (1 - x * x).squareRoot()) / radiansPerDegree
     let delta = halfWidth * (1 + 1e-12) + 1e-12
-    guard delta < 180 else { return Box(south: south, north: north, spans: all) }
-    let west = longitude - delta
-    let east = longitude + delta
-    var spans = [LongitudeSpan(lower: max(-180, west), upper: min(180, east))]
-    // A span that reaches ±180 continues on the other side of the antimeridian.
-    if west <= -180 { spans.append(LongitudeSpan(lower: west + 360, upper: 180)) }
-    if east >= 180 { spans.append(LongitudeSpan(lower: -180, upper: east - 360)) }
-    return Box(south: south, north: north, spans: spans)
+    guard delta < 180 else { return box }
+    box.west = longitude - delta
+    box.east = longitude + delta
+    box.allLongitudes = false
+    return box
   }
 }

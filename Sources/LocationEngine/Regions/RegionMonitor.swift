@@ -31,8 +31,10 @@ import Geodesy
 /// Storage is a structure of arrays: 24 bytes of hot data (`Float` unit vector, radius, hysteresis,
 /// state and flags), 32 bytes of exact `Double` values, the identifiers in one UTF-8 buffer with
 /// 4-byte offsets, an open-addressing identifier table of `Int32` slots, and the cell index.
-/// Removed regions leave a tombstone until more than half the slots are dead, then the storage is
-/// compacted (renumbering preserves order).
+/// Removed regions leave a tombstone until more than 1,024 slots and more than half of all slots are
+/// dead (or none is left), then the storage is compacted (renumbering preserves order). Added or
+/// replaced regions wait in a short list, scanned with every fix, until `evaluate` rebuilds the
+/// index once that list exceeds max(1,024, count / 256) (or `buildIndex()` is called).
 public struct RegionMonitor: Sendable {
   /// Hot per-region data, read for every candidate: 24 bytes.
   struct Hot {
@@ -71,6 +73,9 @@ public struct RegionMonitor: Sendable {
   // Identifier table markers.
   private static let emptyEntry: Int32 = -1
   private static let deletedEntry: Int32 = -2
+
+  /// The most regions one monitor holds (2^28, about 268 million: some 30 GB of storage).
+  public static let maximumCount = RegionGridIndex.maximumSlots
 
   /// The largest radius `add` accepts, metres (`maximumRegionMonitoringDistance`).
   public let maximumRadius: Double
@@ -184,8 +189,9 @@ public struct RegionMonitor: Sendable {
   ///   - initialState: The state it starts in.
   /// - Returns: The events of evaluating it against the last fix given to `evaluate` (none when
   ///   there is no such fix, see `forgetLastFix()`).
-  /// - Throws: `RegionSpecError` when `spec.validate(maximumRadius:)` finds a reason; the monitor
-  ///   is then unchanged.
+  /// - Throws: `RegionSpecError` when `spec.validate(maximumRadius:)` finds a reason, or
+  ///   `.tooManyRegions` when a new identifier would exceed `maximumCount`; the monitor is then
+  ///   unchanged.
   @discardableResult
   public mutating func add(_ spec: RegionSpec, initialState: RegionState = .unknown)
     throws(RegionSpecError) -> [RegionEvent]
@@ -199,9 +205,11 @@ public struct RegionMonitor: Sendable {
       latitude: spec.latitude, longitude: spec.longitude, radius: spec.radius,
       hysteresis: spec.hysteresis)
     let slot: Int
-    let found = Self.withBytes(of: spec.identifier) { bytes in
+    let found: Int? = Self.withBytes(of: spec.identifier) { bytes in
       let hash = Self.hash(bytes)
       if let slot = findSlot(bytes, hash: hash) { return slot }
+      if hot.count >= Self.maximumCount && deadCount > 0 { compact() }
+      if hot.count >= Self.maximumCount { return nil }
       let slot = hot.count
       identifierBytes.append(contentsOf: bytes)
       identifierStarts.append(UInt32(truncatingIfNeeded: identifierBytes.count))
@@ -210,6 +218,12 @@ public struct RegionMonitor: Sendable {
       exact.append(exactValues)
       liveCount += 1
       return slot
+    }
+    guard let found else {
+      throw RegionSpecError(
+        code: .tooManyRegions,
+        message:
+          "region '\(spec.identifier)': the monitor already holds \(Self.maximumCount) regions")
     }
     slot = found
     bits |= hot[slot].bits & Self.listBits
@@ -261,7 +275,7 @@ public struct RegionMonitor: Sendable {
     do {
       let hot = self.hot
       let exact = self.exact
-      index = RegionGridIndex(slotCount: hot.count) { slot, emit in
+      index = RegionGridIndex(slotCount: hot.count, expectedEntries: liveCount * 6) { slot, emit in
         guard hot[slot].bits & Self.aliveBit != 0 else { return -1 }
         let e = exact[slot]
         let box = RegionGeometry.boundingBox(
@@ -323,7 +337,11 @@ public struct RegionMonitor: Sendable {
           apply(evidence, slot: slot, changes: &changes)
         }
       }
-      unknownList.removeLast(unknownList.count - kept)
+      if kept == 0 {
+        unknownList = []  // after the first fix: give back the storage
+      } else {
+        unknownList.removeLast(unknownList.count - kept)
+      }
     }
 
     // 2. Regions inside: only evidence of outside changes them.

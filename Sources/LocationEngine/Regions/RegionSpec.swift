@@ -59,7 +59,8 @@ public struct RegionSpec: Sendable, Equatable, Hashable {
   /// a radius above `maximumRadius`; a hysteresis that is negative, NaN or infinite.
   /// - Parameter maximumRadius: The largest radius accepted, metres.
   /// - Returns: The reason, or nil when the region is valid.
-  public func validate(maximumRadius: Double = RegionSpec.defaultMaximumRadius) -> RegionSpecError? {
+  public func validate(maximumRadius: Double = RegionSpec.defaultMaximumRadius) -> RegionSpecError?
+  {
     if identifier.isEmpty {
       return RegionSpecError(code: .emptyIdentifier, message: "the region identifier is empty")
     }
@@ -70,7 +71,8 @@ public struct RegionSpec: Sendable, Equatable, Hashable {
     }
     guard radius.isFinite else {
       return RegionSpecError(
-        code: .radiusNotFinite, message: "region '\(identifier)': the radius is not a finite number")
+        code: .radiusNotFinite, message: "region '\(identifier)': the radius is not a finite number"
+      )
     }
     guard radius > 0 else {
       return RegionSpecError(
@@ -79,7 +81,8 @@ public struct RegionSpec: Sendable, Equatable, Hashable {
     guard radius <= maximumRadius else {
       return RegionSpecError(
         code: .radiusTooLarge,
-        message: "region '\(identifier)': the radius \(radius) m exceeds the maximum \(maximumRadius) m")
+        message:
+          "region '\(identifier)': the radius \(radius) m exceeds the maximum \(maximumRadius) m")
     }
     guard hysteresis.isFinite, hysteresis >= 0 else {
       return RegionSpecError(
@@ -108,6 +111,8 @@ public struct RegionSpecError: Error, Sendable, Equatable, Hashable, CustomStrin
     case radiusTooLarge
     /// The hysteresis is negative, NaN or infinite.
     case invalidHysteresis
+    /// The monitor already holds `RegionMonitor.maximumCount` regions (thrown by `add`).
+    case tooManyRegions
   }
 
   /// The reason.

@@ -63,13 +63,34 @@ public final class GPXDecoder {
   /// Creates a decoder.
   ///
   /// - Parameter file: the path or URL named in errors and used as each fix's `source`.
-  public init(file: String? = nil) {
+  public convenience init(file: String? = nil) {
+    self.init(file: file, wholeDocument: nil)
+  }
+
+  /// Creates a decoder: a push parser fed by ``feed(_:)-(UnsafeRawBufferPointer)``, or, given a
+  /// whole document, a pull parser over a copy of it for ``parseWholeDocument()`` (no look-ahead
+  /// for construct ends and no buffer shifting, which makes it faster).
+  private init(file: String?, wholeDocument: UnsafeRawBufferPointer?) {
     self.file = file
     GPXDecoder.initializeLibXML
     state = UnsafeMutablePointer<GPXParseState>.allocate(capacity: 1)
     state.initialize(to: GPXParseState(file: file))
     var handler = GPXDecoder.makeHandler()
-    let created = xmlCreatePushParserCtxt(&handler, UnsafeMutableRawPointer(state), nil, 0, nil)
+    let userData = UnsafeMutableRawPointer(state)
+    var created: xmlParserCtxtPtr?
+    if let wholeDocument, let base = wholeDocument.baseAddress {
+      created = xmlCreateMemoryParserCtxt(
+        base.assumingMemoryBound(to: CChar.self), Int32(wholeDocument.count))
+      if let created, let sax = created.pointee.sax {
+        // The context owns a full-size handler (SAX2 defaults); ours replaces it in place.
+        sax.pointee = handler
+        created.pointee.userData = userData
+      }
+      bytesFed = wholeDocument.count
+      finished = true
+    } else {
+      created = xmlCreatePushParserCtxt(&handler, userData, nil, 0, nil)
+    }
     context = created
     if let created {
       let options =
@@ -80,8 +101,21 @@ public final class GPXDecoder {
     }
   }
 
+  /// Parses the whole document given at creation, in one pass.
+  private func parseWholeDocument() throws(FormatError) {
+    if let fatal = state.pointee.fatal { throw fatal }
+    guard let context else {
+      throw FormatError(.unreadable, "libxml2 could not create a parser", file: file)
+    }
+    let previous = clx_silence_begin()
+    xmlParseDocument(context)
+    clx_silence_end(previous)
+    if let fatal = state.pointee.fatal { throw fatal }
+  }
+
   deinit {
     if let context { xmlFreeParserCtxt(context) }
+    state.pointee.deallocate()
     state.deinitialize(count: 1)
     state.deallocate()
   }
@@ -108,6 +142,9 @@ public final class GPXDecoder {
       userData.assumingMemoryBound(to: GPXParseState.self).pointee.characters(bytes, Int(count))
     }
     handler.cdataBlock = handler.characters
+    // Whitespace between elements goes to the same callback; libxml2 then skips its "are these
+    // blanks ignorable?" test, which needs a tree this decoder does not build.
+    handler.ignorableWhitespace = handler.characters
     handler.serror = { userData, error in
       guard let userData, let error else { return }
       userData.assumingMemoryBound(to: GPXParseState.self).pointee.libxmlError(error.pointee)
@@ -230,9 +267,16 @@ public final class GPXDecoder {
   public static func decode(data: [UInt8], file: String? = nil) throws(FormatError)
     -> GPXDocument
   {
-    let decoder = GPXDecoder(file: file)
-    try decoder.feed(data)
-    try decoder.finish()
+    if data.isEmpty { throw FormatError(.empty, "the file is empty", file: file) }
+    let decoder: GPXDecoder
+    if data.count <= Int(Int32.max) {
+      decoder = data.withUnsafeBytes { GPXDecoder(file: file, wholeDocument: $0) }
+      try decoder.parseWholeDocument()
+    } else {
+      decoder = GPXDecoder(file: file)
+      try decoder.feed(data)
+      try decoder.finish()
+    }
     try decoder.checkNotEmpty()
     return GPXDocument(
       points: decoder.takePoints(), warnings: decoder.warnings, version: decoder.version,

@@ -120,11 +120,22 @@ struct GPXParseState {
   // Text capture of one child element.
   private var capture = GPXElement.other
   private var captureDepth = 0
-  private var text: [UInt8] = []
+  /// Bytes of the value being captured: a fixed buffer (freed by `deallocate()`), so that text
+  /// events cost a bounded byte copy and no array bookkeeping.
+  private let textBuffer: UnsafeMutablePointer<UInt8>
+  private var textCount = 0
+  private var text: UnsafeBufferPointer<UInt8> {
+    UnsafeBufferPointer(start: textBuffer, count: textCount)
+  }
 
   init(file: String?) {
     self.file = file
-    text.reserveCapacity(64)
+    textBuffer = UnsafeMutablePointer<UInt8>.allocate(capacity: Self.maximumValueLength + 1)
+  }
+
+  /// Frees the text buffer; called once, by the decoder's deinit.
+  func deallocate() {
+    textBuffer.deallocate()
   }
 
   private var currentLine: Int { Int(clx_current_line(context)) }
@@ -189,9 +200,10 @@ struct GPXParseState {
     guard capture != .other else { return }
     // A value longer than any number or time is kept short: it will fail to parse (and be
     // reported) without letting a hostile file grow the buffer without bound.
-    let room = Self.maximumValueLength + 1 - text.count
-    if room > 0 {
-      text.append(contentsOf: UnsafeBufferPointer(start: bytes, count: min(count, room)))
+    let copied = min(count, Self.maximumValueLength + 1 - textCount)
+    if copied > 0 {
+      (textBuffer + textCount).update(from: bytes, count: copied)
+      textCount += copied
     }
   }
 
@@ -350,20 +362,20 @@ struct GPXParseState {
   private mutating func beginCapture(_ element: GPXElement) {
     capture = element
     captureDepth = pointDepth
-    text.removeAll(keepingCapacity: true)
+    textCount = 0
   }
 
   private mutating func endCapture() {
     let element = capture
     capture = .other
     guard !skip else { return }
-    guard text.count <= Self.maximumValueLength else {
+    guard textCount <= Self.maximumValueLength else {
       warn(valueWarning("a value longer than \(Self.maximumValueLength) bytes"))
       return
     }
     switch element {
     case .time:
-      let value = text.withUnsafeBufferPointer { ByteScalars.iso8601($0) }
+      let value = ByteScalars.iso8601(text)
       if let value {
         time = value
       } else {
@@ -372,14 +384,14 @@ struct GPXParseState {
     case .fix:
       quality = fixQuality()
     case .sat:
-      let value = text.withUnsafeBufferPointer { ByteScalars.decimal($0) }
+      let value = ByteScalars.decimal(text)
       if let value, value >= 0, value <= 1000, value == value.rounded() {
         satellites = Int(value)
       } else {
         warn(valueWarning("sat is not a satellite count"))
       }
     case .ele, .speed, .course, .hdop, .vdop, .pdop:
-      let parsed = text.withUnsafeBufferPointer { ByteScalars.decimal($0) }
+      let parsed = ByteScalars.decimal(text)
       guard let value = parsed, value.isFinite else {
         warn(valueWarning("\(Self.name(of: element)) is not a decimal number"))
         return

@@ -131,7 +131,7 @@ public enum GeoJSONRegions {
     }
     var identifier: String?
     for (source, key) in [(feature, "id"), (properties, "id"), (properties, "identifier")] {
-      guard let raw = source[key] else { continue }
+      guard let raw = source[key], !(raw is NSNull) else { continue }
       guard let text = identifierText(raw), !text.isEmpty else {
         throw fail(.invalidValue, "\"\(key)\" is not a non-empty string or a number")
       }

@@ -278,24 +278,32 @@ extension NMEADecoder {
   mutating func decodeGSA(_ fields: inout NMEAFieldCursor) -> Bool {
     fields.skip(1)
     let fixType = fields.integer()
-    let remaining = fields.remainingCount()
-    let dopCount = remaining == 16 ? 4 : 3
-    var used = 0
-    var index = 0
-    while index < remaining &- dopCount {
-      if fields.integer() != nil { used &+= 1 }
-      index &+= 1
+    // One pass, keeping the last four values and how many fields were filled before them.
+    var count = 0
+    var filled = 0
+    var window: (Double?, Double?, Double?, Double?) = (nil, nil, nil, nil)
+    while !fields.exhausted {
+      if window.0 != nil { filled &+= 1 }
+      window = (window.1, window.2, window.3, fields.number())
+      count &+= 1
     }
-    _ = fields.unsignedNumber()
-    let hdop = fields.unsignedNumber()
-    let vdop = fields.unsignedNumber()
+    let pdop: Double?
+    let hdop: Double?
+    let vdop: Double?
+    if count == 16 {
+      (pdop, hdop, vdop) = (window.0, window.1, window.2)
+    } else {
+      if window.0 != nil && count >= 4 { filled &+= 1 }
+      (pdop, hdop, vdop) = (window.1, window.2, window.3)
+    }
+    if (pdop ?? 0) < 0 || (hdop ?? 0) < 0 || (vdop ?? 0) < 0 { fields.bad = true }
     if fields.bad { return false }
     lastFixType = fixType ?? 0
     lastHDOP = hdop
     lastVDOP = vdop
     if epochOpen {
       epoch.gsaSeen = true
-      epoch.gsaUsed &+= used
+      epoch.gsaUsed &+= filled
     }
     return true
   }
@@ -311,8 +319,8 @@ extension NMEADecoder {
     guard let total, let number, total >= 1, number >= 1, number <= total, total <= 99 else {
       return false
     }
-    let blocks = fields.remainingCount() / 4
     if !options.reportSatellites {
+      while !fields.exhausted { _ = fields.number() }
       return !fields.bad
     }
     if number == 1 {
@@ -324,8 +332,10 @@ extension NMEADecoder {
     }
     let inGroup = skyTotal == total && skyNext == number && skyTalker == talker
     let before = skySatellites.count
-    for _ in 0..<blocks {
+    // Blocks of four until the fields run out; a lone last field is the 4.11 signal ID.
+    while !fields.exhausted {
       let id = fields.integer()
+      if fields.exhausted { break }
       let elevation = fields.number()
       let azimuth = fields.number()
       let snr = fields.number()
@@ -345,7 +355,7 @@ extension NMEADecoder {
     }
     skyNext &+= 1
     if number == total {
-      let name = String(decoding: [talker.0, talker.1], as: UTF8.self)
+      let name = NMEADecoder.talkerName(talker)
       out.append(
         .satellites(NMEASkyView(talker: name, inView: skyInView, satellites: skySatellites)))
       skyTotal = 0
@@ -397,7 +407,7 @@ extension NMEADecoder {
     }
     if fields.bad { return false }
     guard heading != nil else { return true }
-    result.talker = String(decoding: [talker.0, talker.1], as: UTF8.self)
+    result.talker = NMEADecoder.talkerName(talker)
     result.time = openEpochTime()
     out.append(.heading(result))
     return true
@@ -411,6 +421,24 @@ extension NMEADecoder {
     if side == NMEADecoder.west { return -value }
     fields.bad = true
     return nil
+  }
+
+  /// The two talker bytes as a (small, not heap-allocated) string; bytes that are not ASCII
+  /// letters or digits read as `?`.
+  static func talkerName(_ talker: (UInt8, UInt8)) -> String {
+    func clean(_ byte: UInt8) -> UInt8 {
+      switch byte {
+      case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+        UInt8(ascii: "a")...UInt8(ascii: "z"):
+        return byte
+      default: return UInt8(ascii: "?")
+      }
+    }
+    return String(unsafeUninitializedCapacity: 2) { buffer in
+      buffer[0] = clean(talker.0)
+      buffer[1] = clean(talker.1)
+      return 2
+    }
   }
 
   /// An angle brought into 0..<360.

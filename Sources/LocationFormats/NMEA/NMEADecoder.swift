@@ -1,6 +1,13 @@
 #if canImport(Geodesy)
   import Geodesy
 #endif
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// Decodes NMEA 0183 sentences into fixes, headings and satellite views.
 ///
@@ -156,16 +163,14 @@ public struct NMEADecoder: Sendable {
     let count = bytes.count
     var start = 0
     if !partial.isEmpty || partialOverlong {
-      var index = 0
-      while index < count && base[index] != 0x0A { index &+= 1 }
+      let index = NMEADecoder.lineFeed(base, from: 0, to: count)
       appendPartial(base, index)
       if index == count { return out }
       finishPartialLine(&out)
       start = index &+ 1
     }
     while start < count {
-      var index = start
-      while index < count && base[index] != 0x0A { index &+= 1 }
+      let index = NMEADecoder.lineFeed(base, from: start, to: count)
       if index == count {
         appendPartial(base + start, count &- start)
         break
@@ -179,6 +184,13 @@ public struct NMEADecoder: Sendable {
       start = index &+ 1
     }
     return out
+  }
+
+  /// The index of the first line feed in `from..<to`, or `to` when there is none (C `memchr`).
+  @inline(__always)
+  static func lineFeed(_ base: UnsafePointer<UInt8>, from: Int, to: Int) -> Int {
+    guard from < to, let found = memchr(base + from, 0x0A, to &- from) else { return to }
+    return UnsafeRawPointer(found) - UnsafeRawPointer(base)
   }
 
   /// Ends the stream: decodes a last line without a line feed, closes the open epoch and gives
@@ -260,33 +272,73 @@ public struct NMEADecoder: Sendable {
     }
     while start < end {
       // XOR of everything between the start character and `*` (NMEA 0183, 5.2.1).
-      var index = start &+ 1
-      var sum: UInt8 = 0
-      while index < end {
-        let byte = base[index]
-        if byte == UInt8(ascii: "*") || NMEADecoder.isSentenceStart(byte) { break }
-        sum ^= byte
-        index &+= 1
-      }
-      var next = index
-      if index < end && base[index] == UInt8(ascii: "*") {
+      let (index, sum) = NMEADecoder.checksum(base, from: start &+ 1, to: end)
+      if index < end {
         let high = index &+ 1 < end ? NMEADecoder.hexValue(base[index &+ 1]) : 0xFF
         let low = index &+ 2 < end ? NMEADecoder.hexValue(base[index &+ 2]) : 0xFF
         if high < 16 && low < 16 && (high << 4 | low) == sum {
           handleSentence(base, start &+ 1, index, &out)
+        } else if let inner = NMEADecoder.lastSentenceStart(base, after: start, before: index) {
+          // A sentence cut short and run into the next one: the first part has no checksum.
+          statistics.missingChecksum &+= 1
+          start = inner
+          continue
         } else {
           statistics.checksumErrors &+= 1
           statistics.noteBad(line: lineNumber, "checksum mismatch")
         }
-        next = index &+ 1
+      } else if let inner = NMEADecoder.lastSentenceStart(base, after: start, before: index) {
+        statistics.missingChecksum &+= 1
+        start = inner
+        continue
       } else if options.acceptMissingChecksum {
         handleSentence(base, start &+ 1, index, &out)
       } else {
         statistics.missingChecksum &+= 1
       }
+      var next = index &+ 1
       while next < end && !NMEADecoder.isSentenceStart(base[next]) { next &+= 1 }
       start = next
     }
+  }
+
+  /// XOR of the bytes from `from` up to the first `*` (or `to`), and where that `*` is.
+  ///
+  /// Eight bytes at a time while no `*` is among them (the "has a zero byte" test of
+  /// H. S. Warren, "Hacker's Delight", 6-1, on the word XOR `**...*`), then byte by byte.
+  @inline(__always)
+  static func checksum(_ base: UnsafePointer<UInt8>, from: Int, to end: Int) -> (Int, UInt8) {
+    var index = from
+    var wide: UInt64 = 0
+    let raw = UnsafeRawPointer(base)
+    while index &+ 8 <= end {
+      let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+      let stars = word ^ 0x2A2A_2A2A_2A2A_2A2A
+      if (stars &- 0x0101_0101_0101_0101) & ~stars & 0x8080_8080_8080_8080 != 0 { break }
+      wide ^= word
+      index &+= 8
+    }
+    wide ^= wide >> 32
+    wide ^= wide >> 16
+    wide ^= wide >> 8
+    var sum = UInt8(truncatingIfNeeded: wide)
+    while index < end {
+      let byte = base[index]
+      if byte == UInt8(ascii: "*") { break }
+      sum ^= byte
+      index &+= 1
+    }
+    return (index, sum)
+  }
+
+  /// The last `$` or `!` strictly between `after` and `before`, if any.
+  static func lastSentenceStart(_ base: UnsafePointer<UInt8>, after: Int, before: Int) -> Int? {
+    var index = before &- 1
+    while index > after {
+      if isSentenceStart(base[index]) { return index }
+      index &-= 1
+    }
+    return nil
   }
 
   @inline(__always)

@@ -39,16 +39,42 @@ struct NMEAFieldCursor {
     return count
   }
 
-  /// Powers of ten that are exact in a `Double` (10^0 ... 10^22).
-  static let powersOfTen: [Double] = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
-    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-  ]
-  static let integerPowersOfTen: [UInt64] = [
-    1, 10, 100, 1000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000,
-    10_000_000_000, 100_000_000_000, 1_000_000_000_000, 10_000_000_000_000, 100_000_000_000_000,
-    1_000_000_000_000_000, 10_000_000_000_000_000, 100_000_000_000_000_000,
-  ]
+  /// 10^n for n in 0...22, exact in a `Double` (a switch compiles to a constant table).
+  @inline(__always)
+  static func powerOfTen(_ n: Int) -> Double {
+    switch n {
+    case 0: return 1e0
+    case 1: return 1e1
+    case 2: return 1e2
+    case 3: return 1e3
+    case 4: return 1e4
+    case 5: return 1e5
+    case 6: return 1e6
+    case 7: return 1e7
+    case 8: return 1e8
+    case 9: return 1e9
+    case 10: return 1e10
+    case 11: return 1e11
+    case 12: return 1e12
+    case 13: return 1e13
+    case 14: return 1e14
+    case 15: return 1e15
+    case 16: return 1e16
+    default: return 1e17
+    }
+  }
+
+  /// 10^n for n in 0...17 as an integer.
+  @inline(__always)
+  static func integerPowerOfTen(_ n: Int) -> UInt64 {
+    var result: UInt64 = 1
+    var count = n
+    while count > 0 {
+      result &*= 10
+      count &-= 1
+    }
+    return result
+  }
 
   /// Moves to the next field; afterwards `fieldStart..<fieldEnd` is its content.
   @inline(__always)
@@ -89,47 +115,69 @@ struct NMEAFieldCursor {
 
   /// The next field as a fixed-point number: digits `mantissa`, `scale` of them after the point.
   /// Returns nil for an empty field; sets `bad` for anything but `[-+]digits[.digits]`.
+  /// Scans and converts in one pass over the field's bytes.
   @inline(__always)
   mutating func fixedPoint() -> (mantissa: UInt64, scale: Int, negative: Bool)? {
-    advance()
-    var index = fieldStart
-    let stop = fieldEnd
-    if index == stop { return nil }
-    var negative = false
-    if base[index] == UInt8(ascii: "-") {
-      negative = true
-      index &+= 1
-    } else if base[index] == UInt8(ascii: "+") {
-      index &+= 1
+    var index = position
+    fieldStart = index
+    if exhausted {
+      fieldEnd = index
+      return nil
     }
+    var negative = false
+    if index < end {
+      let first = base[index]
+      if first == UInt8(ascii: "-") {
+        negative = true
+        index &+= 1
+      } else if first == UInt8(ascii: "+") {
+        index &+= 1
+      }
+    }
+    // Integer digits, then fraction digits, each in a tight loop; anything else before the
+    // comma makes the field invalid.
     var mantissa: UInt64 = 0
     var scale = 0
-    var digits = 0
-    var seenPoint = false
-    while index < stop {
-      let byte = base[index]
-      let digit = byte &- UInt8(ascii: "0")
-      if digit < 10 {
-        digits &+= 1
-        if !seenPoint {
-          if mantissa >= 100_000_000_000_000_000 {
-            bad = true  // an integer part too long for any NMEA field
-            return nil
-          }
-          mantissa = mantissa &* 10 &+ UInt64(digit)
-        } else if mantissa < 100_000_000_000_000_000 && scale < 17 {
-          mantissa = mantissa &* 10 &+ UInt64(digit)
-          scale &+= 1
-        }  // further fraction digits are below any precision that matters: ignored
-      } else if byte == UInt8(ascii: ".") && !seenPoint {
-        seenPoint = true
-      } else {
-        bad = true
-        return nil
-      }
+    let integerStart = index
+    while index < end {
+      let digit = base[index] &- UInt8(ascii: "0")
+      if digit >= 10 { break }
+      mantissa = mantissa &* 10 &+ UInt64(digit)
       index &+= 1
     }
-    if digits == 0 {
+    let integerDigits = index &- integerStart
+    var invalid = integerDigits > 17  // longer than any NMEA field: garbage
+    var fractionDigits = 0
+    if index < end && base[index] == UInt8(ascii: ".") {
+      index &+= 1
+      let fractionStart = index
+      // Digits past 17 significant ones are below any precision that matters: ignored.
+      let room = 17 &- integerDigits
+      while index < end {
+        let digit = base[index] &- UInt8(ascii: "0")
+        if digit >= 10 { break }
+        if scale < room {
+          mantissa = mantissa &* 10 &+ UInt64(digit)
+          scale &+= 1
+        }
+        index &+= 1
+      }
+      fractionDigits = index &- fractionStart
+    }
+    if index < end && base[index] != UInt8(ascii: ",") {
+      invalid = true
+      while index < end && base[index] != UInt8(ascii: ",") { index &+= 1 }
+    }
+    let digits = integerDigits &+ fractionDigits
+    fieldEnd = index
+    if index < end {
+      position = index &+ 1
+    } else {
+      position = end
+      exhausted = true
+    }
+    if fieldEnd == fieldStart { return nil }
+    if invalid || digits == 0 {
       bad = true
       return nil
     }
@@ -140,7 +188,9 @@ struct NMEAFieldCursor {
   @inline(__always)
   mutating func number() -> Double? {
     guard let value = fixedPoint() else { return nil }
-    let magnitude = Double(value.mantissa) / NMEAFieldCursor.powersOfTen[value.scale]
+    // The mantissa is below 10^17, so the signed conversion (one instruction) is exact enough.
+    let magnitude =
+      Double(Int64(truncatingIfNeeded: value.mantissa)) / NMEAFieldCursor.powerOfTen(value.scale)
     return value.negative ? -magnitude : magnitude
   }
 
@@ -158,13 +208,13 @@ struct NMEAFieldCursor {
     guard let value = fixedPoint() else { return nil }
     if value.scale != 0 || value.negative || value.mantissa > 1_000_000_000 {
       // "07" is fine, "7.0" is not an integer field; anything huge is garbage.
-      if value.mantissa % NMEAFieldCursor.integerPowersOfTen[value.scale] != 0
+      if value.mantissa % NMEAFieldCursor.integerPowerOfTen(value.scale) != 0
         || value.negative || value.mantissa > 1_000_000_000
       {
         bad = true
         return nil
       }
-      return Int(value.mantissa / NMEAFieldCursor.integerPowersOfTen[value.scale])
+      return Int(value.mantissa / NMEAFieldCursor.integerPowerOfTen(value.scale))
     }
     return Int(value.mantissa)
   }
@@ -178,7 +228,7 @@ struct NMEAFieldCursor {
       bad = true
       return nil
     }
-    let unit = NMEAFieldCursor.integerPowersOfTen[value.scale]
+    let unit = NMEAFieldCursor.integerPowerOfTen(value.scale)
     let whole = value.mantissa / unit
     let fraction = value.mantissa % unit
     let hours = whole / 10_000
@@ -191,9 +241,9 @@ struct NMEAFieldCursor {
     // Microseconds of the fraction, rounded to the nearest (the scale is at most 17).
     var micros: UInt64
     if value.scale <= 6 {
-      micros = fraction &* NMEAFieldCursor.integerPowersOfTen[6 &- value.scale]
+      micros = fraction &* NMEAFieldCursor.integerPowerOfTen(6 &- value.scale)
     } else {
-      let divisor = NMEAFieldCursor.integerPowersOfTen[value.scale &- 6]
+      let divisor = NMEAFieldCursor.integerPowerOfTen(value.scale &- 6)
       micros = (fraction &+ divisor / 2) / divisor
     }
     if micros > 999_999 { micros = 999_999 }
@@ -222,7 +272,7 @@ struct NMEAFieldCursor {
       return nil
     }
     angleDecimals = min(angleDecimals, value.scale)
-    let unit = NMEAFieldCursor.integerPowersOfTen[value.scale]
+    let unit = NMEAFieldCursor.integerPowerOfTen(value.scale)
     let degreeUnit = unit &* 100
     let degrees = value.mantissa / degreeUnit
     let minuteMantissa = value.mantissa % degreeUnit
@@ -232,7 +282,8 @@ struct NMEAFieldCursor {
       return nil
     }
     // Minutes as an exact quotient of integers, then degrees (NMEA 0183: ddmm.mmmm).
-    let minutes = Double(minuteMantissa) / NMEAFieldCursor.powersOfTen[value.scale]
+    let minutes =
+      Double(Int64(truncatingIfNeeded: minuteMantissa)) / NMEAFieldCursor.powerOfTen(value.scale)
     let result = Double(degrees) + minutes / 60
     if hemisphere == positive { return result }
     if hemisphere == negative { return -result }
