@@ -76,7 +76,7 @@ let package = Package(
       name: "locbench",
       dependencies: [
         "Geodesy", "LocationFormats", "LocationEngine", "LocationStore", "LocationSources",
-        "LocationServices",
+        "LocationServices", "CLibXML2",
       ],
       swiftSettings: swiftSettings
     ),

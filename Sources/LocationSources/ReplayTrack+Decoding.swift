@@ -9,14 +9,27 @@ extension ReplayTrack {
   {
     switch format {
     case .gpx:
-      let document = try GPXDecoder.decode(data: bytes, file: file)
+      // A file cut short (a recorder that lost power) still gives the points before the cut; the
+      // error becomes a warning. Nothing usable at all is an error.
+      let decoder = GPXDecoder(file: file)
+      var failure: FormatError?
+      do {
+        try decoder.feed(bytes)
+        try decoder.finish()
+      } catch {
+        failure = error
+      }
+      let points = decoder.takePoints()
+      guard !points.isEmpty else {
+        throw failure ?? FormatError(.empty, "no track, route or waypoint", file: file)
+      }
       // Points without a time are played one second apart; a track without any time is stamped
       // with the time of playing (see `ReplaySource`).
       var fixes: [Fix] = []
-      fixes.reserveCapacity(document.points.count)
+      fixes.reserveCapacity(points.count)
       var timed = false
       var previous = 0.0
-      for point in document.points {
+      for point in points {
         var fix = point.fix
         if let time = point.time {
           fix.time = time
@@ -27,7 +40,8 @@ extension ReplayTrack {
         previous = fix.time
         fixes.append(fix)
       }
-      return ReplayTrack(fixes: fixes, warnings: document.warnings, hasTimes: timed)
+      return ReplayTrack(
+        fixes: fixes, warnings: decoder.warnings + (failure.map { [$0] } ?? []), hasTimes: timed)
     case .nmea:
       let (outputs, statistics) = NMEADecoder.decodeLog(bytes)
       var fixes: [Fix] = []
