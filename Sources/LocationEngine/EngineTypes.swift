@@ -105,6 +105,25 @@ public enum EngineEvent: Sendable {
   case timerFired(EngineTimer)
   /// The app's authorization (and the global services switch) allows location, or not.
   case authorization(allowed: Bool)
+  /// `startMonitoring(for:)` or `CLMonitor.add`: monitor a region in a group ("manager" for the
+  /// app's `CLLocationManager` regions, "monitor:NAME" for a `CLMonitor`), replacing any region of
+  /// that identifier. `requester` is told that monitoring started or failed.
+  case addRegion(group: String, RegionSpec, requester: ClientID?)
+  /// Regions restored from the store at launch, with their persisted states.
+  case restoreRegions(group: String, [RegionSpec], [RegionState])
+  /// `stopMonitoring(for:)` or `CLMonitor.remove`.
+  case removeRegion(group: String, identifier: String)
+  /// `requestState(for:)`: the requester is told the region's current state.
+  case requestRegionState(ClientID, group: String, identifier: String)
+}
+
+/// Why a region is not monitored.
+public enum RegionFailure: Sendable, Equatable {
+  /// The region is invalid (radius, centre, identifier); the message says why
+  /// (`CLError.regionMonitoringFailure`).
+  case invalid(String)
+  /// The app may not monitor regions (`CLError.regionMonitoringDenied`).
+  case denied
 }
 
 /// What the runtime must do after an event. Effects are applied in order, outside any lock.
@@ -121,4 +140,14 @@ public enum EngineEffect: Sendable, Equatable {
   case cancelTimer(EngineTimer)
   /// Persist this fix as the last known location.
   case saveLastKnownLocation(Fix)
+  /// A region is now monitored: persist it (with its state), then tell the requester.
+  case regionAdded(group: String, RegionSpec, state: RegionState, requester: ClientID?)
+  /// A region could not be monitored; tell the requester.
+  case regionRejected(group: String, identifier: String, RegionFailure, requester: ClientID?)
+  /// A region is no longer monitored: delete it from the store.
+  case regionRemoved(group: String, identifier: String)
+  /// Regions changed state: persist the new states, then tell every client of the group.
+  case regionEvents(group: String, [RegionEvent])
+  /// The answer to `requestRegionState`, for the requester only.
+  case regionStateReply(ClientID, group: String, RegionEvent)
 }

@@ -21,8 +21,14 @@ public struct LocationEngine: Sendable {
   /// Minimum monotonic seconds between two `saveLastKnownLocation` effects.
   public var saveInterval: Double = 5
 
+  /// The largest region radius accepted (metres): `maximumRegionMonitoringDistance`.
+  public var maximumRegionRadius: Double = 1_000_000
+  /// The accuracy asked of the sources while regions are monitored (metres).
+  public var regionAccuracy: Double = 100
+
   private var sessions: [ClientID: UpdateSession] = [:]
-  private var allowed: Bool
+  var regions: [String: RegionMonitor] = [:]
+  private(set) var allowed: Bool
   private var sources: [SourceInfo] = []
   private var bestPossible: Double = 0
   private var lastDemand: Double?? = .none
@@ -98,6 +104,19 @@ public struct LocationEngine: Sendable {
           apply(sessions[client]?.denied(), client, into: &effects)
         }
       }
+    case .addRegion(let group, let spec, let requester):
+      addRegion(group: group, spec, requester: requester, into: &effects)
+    case .restoreRegions(let group, let specs, let states):
+      restoreRegions(group: group, specs, states)
+    case .removeRegion(let group, let identifier):
+      if regions[group]?.remove(identifier: identifier) != nil {
+        if regions[group]?.count == 0 { regions[group] = nil }
+        effects.append(.regionRemoved(group: group, identifier: identifier))
+      }
+    case .requestRegionState(let client, let group, let identifier):
+      if let event = regions[group]?.requestState(identifier: identifier) {
+        effects.append(.regionStateReply(client, group: group, event))
+      }
     }
     updateDemand(into: &effects)
   }
@@ -159,6 +178,7 @@ public struct LocationEngine: Sendable {
       effects.append(.saveLastKnownLocation(fix))
     }
     guard allowed else { return false }
+    if !regions.isEmpty { evaluateRegions(fix, into: &effects) }
     // Most engines serve one client; avoid sorting in that case.
     if sessions.count == 1, let client = sessions.keys.first {
       return apply(
@@ -200,7 +220,7 @@ public struct LocationEngine: Sendable {
 
   /// Emits `demandSources` when the strongest accuracy asked for changes.
   private mutating func updateDemand(into effects: inout [EngineEffect]) {
-    var demand: Double?
+    var demand: Double? = allowed && !regions.isEmpty ? regionAccuracy : nil
     for session in sessions.values {
       guard let request = session.request else { continue }
       demand = min(demand ?? .infinity, request.desiredAccuracy)

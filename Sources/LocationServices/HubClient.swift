@@ -10,6 +10,15 @@ public enum HubDelivery: Sendable, Equatable {
   case error(EngineError, message: String?)
   /// The app's authorization changed (or is being told for the first time).
   case authorization(AuthorizationSnapshot)
+  /// Regions of a group changed state (sent to every client; each keeps its own groups' events).
+  /// The new states are already committed to the store.
+  case regionEvents(group: String, [RegionEvent])
+  /// A region this client asked for is now monitored.
+  case regionStarted(group: String, RegionSpec)
+  /// A region this client asked for cannot be monitored.
+  case regionFailed(group: String, identifier: String, RegionFailure)
+  /// The answer to this client's `requestRegionState`.
+  case regionState(group: String, RegionEvent)
 }
 
 /// A consumer of a hub's deliveries.

@@ -1,4 +1,5 @@
 import Geodesy
+import LocationEngine
 import Synchronization
 
 /// What a hub keeps across launches: the app's authorization, the global services switch and the
@@ -17,6 +18,14 @@ public protocol HubPersistence: Sendable {
   func lastKnownLocation() -> Fix?
   /// Stores the last known location.
   func saveLastKnownLocation(_ fix: Fix)
+  /// Every stored region of an app, by group, with its last state.
+  func regions(app: String) -> [String: [(spec: RegionSpec, state: RegionState)]]
+  /// Stores (or replaces by identifier) a region with its state.
+  func saveRegion(_ spec: RegionSpec, state: RegionState, group: String, app: String)
+  /// Deletes a region.
+  func deleteRegion(identifier: String, group: String, app: String)
+  /// Stores new states of regions, all or nothing; returns only once they are committed.
+  func saveRegionStates(_ states: [(identifier: String, state: RegionState)], group: String, app: String, time: Double)
 }
 
 /// Persistence in memory only.
@@ -25,6 +34,7 @@ public final class MemoryPersistence: HubPersistence {
     var authorizations: [String: AuthorizationSnapshot] = [:]
     var servicesEnabled = true
     var lastKnown: Fix?
+    var regions: [String: [String: [(spec: RegionSpec, state: RegionState)]]] = [:]
   }
 
   private let state = Mutex(State())
@@ -51,4 +61,38 @@ public final class MemoryPersistence: HubPersistence {
   public func lastKnownLocation() -> Fix? { state.withLock { $0.lastKnown } }
 
   public func saveLastKnownLocation(_ fix: Fix) { state.withLock { $0.lastKnown = fix } }
+
+  public func regions(app: String) -> [String: [(spec: RegionSpec, state: RegionState)]] {
+    state.withLock { $0.regions[app] ?? [:] }
+  }
+
+  public func saveRegion(_ spec: RegionSpec, state regionState: RegionState, group: String, app: String) {
+    state.withLock { state in
+      var list = state.regions[app, default: [:]][group, default: []]
+      if let index = list.firstIndex(where: { $0.spec.identifier == spec.identifier }) {
+        list[index] = (spec, regionState)
+      } else {
+        list.append((spec, regionState))
+      }
+      state.regions[app, default: [:]][group] = list
+    }
+  }
+
+  public func deleteRegion(identifier: String, group: String, app: String) {
+    state.withLock { $0.regions[app]?[group]?.removeAll { $0.spec.identifier == identifier } }
+  }
+
+  public func saveRegionStates(
+    _ states: [(identifier: String, state: RegionState)], group: String, app: String, time: Double
+  ) {
+    state.withLock { state in
+      guard var list = state.regions[app]?[group] else { return }
+      for (identifier, regionState) in states {
+        if let index = list.firstIndex(where: { $0.spec.identifier == identifier }) {
+          list[index].state = regionState
+        }
+      }
+      state.regions[app]?[group] = list
+    }
+  }
 }

@@ -76,11 +76,15 @@ public final class LocationHub: Sendable {
       persistence.authorization(app: app)
       ?? AuthorizationSnapshot(status: AuthorizationSnapshot.notDetermined)
     authorization.servicesEnabled = persistence.servicesEnabled()
-    state = Mutex(
-      State(
-        engine: LocationEngine(
-          allowed: authorization.allowsLocation, cachedLocation: persistence.lastKnownLocation()),
-        authorization: authorization))
+    var engine = LocationEngine(
+      allowed: authorization.allowsLocation, cachedLocation: persistence.lastKnownLocation())
+    // Regions survive restarts: restore them with their last states, so that a crossing that
+    // happened while the process was not running is reported at the first decisive fix.
+    let start = self.clock.now
+    for (group, regions) in persistence.regions(app: app).sorted(by: { $0.key < $1.key }) {
+      _ = engine.handle(.restoreRegions(group: group, regions.map(\.spec), regions.map(\.state)), at: start)
+    }
+    state = Mutex(State(engine: engine, authorization: authorization))
   }
 
   // MARK: Clients
@@ -213,8 +217,64 @@ public final class LocationHub: Sendable {
       state.withLock { $0.timers.removeValue(forKey: timer) }?.cancel()
     case .saveLastKnownLocation(let fix):
       persistence.saveLastKnownLocation(fix)
+    case .regionAdded(let group, let spec, let regionState, let requester):
+      persistence.saveRegion(spec, state: regionState, group: group, app: app)
+      if let requester { client(requester)?.hub(self, deliver: .regionStarted(group: group, spec)) }
+    case .regionRejected(let group, let identifier, let failure, let requester):
+      if let requester {
+        client(requester)?.hub(self, deliver: .regionFailed(group: group, identifier: identifier, failure))
+      }
+    case .regionRemoved(let group, let identifier):
+      persistence.deleteRegion(identifier: identifier, group: group, app: app)
+    case .regionEvents(let group, let events):
+      // Committed before anyone is told (DESIGN.md, "Store").
+      var states: [(identifier: String, state: RegionState)] = []
+      for event in events {
+        if case .determined(let regionState) = event.kind { states.append((event.identifier, regionState)) }
+      }
+      if !states.isEmpty {
+        persistence.saveRegionStates(states, group: group, app: app, time: clock.now.wall)
+      }
+      let clients = state.withLock { $0.clients.sorted { $0.key < $1.key }.map(\.value) }
+      for client in clients { client.hub(self, deliver: .regionEvents(group: group, events)) }
+    case .regionStateReply(let id, let group, let event):
+      client(id)?.hub(self, deliver: .regionState(group: group, event))
     }
   }
+
+  // MARK: Regions
+
+  /// Monitors a region in a group for the app, replacing any of the same identifier; `requester`
+  /// hears `regionStarted` or `regionFailed`.
+  public func addRegion(_ spec: RegionSpec, group: String, requester: ClientID?) {
+    if authorization.status == AuthorizationSnapshot.notDetermined {
+      requestAuthorization(always: true)
+    }
+    send(.addRegion(group: group, spec, requester: requester))
+  }
+
+  /// Stops monitoring a region.
+  public func removeRegion(identifier: String, group: String) {
+    send(.removeRegion(group: group, identifier: identifier))
+  }
+
+  /// Asks for a region's state; `requester` hears `regionState`.
+  public func requestRegionState(identifier: String, group: String, requester: ClientID) {
+    send(.requestRegionState(requester, group: group, identifier: identifier))
+  }
+
+  /// The regions of a group now (including requests still queued on a live hub's executor is not
+  /// guaranteed; on a manual-clock hub every earlier call has been handled).
+  public func regions(group: String) -> [(spec: RegionSpec, state: RegionState)] {
+    state.withLock { state in
+      state.engine.regionSpecs(group: group).map {
+        ($0, state.engine.regionState(group: group, identifier: $0.identifier) ?? .unknown)
+      }
+    }
+  }
+
+  /// The largest radius a region may have, in metres.
+  public var maximumRegionRadius: Double { state.withLock { $0.engine.maximumRegionRadius } }
 
   private func client(_ id: ClientID) -> (any HubClient)? {
     state.withLock { $0.clients[id] }

@@ -1,5 +1,6 @@
 import Foundation
 import Geodesy
+import LocationEngine
 import LocationStore
 
 /// Hub persistence in the SQLite store. Store errors never reach the app as crashes: a failed read
@@ -54,6 +55,55 @@ public final class StorePersistence: HubPersistence {
   public func saveLastKnownLocation(_ fix: Fix) {
     fallback.saveLastKnownLocation(fix)
     report { try store.saveLastKnownLocation(fix, app: "") }
+  }
+
+  public func regions(app: String) -> [String: [(spec: RegionSpec, state: RegionState)]] {
+    let stored: [StoredRegion]
+    do {
+      stored = try store.allRegions()
+    } catch {
+      FileHandle.standardError.write(Data("corelocation: store: regions unreadable: \(error)\n".utf8))
+      return fallback.regions(app: app)
+    }
+    var result: [String: [(spec: RegionSpec, state: RegionState)]] = [:]
+    for region in stored where region.app == app {
+      let spec = RegionSpec(
+        identifier: region.identifier, latitude: region.latitude, longitude: region.longitude,
+        radius: region.radius, hysteresis: region.hysteresis, notifyOnEntry: region.notifyOnEntry,
+        notifyOnExit: region.notifyOnExit)
+      result[region.group, default: []].append((spec, RegionState(rawValue: region.state) ?? .unknown))
+    }
+    return result
+  }
+
+  public func saveRegion(_ spec: RegionSpec, state: RegionState, group: String, app: String) {
+    fallback.saveRegion(spec, state: state, group: group, app: app)
+    report {
+      try store.upsertRegion(
+        StoredRegion(
+          app: app, group: group, identifier: spec.identifier, latitude: spec.latitude,
+          longitude: spec.longitude, radius: spec.radius, hysteresis: spec.hysteresis,
+          notifyOnEntry: spec.notifyOnEntry, notifyOnExit: spec.notifyOnExit, state: state.rawValue))
+    }
+  }
+
+  public func deleteRegion(identifier: String, group: String, app: String) {
+    fallback.deleteRegion(identifier: identifier, group: group, app: app)
+    report { try store.deleteRegion(app: app, group: group, identifier: identifier) }
+  }
+
+  public func saveRegionStates(
+    _ states: [(identifier: String, state: RegionState)], group: String, app: String, time: Double
+  ) {
+    fallback.saveRegionStates(states, group: group, app: app, time: time)
+    report {
+      try store.transaction {
+        for (identifier, state) in states {
+          try store.setRegionState(
+            app: app, group: group, identifier: identifier, state: state.rawValue, time: time)
+        }
+      }
+    }
   }
 
   private func report(_ write: () throws -> Void) {

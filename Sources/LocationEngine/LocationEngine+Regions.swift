@@ -1,0 +1,65 @@
+import Geodesy
+
+/// Region monitoring in the step function (DESIGN.md, "Regions"; the rule itself is
+/// `RegionEvidence`): regions live in groups, each with its own `RegionMonitor` (spatial index and
+/// state machines). Every fix is evaluated against every group while the app is allowed location;
+/// changes become `regionEvents` effects, which the runtime persists before delivering.
+extension LocationEngine {
+  mutating func addRegion(
+    group: String, _ spec: RegionSpec, requester: ClientID?, into effects: inout [EngineEffect]
+  ) {
+    guard allowed else {
+      effects.append(.regionRejected(group: group, identifier: spec.identifier, .denied, requester: requester))
+      return
+    }
+    var monitor = regions[group] ?? RegionMonitor(maximumRadius: maximumRegionRadius)
+    let events: [RegionEvent]
+    do {
+      events = try monitor.add(spec)
+    } catch {
+      effects.append(
+        .regionRejected(group: group, identifier: spec.identifier, .invalid(error.message), requester: requester))
+      return
+    }
+    regions[group] = monitor
+    effects.append(
+      .regionAdded(group: group, spec, state: monitor.state(of: spec.identifier) ?? .unknown, requester: requester))
+    if !events.isEmpty { effects.append(.regionEvents(group: group, events)) }
+  }
+
+  /// Restores persisted regions. Invalid ones (a store edited by hand) are skipped: they could not
+  /// have been added through the API.
+  mutating func restoreRegions(group: String, _ specs: [RegionSpec], _ states: [RegionState]) {
+    var monitor = regions[group] ?? RegionMonitor(maximumRadius: maximumRegionRadius)
+    monitor.reserveCapacity(monitor.count + specs.count)
+    for (index, spec) in specs.enumerated() {
+      _ = try? monitor.add(spec, initialState: index < states.count ? states[index] : .unknown)
+    }
+    monitor.buildIndex()
+    if monitor.count > 0 { regions[group] = monitor }
+  }
+
+  mutating func evaluateRegions(_ fix: Fix, into effects: inout [EngineEffect]) {
+    if regions.count == 1, let group = regions.keys.first {
+      if let events = regions[group]?.evaluate(fix), !events.isEmpty {
+        effects.append(.regionEvents(group: group, events))
+      }
+      return
+    }
+    for group in regions.keys.sorted() {
+      guard let events = regions[group]?.evaluate(fix), !events.isEmpty else { continue }
+      effects.append(.regionEvents(group: group, events))
+    }
+  }
+
+  /// The regions of a group, in the order they were first added.
+  public func regionSpecs(group: String) -> [RegionSpec] { regions[group]?.specs ?? [] }
+
+  /// The state of one region.
+  public func regionState(group: String, identifier: String) -> RegionState? {
+    regions[group]?.state(of: identifier)
+  }
+
+  /// How many regions are monitored in all groups.
+  public var regionCount: Int { regions.values.reduce(0) { $0 + $1.count } }
+}
