@@ -165,6 +165,24 @@ import Testing
     }
   }
 
+  @Test func directBackwardsAndAroundTheWorld() {
+    let forward = geodesic.direct(latitude: 52, longitude: 4, azimuth: 60, distance: 1_000_000)
+    let back = geodesic.direct(
+      latitude: forward.latitude, longitude: forward.longitude, azimuth: forward.azimuth,
+      distance: -1_000_000)
+    #expect(metres(back.latitude, back.longitude, 52, 4) < 1e-6)
+    // A whole meridian ellipse (four quarter meridians) comes back to the start.
+    let quarter = geodesic.inverse(latitude1: 0, longitude1: 0, latitude2: 90, longitude2: 0)
+    let around = geodesic.direct(
+      latitude: 10, longitude: 20, azimuth: 0, distance: 4 * quarter.distance)
+    #expect(metres(around.latitude, around.longitude, 10, 20) < 1e-6)
+    #expect(abs(around.azimuth) < 1e-9)
+    // Along the equator, longitude grows by distance / a.
+    let east = geodesic.direct(latitude: 0, longitude: 170, azimuth: 90, distance: 2_000_000)
+    #expect(east.latitude == 0 || abs(east.latitude) < 1e-12)
+    #expect(abs(east.longitude - (170 + 2_000_000 / 6_378_137 * 180 / .pi - 360)) < 1e-9)
+  }
+
   @Test func invalidInputGivesNaN() {
     #expect(geodesic.distance(latitude1: 91, longitude1: 0, latitude2: 0, longitude2: 0).isNaN)
     #expect(geodesic.distance(latitude1: .nan, longitude1: 0, latitude2: 0, longitude2: 0).isNaN)
