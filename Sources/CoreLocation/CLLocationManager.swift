@@ -22,7 +22,7 @@ import Synchronization
 /// - When every source has ended for good (a replayed track without `loop`), the delegate receives
 ///   `CLError.locationUnknown` whose `userInfo["CoreLocationSourcesEnded"]` is `true`.
 open class CLLocationManager: NSObject {
-  private let core: ManagerCore
+  let core: ManagerCore
 
   /// Creates a location manager bound to the current environment.
   public override init() {
@@ -146,6 +146,87 @@ open class CLLocationManager: NSObject {
     HubEnvironment.current.hub.authorization.servicesEnabled
   }
 
+  // MARK: Region monitoring (rules in CLLocationManager+Regions.swift and the README)
+
+  /// The set of shared regions monitored by all location-manager objects.
+  open var monitoredRegions: Set<CLRegion> {
+    Set(
+      core.environment.hub.regions(group: Self.regionGroup).map { entry -> CLRegion in
+        Self.region(for: entry.spec)
+      })
+  }
+
+  /// The largest boundary distance that can be assigned to a region: 1,000 km.
+  open var maximumRegionMonitoringDistance: CLLocationDistance {
+    core.environment.hub.maximumRegionRadius
+  }
+
+  /// Starts monitoring the specified region (hysteresis 5 m).
+  ///
+  /// The rule (Apple publishes none): a location at distance `d` from the centre of a circle of
+  /// radius `r`, with horizontal accuracy `a`, is evidence of *inside* when `d <= r - max(a, h)` and
+  /// of *outside* when `d >= r + max(a, h)`, where `h` is the region's hysteresis (5 m here, or the
+  /// `desiredAccuracy` given to `startMonitoring(for:desiredAccuracy:)`); anything between is no
+  /// evidence. The first decisive location sets the state and calls
+  /// `locationManager(_:didDetermineState:for:)` only; later changes call `didEnterRegion` /
+  /// `didExitRegion` (when `notifyOnEntry` / `notifyOnExit`) and `didDetermineState`.
+  ///
+  /// Regions belong to the app and are shared by all its managers (every manager's delegate is
+  /// told), replaced by identifier, and kept in the store with their last state across restarts; a
+  /// crossing that happened while the app was not running is reported at the first decisive
+  /// location, and states are committed before delegates are told. Monitoring runs the sources even
+  /// when no location updates are requested. Invalid regions (radius <= 0 or NaN, radius above
+  /// `maximumRegionMonitoringDistance`, invalid centre, empty identifier) fail through
+  /// `locationManager(_:monitoringDidFailFor:withError:)` with `CLError.regionMonitoringFailure`;
+  /// without authorization, `CLError.regionMonitoringDenied`. The number of regions is limited by
+  /// memory, not by 20.
+  open func startMonitoring(for region: CLRegion) {
+    startMonitoring(region, hysteresis: 5)
+  }
+
+  /// Starts monitoring the specified region with a hysteresis of `accuracy` metres (see the rule
+  /// above).
+  @available(*, deprecated, message: "Use startMonitoring(for:)")
+  open func startMonitoring(for region: CLRegion, desiredAccuracy accuracy: CLLocationAccuracy) {
+    startMonitoring(region, hysteresis: accuracy)
+  }
+
+  private func startMonitoring(_ region: CLRegion, hysteresis: CLLocationAccuracy) {
+    core.startMonitoring(region, hysteresis: hysteresis.isFinite && hysteresis > 0 ? hysteresis : 5)
+  }
+
+  /// Stops monitoring the specified region.
+  open func stopMonitoring(for region: CLRegion) {
+    core.environment.hub.removeRegion(identifier: region.identifier, group: Self.regionGroup)
+  }
+
+  /// Retrieves the state of a region asynchronously: the delegate's
+  /// `locationManager(_:didDetermineState:for:)` receives it. Regions that are not monitored get no
+  /// answer.
+  open func requestState(for region: CLRegion) {
+    core.requestState(region)
+  }
+
+  /// Returns a Boolean value indicating whether the device supports region monitoring using the
+  /// specified class: circular regions yes, beacon regions no (Linux has no beacon ranging).
+  open class func isMonitoringAvailable(for regionClass: AnyClass) -> Bool {
+    if regionClass is CLBeaconRegion.Type { return false }
+    return regionClass is CLRegion.Type
+  }
+
+  /// Returns a Boolean value indicating whether region monitoring is supported on the current device.
+  @available(*, deprecated, message: "Use isMonitoringAvailable(for:)")
+  open class func regionMonitoringAvailable() -> Bool { true }
+
+  /// Returns a Boolean value indicating whether region monitoring is supported and enabled.
+  @available(*, deprecated, message: "Use isMonitoringAvailable(for:) and authorizationStatus")
+  open class func regionMonitoringEnabled() -> Bool { locationServicesEnabled() }
+
+  /// Returns a Boolean value indicating whether the device supports ranging of beacons: `false`.
+  open class func isRangingAvailable() -> Bool { false }
+
+  // MARK: Widgets
+
   /// A Boolean value that indicates whether a widget is eligible to receive location updates.
   /// Linux has no widgets: always `false`.
   open var isAuthorizedForWidgetUpdates: Bool { false }
@@ -168,6 +249,8 @@ final class ManagerCore: HubClient {
     var target: DeliveryTarget
     var lastLocation: CLLocation?
     var previousLocation: CLLocation?
+    /// Region objects the app passed, kept until the hub answers about them.
+    var pendingRegions: [String: UncheckedRegion] = [:]
   }
 
   /// A weak reference that can cross threads.
@@ -198,6 +281,24 @@ final class ManagerCore: HubClient {
   }
 
   var id: ClientID? { idBox.withLock { $0 } }
+
+  /// The manager, if it still exists.
+  var managerReference: CLLocationManager? { managerBox.value }
+
+  /// Where the manager's callbacks run now.
+  var currentTarget: DeliveryTarget { state.withLock { $0.target } }
+
+  func rememberRegion(_ region: CLRegion) {
+    let copy = UncheckedRegion(region: region)
+    state.withLock {
+      $0.target = DeliveryTarget.current(environment)
+      $0.pendingRegions[region.identifier] = copy
+    }
+  }
+
+  func takeRegion(_ identifier: String) -> CLRegion? {
+    state.withLock { $0.pendingRegions.removeValue(forKey: identifier) }?.region
+  }
 
   var delegate: (any CLLocationManagerDelegate)? {
     get { delegateBox.withLock { $0.value } as? any CLLocationManagerDelegate }
@@ -273,6 +374,8 @@ final class ManagerCore: HubClient {
         guard let manager = managerBox.value else { return }
         delegate?.locationManagerDidChangeAuthorization(manager)
       }
+    case .regionEvents, .regionStarted, .regionFailed, .regionState:
+      deliverRegion(delivery, target: target)
     }
   }
 

@@ -134,7 +134,7 @@ private final class LiveUpdatesClient: HubClient {
           authorizationDeniedGlobally: !snapshot.servicesEnabled))
     case .error(.locationUnknown, _):
       continuation.yield(CLLocationUpdate(locationUnavailable: true, accuracyLimited: limited))
-    case .authorization:
+    case .authorization, .regionEvents, .regionStarted, .regionFailed, .regionState:
       break
     }
   }

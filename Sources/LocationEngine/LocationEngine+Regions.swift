@@ -9,7 +9,8 @@ extension LocationEngine {
     group: String, _ spec: RegionSpec, requester: ClientID?, into effects: inout [EngineEffect]
   ) {
     guard allowed else {
-      effects.append(.regionRejected(group: group, identifier: spec.identifier, .denied, requester: requester))
+      effects.append(
+        .regionRejected(group: group, identifier: spec.identifier, .denied, requester: requester))
       return
     }
     var monitor = regions[group] ?? RegionMonitor(maximumRadius: maximumRegionRadius)
@@ -18,12 +19,15 @@ extension LocationEngine {
       events = try monitor.add(spec)
     } catch {
       effects.append(
-        .regionRejected(group: group, identifier: spec.identifier, .invalid(error.message), requester: requester))
+        .regionRejected(
+          group: group, identifier: spec.identifier, .invalid(error.message), requester: requester))
       return
     }
     regions[group] = monitor
     effects.append(
-      .regionAdded(group: group, spec, state: monitor.state(of: spec.identifier) ?? .unknown, requester: requester))
+      .regionAdded(
+        group: group, spec, state: monitor.state(of: spec.identifier) ?? .unknown,
+        requester: requester))
     if !events.isEmpty { effects.append(.regionEvents(group: group, events)) }
   }
 
@@ -54,6 +58,11 @@ extension LocationEngine {
 
   /// The regions of a group, in the order they were first added.
   public func regionSpecs(group: String) -> [RegionSpec] { regions[group]?.specs ?? [] }
+
+  /// One region of a group.
+  public func regionSpec(group: String, identifier: String) -> RegionSpec? {
+    regions[group]?.spec(of: identifier)
+  }
 
   /// The state of one region.
   public func regionState(group: String, identifier: String) -> RegionState? {

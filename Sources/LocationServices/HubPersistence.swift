@@ -25,7 +25,8 @@ public protocol HubPersistence: Sendable {
   /// Deletes a region.
   func deleteRegion(identifier: String, group: String, app: String)
   /// Stores new states of regions, all or nothing; returns only once they are committed.
-  func saveRegionStates(_ states: [(identifier: String, state: RegionState)], group: String, app: String, time: Double)
+  func saveRegionStates(
+    _ states: [(identifier: String, state: RegionState)], group: String, app: String, time: Double)
 }
 
 /// Persistence in memory only.
@@ -66,7 +67,9 @@ public final class MemoryPersistence: HubPersistence {
     state.withLock { $0.regions[app] ?? [:] }
   }
 
-  public func saveRegion(_ spec: RegionSpec, state regionState: RegionState, group: String, app: String) {
+  public func saveRegion(
+    _ spec: RegionSpec, state regionState: RegionState, group: String, app: String
+  ) {
     state.withLock { state in
       var list = state.regions[app, default: [:]][group, default: []]
       if let index = list.firstIndex(where: { $0.spec.identifier == spec.identifier }) {

@@ -82,7 +82,8 @@ public final class LocationHub: Sendable {
     // happened while the process was not running is reported at the first decisive fix.
     let start = self.clock.now
     for (group, regions) in persistence.regions(app: app).sorted(by: { $0.key < $1.key }) {
-      _ = engine.handle(.restoreRegions(group: group, regions.map(\.spec), regions.map(\.state)), at: start)
+      _ = engine.handle(
+        .restoreRegions(group: group, regions.map(\.spec), regions.map(\.state)), at: start)
     }
     state = Mutex(State(engine: engine, authorization: authorization))
   }
@@ -222,7 +223,8 @@ public final class LocationHub: Sendable {
       if let requester { client(requester)?.hub(self, deliver: .regionStarted(group: group, spec)) }
     case .regionRejected(let group, let identifier, let failure, let requester):
       if let requester {
-        client(requester)?.hub(self, deliver: .regionFailed(group: group, identifier: identifier, failure))
+        client(requester)?.hub(
+          self, deliver: .regionFailed(group: group, identifier: identifier, failure))
       }
     case .regionRemoved(let group, let identifier):
       persistence.deleteRegion(identifier: identifier, group: group, app: app)
@@ -230,7 +232,9 @@ public final class LocationHub: Sendable {
       // Committed before anyone is told (DESIGN.md, "Store").
       var states: [(identifier: String, state: RegionState)] = []
       for event in events {
-        if case .determined(let regionState) = event.kind { states.append((event.identifier, regionState)) }
+        if case .determined(let regionState) = event.kind {
+          states.append((event.identifier, regionState))
+        }
       }
       if !states.isEmpty {
         persistence.saveRegionStates(states, group: group, app: app, time: clock.now.wall)
@@ -269,6 +273,15 @@ public final class LocationHub: Sendable {
     state.withLock { state in
       state.engine.regionSpecs(group: group).map {
         ($0, state.engine.regionState(group: group, identifier: $0.identifier) ?? .unknown)
+      }
+    }
+  }
+
+  /// One region of a group, if monitored.
+  public func region(identifier: String, group: String) -> (spec: RegionSpec, state: RegionState)? {
+    state.withLock { state in
+      state.engine.regionSpec(group: group, identifier: identifier).map {
+        ($0, state.engine.regionState(group: group, identifier: identifier) ?? .unknown)
       }
     }
   }

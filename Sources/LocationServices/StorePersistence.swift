@@ -62,7 +62,8 @@ public final class StorePersistence: HubPersistence {
     do {
       stored = try store.allRegions()
     } catch {
-      FileHandle.standardError.write(Data("corelocation: store: regions unreadable: \(error)\n".utf8))
+      FileHandle.standardError.write(
+        Data("corelocation: store: regions unreadable: \(error)\n".utf8))
       return fallback.regions(app: app)
     }
     var result: [String: [(spec: RegionSpec, state: RegionState)]] = [:]
@@ -71,7 +72,8 @@ public final class StorePersistence: HubPersistence {
         identifier: region.identifier, latitude: region.latitude, longitude: region.longitude,
         radius: region.radius, hysteresis: region.hysteresis, notifyOnEntry: region.notifyOnEntry,
         notifyOnExit: region.notifyOnExit)
-      result[region.group, default: []].append((spec, RegionState(rawValue: region.state) ?? .unknown))
+      result[region.group, default: []].append(
+        (spec, RegionState(rawValue: region.state) ?? .unknown))
     }
     return result
   }
@@ -83,7 +85,8 @@ public final class StorePersistence: HubPersistence {
         StoredRegion(
           app: app, group: group, identifier: spec.identifier, latitude: spec.latitude,
           longitude: spec.longitude, radius: spec.radius, hysteresis: spec.hysteresis,
-          notifyOnEntry: spec.notifyOnEntry, notifyOnExit: spec.notifyOnExit, state: state.rawValue))
+          notifyOnEntry: spec.notifyOnEntry, notifyOnExit: spec.notifyOnExit, state: state.rawValue)
+      )
     }
   }
 
