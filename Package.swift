@@ -64,7 +64,7 @@ let package = Package(
     ),
     .target(
       name: "CoreLocationTesting",
-      dependencies: ["CoreLocation", "LocationServices"],
+      dependencies: ["CoreLocation", "LocationServices", "LocationStore"],
       swiftSettings: swiftSettings
     ),
 

@@ -4,6 +4,7 @@ internal import Geodesy
 internal import LocationEngine
 import LocationServices
 internal import LocationSources
+internal import LocationStore
 import Synchronization
 
 /// A simulated world for testing code written against CoreLocation, without devices and without
@@ -30,8 +31,11 @@ public final class SimulatedEnvironment: Sendable {
   public let source: ScriptedSource
   /// The environment's hub.
   public let hub: LocationHub
+  /// Whether the environment keeps its state in the SQLite file given as `storePath` (false when
+  /// none was given or it could not be opened).
+  public let isPersistent: Bool
   private let deliveries = DeliveryQueue()
-  private let persistence: MemoryPersistence
+  private let persistence: any HubPersistence
 
   /// Creates an environment.
   /// - Parameters:
@@ -42,6 +46,9 @@ public final class SimulatedEnvironment: Sendable {
   ///   - lastKnownLocation: a location already in the store (Apple's "cached" location).
   ///   - start: the wall-clock time at which the clock starts.
   ///   - sourceAccuracy: the nominal accuracy of the scripted source, in metres.
+  ///   - storePath: a SQLite store file to keep authorization, the last known location and regions
+  ///     in, so that a second environment on the same file sees what the first left (a restart);
+  ///     `nil` keeps everything in memory.
   public init(
     authorization: CLAuthorizationStatus = .notDetermined,
     accuracy: CLAccuracyAuthorization = .fullAccuracy,
@@ -49,11 +56,20 @@ public final class SimulatedEnvironment: Sendable {
     policyGrants: Bool = true,
     lastKnownLocation: CLLocation? = nil,
     start: Date = Date(timeIntervalSince1970: 1_767_225_600),
-    sourceAccuracy: CLLocationAccuracy = 5
+    sourceAccuracy: CLLocationAccuracy = 5,
+    storePath: String? = nil
   ) {
     clock = ManualClock(wall: start.timeIntervalSince1970)
-    persistence = MemoryPersistence(
-      lastKnownLocation: lastKnownLocation.map { Fix(location: $0, source: "store") })
+    if let storePath, let store = try? LocationStore(path: storePath) {
+      persistence = StorePersistence(store: store)
+      isPersistent = true
+    } else {
+      persistence = MemoryPersistence()
+      isPersistent = false
+    }
+    if let lastKnownLocation {
+      persistence.saveLastKnownLocation(Fix(location: lastKnownLocation, source: "store"))
+    }
     persistence.setServicesEnabled(locationServicesEnabled)
     if authorization != .notDetermined || accuracy != .fullAccuracy {
       persistence.setAuthorization(

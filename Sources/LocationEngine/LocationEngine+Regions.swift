@@ -31,9 +31,11 @@ extension LocationEngine {
     if !events.isEmpty { effects.append(.regionEvents(group: group, events)) }
   }
 
-  /// Restores persisted regions. Invalid ones (a store edited by hand) are skipped: they could not
-  /// have been added through the API.
-  mutating func restoreRegions(group: String, _ specs: [RegionSpec], _ states: [RegionState]) {
+  /// Restores persisted regions before the engine handles its first event (no effects: sources
+  /// start when the first event computes the demand). Invalid ones (a store edited by hand) are
+  /// skipped: they could not have been added through the API.
+  public mutating func restoreRegions(group: String, _ specs: [RegionSpec], _ states: [RegionState])
+  {
     var monitor = regions[group] ?? RegionMonitor(maximumRadius: maximumRegionRadius)
     monitor.reserveCapacity(monitor.count + specs.count)
     for (index, spec) in specs.enumerated() {

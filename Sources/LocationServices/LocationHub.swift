@@ -80,10 +80,8 @@ public final class LocationHub: Sendable {
       allowed: authorization.allowsLocation, cachedLocation: persistence.lastKnownLocation())
     // Regions survive restarts: restore them with their last states, so that a crossing that
     // happened while the process was not running is reported at the first decisive fix.
-    let start = self.clock.now
     for (group, regions) in persistence.regions(app: app).sorted(by: { $0.key < $1.key }) {
-      _ = engine.handle(
-        .restoreRegions(group: group, regions.map(\.spec), regions.map(\.state)), at: start)
+      engine.restoreRegions(group: group, regions.map(\.spec), regions.map(\.state))
     }
     state = Mutex(State(engine: engine, authorization: authorization))
   }
