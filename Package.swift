@@ -24,6 +24,12 @@ let package = Package(
       pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"])]
     ),
+    // sd-bus from libsystemd: GeoClue2 and iio-sensor-proxy over D-Bus.
+    .systemLibrary(
+      name: "CSystemd",
+      pkgConfig: "libsystemd",
+      providers: [.apt(["libsystemd-dev"])]
+    ),
     // libxml2's SAX2 interface: the real XML parser behind the GPX decoder.
     .systemLibrary(
       name: "CLibXML2",
@@ -45,7 +51,7 @@ let package = Package(
       name: "LocationStore", dependencies: ["CSQLite", "Geodesy"], swiftSettings: swiftSettings),
     .target(
       name: "LocationSources",
-      dependencies: ["LocationFormats", "Geodesy"],
+      dependencies: ["LocationFormats", "Geodesy", "CSystemd"],
       swiftSettings: swiftSettings
     ),
     .target(

@@ -3,7 +3,11 @@
 # sudo, as a user. Idempotent: packages already present are not fetched again.
 set -euo pipefail
 
-packages=(pkg-config libsqlite3-dev libxml2-dev sqlite3)
+# Build: pkg-config and the -dev packages of the C libraries (SQLite, libxml2, sd-bus).
+# Tests with real components (they start them themselves; see ../shared/RECIPES.md): gpsd and gpsfake,
+# socat for pseudo-terminal pairs, dbus-daemon and GeoClue for a private bus.
+packages=(pkg-config libsqlite3-dev libxml2-dev sqlite3 libsystemd-dev
+  gpsd gpsd-clients socat dbus-daemon geoclue-2.0 geoclue-2-demo)
 
 missing=()
 for package in "${packages[@]}"; do
@@ -17,8 +21,20 @@ if ((${#missing[@]})); then
     as_root=(sudo)
   fi
   echo "setup: installing ${missing[*]}" >&2
+  # Installing gpsd or geoclue must not start system services on this machine (the tests start their
+  # own on private ports and sockets): a policy-rc.d that refuses every start, for the install only.
+  policy=/usr/sbin/policy-rc.d
+  added_policy=0
+  if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' | "${as_root[@]}" tee "$policy" >/dev/null
+    "${as_root[@]}" chmod 755 "$policy"
+    added_policy=1
+  fi
   "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  # libsystemd-dev must match libsystemd0 exactly: install (upgrade) both together.
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" $(printf '%s\n' "${missing[@]}" | grep -qx libsystemd-dev && echo libsystemd0)
+  if [ "$added_policy" = 1 ]; then "${as_root[@]}" rm -f "$policy"; fi
 fi
 
 if ! command -v swift >/dev/null; then
