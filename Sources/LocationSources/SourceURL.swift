@@ -3,9 +3,30 @@
 ///
 /// ```
 /// replay:///path/track.gpx?speed=10&loop=1     replay:///path/log.nmea?instant=1
-/// static:///etc/geolocation
+/// static:///etc/geolocation                     geoclue
+/// gpsd://127.0.0.1:2947   gpsd:///run/gpsd.sock  nmea:///dev/ttyUSB0?baud=9600   nmea+tcp://host:10110
 /// ```
 public enum SourceURL: Sendable, Equatable {
+  /// gpsd's JSON protocol on TCP (default 127.0.0.1:2947) or a Unix socket.
+  case gpsd(Endpoint)
+  /// NMEA 0183 from a serial device or pseudo-terminal (raw mode, the given baud rate; NMEA 0183's
+  /// 4800 by default).
+  case nmeaSerial(path: String, baud: Int)
+  /// NMEA 0183 from a TCP server (a marine multiplexer, `gpsd -N` relays, `socat`).
+  case nmeaTCP(host: String, port: Int)
+  /// GeoClue2 on the system bus.
+  case geoclue
+
+  /// A network or local socket address.
+  public enum Endpoint: Sendable, Equatable {
+    /// TCP to a host and port.
+    case tcp(host: String, port: Int)
+    /// A Unix stream socket at a path.
+    case unix(path: String)
+  }
+
+  /// The baud rates a serial source accepts.
+  public static let baudRates = [1200, 2400, 4800, 9600, 19_200, 38_400, 57_600, 115_200, 230_400, 460_800, 921_600]
   /// A recorded track (GPX 1.1 or NMEA 0183) replayed on the runtime's clock.
   case replay(path: String, options: ReplayOptions)
   /// GeoClue's four-line static position file.
@@ -29,7 +50,7 @@ public enum SourceURL: Sendable, Equatable {
   }
 
   /// The schemes this build understands, for error messages.
-  public static let knownSchemes = ["replay", "static"]
+  public static let knownSchemes = ["replay", "static", "gpsd", "nmea", "nmea+tcp", "geoclue"]
 
   /// Parses a source URL. A bare path (`/x/track.gpx`) is taken as `replay://` of that path.
   /// - Throws: `SourceError` with code `.configuration` naming what is wrong.
@@ -38,6 +59,7 @@ public enum SourceURL: Sendable, Equatable {
     guard !trimmed.isEmpty else {
       throw SourceError(.configuration, "empty source URL", isPermanent: true)
     }
+    if trimmed == "geoclue" || trimmed == "geoclue://" { return .geoclue }
     if trimmed.hasPrefix("/") {
       return .replay(path: trimmed, options: ReplayOptions())
     }
@@ -69,6 +91,41 @@ public enum SourceURL: Sendable, Equatable {
         throw SourceError(.configuration, "static:// has no option '\(key)'", isPermanent: true)
       }
       return .staticFile(path: path)
+    case "gpsd":
+      if let key = query.first?.key {
+        throw SourceError(.configuration, "gpsd:// has no option '\(key)'", isPermanent: true)
+      }
+      if path.hasPrefix("/") { return .gpsd(.unix(path: path)) }
+      let (host, port) = try hostPort(path, defaultPort: 2947, scheme: scheme)
+      return .gpsd(.tcp(host: host, port: port))
+    case "nmea":
+      guard path.hasPrefix("/") else {
+        throw SourceError(
+          .configuration, "nmea:// needs a device path, as in nmea:///dev/ttyUSB0?baud=9600",
+          isPermanent: true)
+      }
+      var baud = 4800
+      for (key, value) in query {
+        guard key == "baud" else {
+          throw SourceError(.configuration, "nmea:// has no option '\(key)' (option: baud)", isPermanent: true)
+        }
+        guard let rate = Int(value), baudRates.contains(rate) else {
+          throw SourceError(
+            .configuration,
+            "baud must be one of \(baudRates.map(String.init).joined(separator: ", ")), not '\(value)'",
+            isPermanent: true)
+        }
+        baud = rate
+      }
+      return .nmeaSerial(path: path, baud: baud)
+    case "nmea+tcp":
+      if let key = query.first?.key {
+        throw SourceError(.configuration, "nmea+tcp:// has no option '\(key)'", isPermanent: true)
+      }
+      let (host, port) = try hostPort(path, defaultPort: 10_110, scheme: scheme)
+      return .nmeaTCP(host: host, port: port)
+    case "geoclue":
+      return .geoclue
     default:
       throw SourceError(
         .configuration,
@@ -100,7 +157,42 @@ public enum SourceURL: Sendable, Equatable {
       return "replay://" + path + (items.isEmpty ? "" : "?" + items.joined(separator: "&"))
     case .staticFile(let path):
       return "static://" + path
+    case .gpsd(.tcp(let host, let port)):
+      return "gpsd://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+    case .gpsd(.unix(let path)):
+      return "gpsd://" + path
+    case .nmeaSerial(let path, let baud):
+      return "nmea://\(path)?baud=\(baud)"
+    case .nmeaTCP(let host, let port):
+      return "nmea+tcp://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+    case .geoclue:
+      return "geoclue"
     }
+  }
+
+  /// Splits `host:port`, `[v6]:port`, `host` or an empty string (127.0.0.1).
+  private static func hostPort(_ text: String, defaultPort: Int, scheme: String) throws(SourceError) -> (
+    String, Int
+  ) {
+    var host = text
+    var portText: Substring?
+    if text.hasPrefix("[") {
+      guard let close = text.firstIndex(of: "]") else {
+        throw SourceError(.configuration, "\(scheme)://\(text): unclosed '['", isPermanent: true)
+      }
+      host = String(text[text.index(after: text.startIndex)..<close])
+      let rest = text[text.index(after: close)...]
+      if rest.hasPrefix(":") { portText = rest.dropFirst() }
+    } else if let colon = text.lastIndex(of: ":") {
+      host = String(text[..<colon])
+      portText = text[text.index(after: colon)...]
+    }
+    if host.isEmpty { host = "127.0.0.1" }
+    guard let portText else { return (host, defaultPort) }
+    guard let port = Int(portText), (1...65_535).contains(port) else {
+      throw SourceError(.configuration, "\(scheme)://\(text): bad port '\(portText)'", isPermanent: true)
+    }
+    return (host, port)
   }
 
   private static func replayOptions(
