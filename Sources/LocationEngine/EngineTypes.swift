@@ -107,8 +107,9 @@ public enum EngineEvent: Sendable {
   case authorization(allowed: Bool)
   /// `startMonitoring(for:)` or `CLMonitor.add`: monitor a region in a group ("manager" for the
   /// app's `CLLocationManager` regions, "monitor:NAME" for a `CLMonitor`), replacing any region of
-  /// that identifier. `requester` is told that monitoring started or failed.
-  case addRegion(group: String, RegionSpec, requester: ClientID?)
+  /// that identifier, starting in `initialState` (`CLMonitor`'s `assuming:`; `.unknown` for
+  /// `startMonitoring`). `requester` is told that monitoring started or failed.
+  case addRegion(group: String, RegionSpec, initialState: RegionState, requester: ClientID?)
   /// Regions restored from the store at launch, with their persisted states.
   case restoreRegions(group: String, [RegionSpec], [RegionState])
   /// `stopMonitoring(for:)` or `CLMonitor.remove`.

@@ -6,7 +6,8 @@ import Geodesy
 /// changes become `regionEvents` effects, which the runtime persists before delivering.
 extension LocationEngine {
   mutating func addRegion(
-    group: String, _ spec: RegionSpec, requester: ClientID?, into effects: inout [EngineEffect]
+    group: String, _ spec: RegionSpec, initialState: RegionState, requester: ClientID?,
+    into effects: inout [EngineEffect]
   ) {
     guard allowed else {
       effects.append(
@@ -16,7 +17,7 @@ extension LocationEngine {
     var monitor = regions[group] ?? RegionMonitor(maximumRadius: maximumRegionRadius)
     let events: [RegionEvent]
     do {
-      events = try monitor.add(spec)
+      events = try monitor.add(spec, initialState: initialState)
     } catch {
       effects.append(
         .regionRejected(

@@ -104,8 +104,9 @@ public struct LocationEngine: Sendable {
           apply(sessions[client]?.denied(), client, into: &effects)
         }
       }
-    case .addRegion(let group, let spec, let requester):
-      addRegion(group: group, spec, requester: requester, into: &effects)
+    case .addRegion(let group, let spec, let initialState, let requester):
+      addRegion(
+        group: group, spec, initialState: initialState, requester: requester, into: &effects)
     case .restoreRegions(let group, let specs, let states):
       restoreRegions(group: group, specs, states)
     case .removeRegion(let group, let identifier):

@@ -246,13 +246,15 @@ public final class LocationHub: Sendable {
 
   // MARK: Regions
 
-  /// Monitors a region in a group for the app, replacing any of the same identifier; `requester`
-  /// hears `regionStarted` or `regionFailed`.
-  public func addRegion(_ spec: RegionSpec, group: String, requester: ClientID?) {
+  /// Monitors a region in a group for the app, replacing any of the same identifier, starting in
+  /// `initialState`; `requester` hears `regionStarted` or `regionFailed`.
+  public func addRegion(
+    _ spec: RegionSpec, group: String, initialState: RegionState = .unknown, requester: ClientID?
+  ) {
     if authorization.status == AuthorizationSnapshot.notDetermined {
       requestAuthorization(always: true)
     }
-    send(.addRegion(group: group, spec, requester: requester))
+    send(.addRegion(group: group, spec, initialState: initialState, requester: requester))
   }
 
   /// Stops monitoring a region.
