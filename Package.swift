@@ -75,7 +75,11 @@ let package = Package(
     ),
 
     // MARK: Programs
-    .target(name: "LocationCLI", dependencies: ["CoreLocation"], swiftSettings: swiftSettings),
+    // whereami's location work goes through the public CoreLocation API only; LocationFormats is
+    // here for reading `--regions` GeoJSON files.
+    .target(
+      name: "LocationCLI", dependencies: ["CoreLocation", "LocationFormats"],
+      swiftSettings: swiftSettings),
     .executableTarget(
       name: "whereami", dependencies: ["LocationCLI"], swiftSettings: swiftSettings),
     .executableTarget(

@@ -1,5 +1,6 @@
 import CoreLocation
 import Foundation
+import LocationFormats
 
 /// `whereami`: prints where this machine is, through the public CoreLocation API only.
 public enum WhereAmI {
@@ -49,7 +50,24 @@ public enum WhereAmI {
             + unsupported.map { "%" + $0 }.joined(separator: " "))
       }
     }
-    let runner = Runner(options: options, isReplay: source?.hasPrefix("replay://") ?? false)
+    var regions: [CLCircularRegion] = []
+    if let file = options.regions {
+      do {
+        regions = try GeoJSONRegions.parse(path: file).map { region in
+          let circle = CLCircularRegion(
+            center: CLLocationCoordinate2D(latitude: region.latitude, longitude: region.longitude),
+            radius: region.radius, identifier: region.identifier)
+          circle.notifyOnEntry = region.notifyOnEntry
+          circle.notifyOnExit = region.notifyOnExit
+          return circle
+        }
+      } catch {
+        printError("whereami: \(error.description)")
+        exit(ExitCode.usage.rawValue)
+      }
+    }
+    let runner = Runner(
+      options: options, isReplay: source?.hasPrefix("replay://") ?? false, regions: regions)
     runner.start()
     dispatchMain()
   }
@@ -68,9 +86,14 @@ final class Runner: NSObject, CLLocationManagerDelegate {
   private var timeoutGeneration = 0
   private let progress: Bool
   private var lastProgress = Date.distantPast
+  private let regions: [CLCircularRegion]
+  private var regionStates: [String: CLRegionState] = [:]
+  /// Enter or exit callbacks, which come just before the matching `didDetermineState`.
+  private var transitions: [String: String] = [:]
 
-  init(options: WhereAmIOptions, isReplay: Bool) {
+  init(options: WhereAmIOptions, isReplay: Bool, regions: [CLCircularRegion]) {
     self.options = options
+    self.regions = regions
     // A progress line only where it cannot mix with the results: results go to a file or a pipe
     // and standard error is a terminal.
     progress = isReplay && options.watch && isatty(STDERR_FILENO) == 1 && isatty(STDOUT_FILENO) == 0
@@ -81,6 +104,19 @@ final class Runner: NSObject, CLLocationManagerDelegate {
     manager.delegate = self
     manager.desiredAccuracy = options.accuracy
     manager.distanceFilter = options.distanceFilter
+    if !regions.isEmpty {
+      // The file is the whole set: regions left by an earlier run that the file no longer has stop.
+      // Regions it still has keep their stored state, so a crossing that happened between two runs
+      // is reported as enter or exit.
+      let wanted = Set(regions.map(\.identifier))
+      let stored = manager.monitoredRegions
+      for stale in stored where !wanted.contains(stale.identifier) {
+        manager.stopMonitoring(for: stale)
+      }
+      for region in regions where !stored.contains(where: { Self.same($0, region) }) {
+        manager.startMonitoring(for: region)
+      }
+    }
     if options.watch {
       manager.startUpdatingLocation()
     } else {
@@ -126,6 +162,11 @@ final class Runner: NSObject, CLLocationManagerDelegate {
     _ manager: CLLocationManager, didUpdateLocations locations: [CLLocation]
   ) {
     MainActor.assumeIsolated {
+      if !regions.isEmpty {
+        // With --regions, locations only pace the region lines (and the timeout); not printed.
+        armTimeout()
+        return
+      }
       for location in locations {
         let line: String
         switch options.output {
@@ -169,7 +210,7 @@ final class Runner: NSObject, CLLocationManagerDelegate {
           "whereami: location access denied"
             + (CLLocationManager.locationServicesEnabled() ? "" : " (location services are off)"))
       case .locationUnknown where ended:
-        if options.watch && printed > 0 { finish(.success) }
+        if options.watch && (printed > 0 || !regions.isEmpty) { finish(.success) }
         finish(
           .noLocation, "whereami: " + (message ?? "the location source ended before a location"))
       case .locationUnknown where !options.watch:
@@ -180,6 +221,66 @@ final class Runner: NSObject, CLLocationManagerDelegate {
         }
       }
     }
+  }
+
+  nonisolated func locationManager(
+    _ manager: CLLocationManager, didDetermineState state: CLRegionState, for region: CLRegion
+  ) {
+    let time = manager.location?.timestamp ?? Date()
+    let identifier = region.identifier
+    MainActor.assumeIsolated {
+      let previous = regionStates.updateValue(state, forKey: identifier)
+      guard previous != state else { return }
+      let name: String
+      switch state {
+      case .inside: name = "inside"
+      case .outside: name = "outside"
+      case .unknown: name = "unknown"
+      }
+      var event = transitions.removeValue(forKey: identifier) ?? "determined"
+      switch (previous, state) {
+      case (.some(.outside), .inside): event = "enter"
+      case (.some(.inside), .outside): event = "exit"
+      default: break
+      }
+      switch options.output {
+      case .json:
+        print(
+          "{\"time\":\"\(LocationFormatter.isoTime(time))\",\"region\":\(LocationFormatter.jsonString(identifier)),"
+            + "\"state\":\"\(name)\",\"event\":\"\(event)\"}")
+      case .format:
+        print("\(LocationFormatter.isoTime(time)) \(identifier) \(name) \(event)")
+      }
+      fflush(nil)
+    }
+  }
+
+  nonisolated func locationManager(_ manager: CLLocationManager, didEnterRegion region: CLRegion) {
+    let identifier = region.identifier
+    MainActor.assumeIsolated { transitions[identifier] = "enter" }
+  }
+
+  nonisolated func locationManager(_ manager: CLLocationManager, didExitRegion region: CLRegion) {
+    let identifier = region.identifier
+    MainActor.assumeIsolated { transitions[identifier] = "exit" }
+  }
+
+  nonisolated func locationManager(
+    _ manager: CLLocationManager, monitoringDidFailFor region: CLRegion?, withError error: any Error
+  ) {
+    let message = (error as NSError).userInfo[NSLocalizedDescriptionKey] as? String ?? "\(error)"
+    let identifier = region?.identifier ?? "?"
+    MainActor.assumeIsolated {
+      WhereAmI.printError("whereami: region '\(identifier)': \(message)")
+      if (error as? CLError)?.code == .regionMonitoringDenied { finish(.denied) }
+    }
+  }
+
+  /// Whether a stored region is the file's region unchanged (re-adding it would reset its state).
+  private static func same(_ stored: CLRegion, _ region: CLCircularRegion) -> Bool {
+    guard let circle = stored as? CLCircularRegion else { return false }
+    return circle.isEqual(region) && circle.notifyOnEntry == region.notifyOnEntry
+      && circle.notifyOnExit == region.notifyOnExit
   }
 
   private func describe(_ status: CLAuthorizationStatus) -> String {

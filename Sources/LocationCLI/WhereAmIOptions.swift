@@ -31,6 +31,9 @@ public struct WhereAmIOptions: Equatable, Sendable {
   public var instant = false
   /// `--count N`: stop after N locations (implies watch).
   public var count: Int?
+  /// `--regions FILE.geojson`: monitor these regions and print their state changes instead of
+  /// locations (implies watch).
+  public var regions: String?
   /// `-h/--help`.
   public var help = false
   /// `--version`.
@@ -98,6 +101,9 @@ public struct WhereAmIOptions: Equatable, Sendable {
         guard factor > 0 else { throw UsageError(message: "--speed needs a factor > 0") }
         options.speed = factor
       case "--instant": options.instant = true
+      case "--regions":
+        options.regions = try value(argument)
+        options.watch = true
       case "--count":
         let text = try value(argument)
         guard let count = Int(text), count > 0 else {
@@ -171,6 +177,9 @@ public struct WhereAmIOptions: Equatable, Sendable {
           --speed X            Replay X times faster than recorded
           --instant            Replay as fast as possible
           --count N            Stop after N locations (implies --watch)
+          --regions FILE       Monitor the circles of a GeoJSON FeatureCollection (Points with a
+                               "radius" property and an id) and print one line per state change:
+                               TIME ID STATE EVENT (JSON with --json); implies --watch
           --version            Print the version
       -h, --help               Show this help
 

@@ -179,18 +179,21 @@ public struct LocationEngine: Sendable {
       effects.append(.saveLastKnownLocation(fix))
     }
     guard allowed else { return false }
-    if !regions.isEmpty { evaluateRegions(fix, into: &effects) }
+    var completed = false
     // Most engines serve one client; avoid sorting in that case.
     if sessions.count == 1, let client = sessions.keys.first {
-      return apply(
+      completed = apply(
         sessions[client]?.receive(fix, bestPossible: bestPossible), client, into: &effects)
-    }
-    var completed = false
-    for client in sessions.keys.sorted() {
-      if apply(sessions[client]?.receive(fix, bestPossible: bestPossible), client, into: &effects) {
-        completed = true
+    } else {
+      for client in sessions.keys.sorted() {
+        if apply(sessions[client]?.receive(fix, bestPossible: bestPossible), client, into: &effects)
+        {
+          completed = true
+        }
       }
     }
+    // Region events after the locations, so that a manager's `location` is the fix behind them.
+    if !regions.isEmpty { evaluateRegions(fix, into: &effects) }
     return completed
   }
 
