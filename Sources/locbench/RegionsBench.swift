@@ -12,6 +12,7 @@
 import Foundation
 import Geodesy
 import LocationEngine
+import LocationStore
 
 enum RegionsBench {
   /// SplitMix64 (Steele, Lea and Flood 2014).
@@ -288,5 +289,61 @@ enum RegionsBench {
     print(
       "targets (median <= 1 µs, p99 <= 20 µs, >= 1000x, <= 200 B/region, identical events): "
         + (ok ? "met" : "NOT met"))
+    storeLoad(regionCount: regionCount, inMemoryBuild: Double(buildEnd - buildStart))
+  }
+
+  /// Loading the regions from the SQLite store at launch, as a hub does: read every row, add each to
+  /// a monitor with its state, build the index. Baseline: building the same monitor from specs
+  /// already in memory (measured above).
+  static func storeLoad(regionCount: Int, inMemoryBuild: Double) {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "locbench-regions-\(getpid())")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let path = directory.appendingPathComponent("store.sqlite").path
+    do {
+      var rng = Generator(state: 42)
+      var rows: [StoredRegion] = []
+      rows.reserveCapacity(regionCount)
+      for i in 0..<regionCount {
+        let region = spec(i, &rng)
+        rows.append(
+          StoredRegion(
+            app: "bench", group: "manager", identifier: region.identifier,
+            latitude: region.latitude,
+            longitude: region.longitude, radius: region.radius, hysteresis: region.hysteresis,
+            state: i % 3))
+      }
+      let writeStart = nanoseconds()
+      try LocationStore(path: path).upsertRegions(rows)
+      let writeEnd = nanoseconds()
+      rows = []
+      let loadStart = nanoseconds()
+      let stored = try LocationStore(path: path).allRegions()
+      let readEnd = nanoseconds()
+      var monitor = RegionMonitor()
+      monitor.reserveCapacity(stored.count, identifierBytes: stored.count * 13)
+      for row in stored {
+        try monitor.add(
+          RegionSpec(
+            identifier: row.identifier, latitude: row.latitude, longitude: row.longitude,
+            radius: row.radius, hysteresis: row.hysteresis, notifyOnEntry: row.notifyOnEntry,
+            notifyOnExit: row.notifyOnExit),
+          initialState: RegionState(rawValue: row.state) ?? .unknown)
+      }
+      monitor.buildIndex()
+      let loadEnd = nanoseconds()
+      let load = Double(loadEnd - loadStart)
+      print(
+        "store: write \(monitor.count) regions in one transaction \(format(Double(writeEnd - writeStart))); "
+          + "load at launch \(format(load)) (read \(format(Double(readEnd - loadStart))), "
+          + "monitor + index \(format(Double(loadEnd - readEnd))))")
+      print(
+        String(
+          format: "  ratio store load / in-memory build: %.2f; target load <= 3 s: %@",
+          load / inMemoryBuild,
+          load <= 3e9 ? "met" : "NOT met"))
+    } catch {
+      print("store: error: \(error)")
+    }
   }
 }
