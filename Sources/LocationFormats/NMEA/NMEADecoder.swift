@@ -153,7 +153,11 @@ public struct NMEADecoder: Sendable {
       statistics.otherLines &+= 1
       return out
     }
-    processLine(raw.assumingMemoryBound(to: UInt8.self), line.count, &out)
+    if line.count > NMEADecoder.maximumLineLength {
+      countOverlong()
+    } else {
+      processLine(raw.assumingMemoryBound(to: UInt8.self), line.count, &out)
+    }
     return out
   }
 
