@@ -179,6 +179,16 @@ struct WhereAmITests {
     #expect(result.lines == result.lines.sorted(), "the recording's times, in order")
   }
 
+  @Test func loopedInstantReplayStopsAtTheCount() throws {
+    let result = try run([
+      "--source", "replay://" + Self.north + "?loop=1&instant=1", "--count", "25", "-f",
+      "%latitude",
+    ])
+    #expect(result.status == 0)
+    let once = (0..<10).map { String(format: "52.%06d", $0 * 100) }
+    #expect(result.lines == once + once + once.prefix(5))
+  }
+
   @Test func distanceFilter() throws {
     // The points are 11.13 m apart: with 20 m, every second one.
     let result = try run([

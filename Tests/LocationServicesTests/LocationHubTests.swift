@@ -173,6 +173,51 @@ import Testing
     #expect(client.errors.first?.1 == "configure something")
   }
 
+  /// A second client that starts while the first still streams is told too: every client that
+  /// starts updates hears either locations or why there are none.
+  @Test func unavailableSourcesAreReportedToASecondClient() {
+    let hub = makeHub(.unavailable("configure something"))
+    let first = RecordingClient()
+    let second = RecordingClient()
+    hub.startUpdates(hub.register(first), UpdateRequest())
+    hub.startUpdates(hub.register(second), UpdateRequest())
+    #expect(first.errors.map(\.0) == [.sourcesEnded])
+    #expect(second.errors.map(\.0) == [.sourcesEnded])
+    #expect(second.errors.first?.1 == "configure something")
+  }
+
+  @Test func endedReplayIsReportedToAClientThatStartsLater() {
+    let hub = makeHub(
+      .urls([.replay(path: Paths.fixture("replay", "north.gpx"), options: .init(instant: true))]))
+    let first = RecordingClient()
+    hub.startUpdates(hub.register(first), UpdateRequest())
+    clock.runDue()
+    #expect(first.errors.map(\.0) == [.sourcesEnded])
+    let second = RecordingClient()
+    hub.startUpdates(hub.register(second), UpdateRequest())
+    clock.runDue()
+    clock.advance(by: 60)
+    #expect(
+      second.errors.map(\.0) == [.sourcesEnded] || second.locations.count == 10,
+      "the second client heard nothing: \(second.deliveries)")
+  }
+
+  @Test func restartingUpdatesAfterTheEndIsAnsweredToo() {
+    let hub = makeHub(
+      .urls([.replay(path: Paths.fixture("replay", "north.gpx"), options: .init(instant: true))]))
+    let client = RecordingClient()
+    let id = hub.register(client)
+    hub.startUpdates(id, UpdateRequest())
+    clock.runDue()
+    client.reset()
+    hub.startUpdates(id, UpdateRequest(distanceFilter: 5))
+    clock.runDue()
+    clock.advance(by: 60)
+    #expect(
+      client.errors.map(\.0) == [.sourcesEnded] || client.locations.count == 10,
+      "a restart after the end heard nothing: \(client.deliveries)")
+  }
+
   @Test func requestLocationDeliversOneAndStopsTheSource() {
     let source = ScriptedSource()
     let hub = makeHub(.objects { [source] })

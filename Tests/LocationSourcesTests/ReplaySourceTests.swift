@@ -236,6 +236,18 @@ import Testing
     #expect(context.ends == 1)
   }
 
+  /// A first point without a time is played one second before the next, not decades before it
+  /// (README: points without a time are played one second apart).
+  @Test func untimedFirstPointDoesNotDelayTheRest() {
+    let context = TestContext()
+    let source = ReplaySource(
+      path: Paths.fixture("replay", "leading_untimed.gpx"), options: Options())
+    source.start(context: context)
+    context.advance(by: 10)
+    #expect(context.emissions.map(\.at) == [0, 1, 2, 3])
+    #expect(context.fixes.allSatisfy { $0.time > 1_714_564_000 }, "no 1970 timestamps")
+  }
+
   @Test func playsAFileAndEnds() {
     let path = Paths.fixture("replay", "north.gpx")
     let source = ReplaySource(path: path, options: Options(instant: true))

@@ -265,6 +265,15 @@ import Testing
     }
   }
 
+  /// Points without a time are one second apart from their neighbours, also before the first
+  /// point that has one.
+  @Test func leadingUntimedPointIsOneSecondBeforeTheFirstTime() throws {
+    let track = try ReplayTrack.load(path: Paths.fixture("replay", "leading_untimed.gpx"))
+    #expect(track.hasTimes)
+    #expect(track.fixes.map(\.time) == [-1, 0, 1, 2].map { 1_714_564_800 + $0 })
+    #expect(track.fixes.dropFirst(2).allSatisfy { abs($0.speed - 11.13) < 0.01 })
+  }
+
   @Test func gpxWithoutTimesIsUntimedAndOneSecondApart() throws {
     let track = try ReplayTrack.load(path: Paths.fixture("replay", "untimed.gpx"))
     #expect(!track.hasTimes)
