@@ -248,6 +248,9 @@ struct WhereAmITests {
     let result = try run(["--source", path, "--watch", "--instant"])
     #expect(result.status == 1)
     #expect(result.stderr.contains(path), "stderr: \(result.stderr)")
+    // One diagnostic: the file is missing for good, so nothing says "still trying".
+    #expect(!result.stderr.contains("still trying"), "stderr: \(result.stderr)")
+    #expect(result.stderr.split(separator: "\n").count == 1, "stderr: \(result.stderr)")
   }
 
   @Test func malformedGPXFailsNamingFileAndLine() throws {

@@ -436,6 +436,17 @@ import Testing
     #expect(client.locations.isEmpty)
   }
 
+  /// When the only source fails for good, the client hears that the sources ended, not first a
+  /// "temporary" `locationUnknown` ("still trying") immediately followed by the end.
+  @Test func permanentFailureOfTheOnlySourceIsOneError() {
+    let path = "/nonexistent/corelocation-tests/ride.gpx"
+    let hub = makeHub(.urls([.replay(path: path, options: .init())]))
+    let client = RecordingClient()
+    let id = hub.register(client)
+    hub.startUpdates(id, UpdateRequest())
+    #expect(client.errors.map(\.0) == [.sourcesEnded])
+  }
+
   @Test func missingReplayFileFailsARequestNamingTheFile() {
     let path = "/nonexistent/corelocation-tests/ride.gpx"
     let hub = makeHub(.urls([.replay(path: path, options: .init())]))
