@@ -189,6 +189,31 @@ struct WhereAmITests {
     #expect(result.lines == once + once + once.prefix(5))
   }
 
+  /// `make demo`'s command, cut to three locations: real-time pacing at 30x on the live clock.
+  @Test func demoCommandAtThirtyTimesSpeed() throws {
+    let result = try run([
+      "--watch", "--source", "replay://" + Runner.ijsselmeer, "--speed", "30", "--count", "3",
+      "--format", "%time  %latitude %longitude  %speed m/s  course %direction",
+    ])
+    #expect(result.status == 0, "stderr: \(result.stderr)")
+    #expect(result.lines.count == 3)
+    for line in result.lines {
+      let pattern =
+        #/2018-08-20 09:\d\d:\d\d \+0000  52\.\d{6} 5\.\d{6}  -?\d+\.\d\d m/s  course -?\d+\.\d/#
+      #expect(line.wholeMatch(of: pattern) != nil, "line: \(line)")
+    }
+  }
+
+  @Test func verboseNamesTheTokensThatPrintNothing() throws {
+    let result = try run(["--source", Self.north, "-v", "-f", "%address|%latitude|%locality"])
+    #expect(result.status == 0)
+    #expect(result.stdout == "|52.000000|\n")
+    #expect(
+      result.stderr.contains(
+        "no reverse geocoder on Linux; these tokens print nothing: %address %locality"))
+    #expect(result.stderr.contains("whereami: authorization"))
+  }
+
   @Test func distanceFilter() throws {
     // The points are 11.13 m apart: with 20 m, every second one.
     let result = try run([
