@@ -179,10 +179,12 @@ enum NMEABench {
       let clock =
         twoDigits(second / 3600) + twoDigits(second / 60 % 60) + twoDigits(second % 60) + ".00"
       var lat = ""
-      append(Double(Int(latitude)) * 100 + (latitude - Double(Int(latitude))) * 60, decimals: 5,
+      append(
+        Double(Int(latitude)) * 100 + (latitude - Double(Int(latitude))) * 60, decimals: 5,
         width: 4, to: &lat)
       var lon = ""
-      append(Double(Int(longitude)) * 100 + (longitude - Double(Int(longitude))) * 60,
+      append(
+        Double(Int(longitude)) * 100 + (longitude - Double(Int(longitude))) * 60,
         decimals: 5, width: 5, to: &lon)
       var altitude = ""
       append(545.4 + 10 * random(), decimals: 1, to: &altitude)

@@ -108,8 +108,11 @@ func fixes(_ outputs: [NMEAOutput]) -> [Fix] {
   }
 
   @Test func zdaDates() throws {
-    let log = nmea("GPZDA,120000.00,05,06,2023,00,00") + nmea(Self.gga.replacingOccurrences(
-      of: "123519.00", with: "120001.00"))
+    let log =
+      nmea("GPZDA,120000.00,05,06,2023,00,00")
+      + nmea(
+        Self.gga.replacingOccurrences(
+          of: "123519.00", with: "120001.00"))
     let fix = try #require(fixes(decode(log).outputs).first)
     #expect(fix.time == NMEADate(year: 2023, month: 6, day: 5).secondsSinceEpoch + 43_201)
   }
@@ -176,8 +179,11 @@ func fixes(_ outputs: [NMEAOutput]) -> [Fix] {
     let lower = good.lowercased().replacingOccurrences(of: "$gpgga", with: "$GPGGA")
       .replacingOccurrences(of: ",n,", with: ",N,").replacingOccurrences(of: ",e,", with: ",E,")
       .replacingOccurrences(of: ",m,", with: ",M,")
-    #expect(fixes(decode(lower, options: .init(defaultDate: .init(year: 2020, month: 1, day: 1)))
-      .outputs).count == 1)
+    #expect(
+      fixes(
+        decode(lower, options: .init(defaultDate: .init(year: 2020, month: 1, day: 1)))
+          .outputs
+      ).count == 1)
     let wrong = good.replacingOccurrences(of: "545.4", with: "545.5")
     let bad = decode(wrong)
     #expect(bad.outputs.isEmpty)
@@ -191,7 +197,8 @@ func fixes(_ outputs: [NMEAOutput]) -> [Fix] {
   @Test func countsWhatItSkips() {
     let log =
       "# a comment\r\n\r\n" + nmea("PGRME,7.6,M,41.7,M,42.4,M") + nmea("WIMWV,78.8,R,12.0,N,A")
-      + "!AIVDM,1,1,,B,ENk`s@96TPVTh6h@@@@@@@@@@@@=8e2s7Gm?@00003vP000,2*4D\r\n" + "\u{1}\u{2}garbage\n"
+      + "!AIVDM,1,1,,B,ENk`s@96TPVTh6h@@@@@@@@@@@@=8e2s7Gm?@00003vP000,2*4D\r\n"
+      + "\u{1}\u{2}garbage\n"
     let statistics = decode(log).statistics
     #expect(statistics.proprietary == 1)
     #expect(statistics.unknown == 2)
@@ -256,7 +263,8 @@ func fixes(_ outputs: [NMEAOutput]) -> [Fix] {
 
   @Test func gnsModes() throws {
     let log =
-      nmea("GNGNS,014035.00,4332.69262,S,17235.48549,E,RR,13,0.9,25.63,11.24,,") + nmea(
+      nmea("GNGNS,014035.00,4332.69262,S,17235.48549,E,RR,13,0.9,25.63,11.24,,")
+      + nmea(
         "GNRMC,014035.00,A,4332.69262,S,17235.48549,E,0.0,,010120,,,R")
     let fix = try #require(fixes(decode(log).outputs).first)
     #expect(fix.quality == .rtkFixed)

@@ -207,7 +207,8 @@ extension NMEADecoder {
     let course = NMEADecoder.normalizedAngle(fields.number(), &fields)
     fields.advance()
     let lettered =
-      fields.fieldEnd &- fields.fieldStart == 1 && fields.base[fields.fieldStart] == UInt8(ascii: "T")
+      fields.fieldEnd &- fields.fieldStart == 1
+      && fields.base[fields.fieldStart] == UInt8(ascii: "T")
     var knots: Double?
     var kilometres: Double?
     var mode: UInt8 = 0

@@ -28,11 +28,14 @@
 ///   may come before the epoch's first position sentence). ZDA only dates; it never opens an epoch.
 ///   `finish()` closes the last epoch. An epoch with a valid position gives one `.fix`; one whose
 ///   sentences only said "no fix" gives `.noFix`.
-/// - **Merging.** The position comes from GGA or GNS when the epoch has one (the last wins), else
-///   from RMC or GLL. Altitude above sea level and geoid separation come from GGA/GNS; the
-///   ellipsoidal altitude is their sum, and unknown when the separation field is empty. Speed and
-///   course come from RMC or VTG, the last one in the epoch winning. Satellites used: GGA/GNS's
-///   count, else the PRNs listed by the epoch's GSA sentences.
+/// - **Merging.** The position comes from GGA, GNS, RMC or GLL: the one written with the most
+///   decimals of minutes wins, and among equally precise ones the last sentence of the epoch (as
+///   gpsd does; receivers that give RMC fewer decimals than GGA keep GGA's finer position).
+///   The fix quality is GGA's indicator or GNS's best mode letter, else RMC's or GLL's mode
+///   letter. Altitude above sea level and geoid separation come from GGA/GNS; the ellipsoidal
+///   altitude is their sum, and unknown when the separation field is empty (no geoid model is
+///   guessed). Speed and course come from RMC or VTG, the last one in the epoch winning.
+///   Satellites used: GGA/GNS's count, else the IDs listed by the epoch's GSA sentences.
 /// - **Accuracy.** With a GST in the epoch, `horizontalAccuracy` is the root sum square of its
 ///   latitude and longitude standard deviations (the distance RMS, about 65 % for a round error
 ///   ellipse), else of its ellipse's semi-axes; `verticalAccuracy` is its altitude standard
@@ -52,7 +55,8 @@
 /// - **Streams.** `decode(bytes:)` takes any chunking and keeps a partial line between calls;
 ///   lines end at LF (CR, spaces and NULs at either end are ignored). Lines longer than
 ///   `maximumLineLength` are dropped and counted. Bytes before a `$` on a line (binary noise) are
-///   skipped; two sentences run together on one line are both read.
+///   skipped; when a line feed is lost, both sentences of the line are read, and a sentence cut
+///   short by the next one counts as missing its checksum.
 public struct NMEADecoder: Sendable {
   /// Settings for a decoder.
   public struct Options: Sendable, Equatable {
@@ -149,7 +153,11 @@ public struct NMEADecoder: Sendable {
       statistics.otherLines &+= 1
       return out
     }
-    processLine(raw.assumingMemoryBound(to: UInt8.self), line.count, &out)
+    if line.count > NMEADecoder.maximumLineLength {
+      countOverlong()
+    } else {
+      processLine(raw.assumingMemoryBound(to: UInt8.self), line.count, &out)
+    }
     return out
   }
 
@@ -363,7 +371,8 @@ public struct NMEADecoder: Sendable {
     var addressEnd = start
     while addressEnd < end && base[addressEnd] != UInt8(ascii: ",") { addressEnd &+= 1 }
     let addressLength = addressEnd &- start
-    if base[start &- 1] == UInt8(ascii: "$") && addressLength > 0 && base[start] == UInt8(ascii: "P")
+    if base[start &- 1] == UInt8(ascii: "$") && addressLength > 0
+      && base[start] == UInt8(ascii: "P")
     {
       statistics.proprietary &+= 1
       return

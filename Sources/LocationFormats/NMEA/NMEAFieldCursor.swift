@@ -28,17 +28,6 @@ struct NMEAFieldCursor {
     self.exhausted = !hasFields
   }
 
-  /// How many fields are left to read.
-  func remainingCount() -> Int {
-    var probe = self
-    var count = 0
-    while !probe.exhausted {
-      probe.advance()
-      count &+= 1
-    }
-    return count
-  }
-
   /// 10^n for n in 0...22, exact in a `Double` (a switch compiles to a constant table).
   @inline(__always)
   static func powerOfTen(_ n: Int) -> Double {

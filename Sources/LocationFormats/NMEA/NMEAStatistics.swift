@@ -1,7 +1,8 @@
 /// Counts kept by `NMEADecoder`: what was decoded, what was skipped and why.
 ///
-/// Every line lands in exactly one of `sentences`, `checksumErrors`, `missingChecksum`,
-/// `proprietary`, `unknown`, `malformed` or `otherLines`.
+/// Every sentence lands in exactly one of `sentences`, `checksumErrors`, `missingChecksum`,
+/// `proprietary`, `unknown` or `malformed`; a line without any sentence counts in `otherLines`.
+/// (A line may hold more than one sentence when a receiver drops a line feed.)
 public struct NMEAStatistics: Sendable, Equatable {
   /// Lines seen (line feeds, plus a last line without one).
   public var lines = 0
@@ -56,7 +57,8 @@ public struct NMEAStatistics: Sendable, Equatable {
   /// - Returns: the error describing the first bad line.
   public func firstError(file: String? = nil) -> FormatError? {
     guard let firstBadLine else { return nil }
-    return FormatError(.malformed, firstBadReason ?? "bad NMEA sentence", file: file, line: firstBadLine)
+    return FormatError(
+      .malformed, firstBadReason ?? "bad NMEA sentence", file: file, line: firstBadLine)
   }
 
   mutating func noteBad(line: Int, _ reason: StaticString) {

@@ -1,5 +1,0 @@
-import Testing
-
-@Suite struct EndToEndSmokeTests {
-  @Test func builds() {}
-}

@@ -1,0 +1,191 @@
+import LocationServices
+import LocationSources
+import Testing
+
+/// `HubConfiguration.fromEnvironment`: sources from the environment, configuration files and
+/// discovery (files injected, nothing read from this machine), the app id, the store and the
+/// policy.
+@Suite struct HubConfigurationTests {
+  typealias Options = SourceURL.ReplayOptions
+
+  /// A configuration read with only the given files present.
+  func configuration(
+    _ environment: [String: String], files: [String: String] = [:], existing: Set<String> = []
+  ) -> HubConfiguration {
+    HubConfiguration.fromEnvironment(
+      environment, fileExists: { existing.contains($0) || files[$0] != nil },
+      readFile: { files[$0] })
+  }
+
+  static let home = ["HOME": "/home/me"]
+
+  // MARK: Sources
+
+  @Test func singleURLFromTheEnvironment() {
+    let sources = configuration(["CORELOCATION_SOURCE": "replay:///t.gpx?speed=5"]).sources
+    #expect(sources.urls == [.replay(path: "/t.gpx", options: Options(speed: 5))])
+  }
+
+  @Test func listFromTheEnvironmentWinsOverFiles() {
+    let sources = configuration(
+      ["CORELOCATION_SOURCE": "static:///a, /b.nmea", "HOME": "/home/me"],
+      files: ["/home/me/.config/corelocation/sources": "replay:///ignored.gpx"],
+      existing: ["/etc/geolocation"]
+    ).sources
+    #expect(
+      sources.urls == [.staticFile(path: "/a"), .replay(path: "/b.nmea", options: Options())])
+  }
+
+  @Test(arguments: [
+    ("gpsd://localhost", "unknown source scheme 'gpsd'"),
+    ("replay://relative.gpx", "needs an absolute path"),
+    ("replay:///t.gpx?speed=0", "replay speed must be a positive number"),
+    ("/a.gpx,,nonsense", "'nonsense' is not a source URL"),
+  ])
+  func badEnvironmentURLIsUnavailableNamingTheVariable(_ value: String, _ problem: String) {
+    let message = configuration(["CORELOCATION_SOURCE": value], existing: ["/etc/geolocation"])
+      .sources.unavailableMessage
+    #expect(message?.hasPrefix("CORELOCATION_SOURCE: ") == true, "\(message ?? "nil")")
+    #expect(message?.contains(problem) == true, "\(message ?? "nil")")
+  }
+
+  @Test(arguments: ["", "  ", "\t"])
+  func blankEnvironmentIsIgnored(_ value: String) {
+    let sources = configuration(
+      ["CORELOCATION_SOURCE": value, "HOME": "/home/me"], existing: ["/etc/geolocation"]
+    ).sources
+    #expect(sources.urls == [.staticFile(path: "/etc/geolocation")])
+  }
+
+  @Test func userConfigurationFileWithComments() {
+    let text = """
+      # My sources
+      replay:///home/me/ride.gpx?speed=10   # the Sunday ride
+
+         # static:///etc/geolocation
+      static:///home/me/geolocation
+      """
+    let sources = configuration(
+      Self.home, files: ["/home/me/.config/corelocation/sources": text],
+      existing: ["/etc/geolocation"]
+    ).sources
+    #expect(
+      sources.urls == [
+        .replay(path: "/home/me/ride.gpx", options: Options(speed: 10)),
+        .staticFile(path: "/home/me/geolocation"),
+      ])
+  }
+
+  @Test func badLineNamesFileAndLine() {
+    let file = "/home/me/.config/corelocation/sources"
+    let text = "# sources\nreplay:///ok.gpx\n\ngeoclue://system\nstatic:///etc/geolocation\n"
+    let message = configuration(Self.home, files: [file: text]).sources.unavailableMessage
+    #expect(message?.hasPrefix(file + ":4: ") == true, "\(message ?? "nil")")
+    #expect(message?.contains("unknown source scheme 'geoclue'") == true)
+  }
+
+  @Test func xdgConfigHomeIsUsedWhenAbsolute() {
+    let sources = configuration(
+      ["HOME": "/home/me", "XDG_CONFIG_HOME": "/cfg"],
+      files: [
+        "/cfg/corelocation/sources": "static:///from-xdg",
+        "/home/me/.config/corelocation/sources": "static:///from-home",
+      ]
+    ).sources
+    #expect(sources.urls == [.staticFile(path: "/from-xdg")])
+  }
+
+  @Test func relativeXDGConfigHomeIsIgnored() {
+    let sources = configuration(
+      ["HOME": "/home/me", "XDG_CONFIG_HOME": "cfg"],
+      files: [
+        "cfg/corelocation/sources": "static:///from-relative",
+        "/home/me/.config/corelocation/sources": "static:///from-home",
+      ]
+    ).sources
+    #expect(sources.urls == [.staticFile(path: "/from-home")])
+  }
+
+  @Test func systemConfigurationFileWhenTheUserHasNone() {
+    let sources = configuration(
+      Self.home,
+      files: [
+        "/home/me/.config/corelocation/sources": "# nothing here yet\n\n",
+        "/etc/corelocation/sources": "static:///srv/geolocation\n",
+      ],
+      existing: ["/etc/geolocation"]
+    ).sources
+    #expect(sources.urls == [.staticFile(path: "/srv/geolocation")])
+  }
+
+  @Test func configurationFileWithWindowsLineEndings() {
+    let sources = configuration(
+      Self.home,
+      files: [
+        "/home/me/.config/corelocation/sources":
+          "# sources\r\nreplay:///a.gpx\r\nstatic:///etc/geolocation\r\n"
+      ]
+    ).sources
+    #expect(
+      sources.urls == [
+        .replay(path: "/a.gpx", options: Options()), .staticFile(path: "/etc/geolocation"),
+      ])
+  }
+
+  @Test func discoversEtcGeolocation() {
+    let sources = configuration(Self.home, existing: ["/etc/geolocation"]).sources
+    #expect(sources.urls == [.staticFile(path: "/etc/geolocation")])
+  }
+
+  @Test func nothingConfiguredSaysWhatToDo() {
+    let message = configuration(Self.home).sources.unavailableMessage
+    #expect(message == HubConfiguration.noSourceMessage)
+    for hint in ["CORELOCATION_SOURCE", "~/.config/corelocation/sources", "/etc/geolocation"] {
+      #expect(HubConfiguration.noSourceMessage.contains(hint))
+    }
+  }
+
+  @Test func noHomeStillWorks() {
+    let message = configuration([:]).sources.unavailableMessage
+    #expect(message == HubConfiguration.noSourceMessage)
+  }
+
+  // MARK: App, store, policy
+
+  @Test func appIdentifierFromTheEnvironment() {
+    #expect(configuration(["CORELOCATION_APP_ID": "org.example.map"]).app == "org.example.map")
+  }
+
+  @Test(arguments: [[:], ["CORELOCATION_APP_ID": ""]])
+  func appIdentifierDefaultsToTheExecutable(_ environment: [String: String]) {
+    let app = configuration(environment).app
+    #expect(app == HubConfiguration.executablePath())
+    #expect(app.hasPrefix("/"))
+  }
+
+  @Test(
+    arguments: [
+      (["CORELOCATION_STORE": ":memory:"], nil),
+      (["CORELOCATION_STORE": "/var/tmp/s.sqlite"], "/var/tmp/s.sqlite"),
+      (["HOME": "/home/me"], "/home/me/.local/state/corelocation/store.sqlite"),
+      (
+        ["HOME": "/home/me", "CORELOCATION_STORE": ""],
+        "/home/me/.local/state/corelocation/store.sqlite"
+      ),
+      (["HOME": "/home/me", "XDG_STATE_HOME": "/state"], "/state/corelocation/store.sqlite"),
+    ] as [([String: String], String?)])
+  func storePath(_ environment: [String: String], _ expected: String?) {
+    #expect(configuration(environment).storePath == expected)
+  }
+
+  @Test(
+    arguments: [
+      (nil, AuthorizationPolicy.grant), ("grant", .grant), ("deny", .deny), ("DENY", .deny),
+      ("denied", .deny), ("", .grant),
+    ] as [(String?, AuthorizationPolicy)])
+  func policy(_ value: String?, _ expected: AuthorizationPolicy) {
+    var environment: [String: String] = [:]
+    environment["CORELOCATION_AUTHORIZATION"] = value
+    #expect(configuration(environment).policy == expected)
+  }
+}

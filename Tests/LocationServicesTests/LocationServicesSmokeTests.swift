@@ -1,5 +1,0 @@
-import Testing
-
-@Suite struct LocationServicesSmokeTests {
-  @Test func builds() {}
-}

@@ -1,0 +1,146 @@
+import Foundation
+import Geodesy
+import LocationEngine
+import LocationStore
+import Testing
+
+@testable import LocationServices
+
+/// `StorePersistence` on a real SQLite file, across reopening, and `makePersistence`'s fallback.
+@Suite struct StorePersistenceTests {
+  @Test func authorizationRoundTripsAcrossReopening() throws {
+    try withTemporaryDirectory { directory in
+      let path = directory + "/store.sqlite"
+      do {
+        let persistence = StorePersistence(store: try LocationStore(path: path))
+        #expect(persistence.authorization(app: "org.example.a") == nil)
+        persistence.setAuthorization(
+          AuthorizationSnapshot(status: AuthorizationSnapshot.authorizedAlways, accuracy: 1),
+          app: "org.example.a")
+        persistence.setAuthorization(
+          AuthorizationSnapshot(status: AuthorizationSnapshot.denied), app: "org.example.b")
+      }
+      let reopened = StorePersistence(store: try LocationStore(path: path))
+      let a = reopened.authorization(app: "org.example.a")
+      #expect(a?.status == AuthorizationSnapshot.authorizedAlways)
+      #expect(a?.accuracy == 1)
+      #expect(reopened.authorization(app: "org.example.b")?.status == AuthorizationSnapshot.denied)
+      #expect(reopened.authorization(app: "org.example.c") == nil)
+    }
+  }
+
+  @Test func servicesSwitchDefaultsOnAndPersists() throws {
+    try withTemporaryDirectory { directory in
+      let path = directory + "/store.sqlite"
+      do {
+        let persistence = StorePersistence(store: try LocationStore(path: path))
+        #expect(persistence.servicesEnabled())
+        persistence.setServicesEnabled(false)
+        #expect(!persistence.servicesEnabled())
+      }
+      let reopened = StorePersistence(store: try LocationStore(path: path))
+      #expect(!reopened.servicesEnabled())
+      reopened.setServicesEnabled(true)
+      #expect(reopened.servicesEnabled())
+    }
+  }
+
+  @Test func lastKnownLocationPersists() throws {
+    try withTemporaryDirectory { directory in
+      let path = directory + "/store.sqlite"
+      var saved = fix(52.3676, 4.9041, time: 1_767_225_000)
+      saved.altitude = 2
+      saved.speed = 1.5
+      saved.source = "static:///etc/geolocation"
+      do {
+        let persistence = StorePersistence(store: try LocationStore(path: path))
+        #expect(persistence.lastKnownLocation() == nil)
+        persistence.saveLastKnownLocation(fix(1, 1))
+        persistence.saveLastKnownLocation(saved)
+      }
+      let reopened = StorePersistence(store: try LocationStore(path: path))
+      #expect(reopened.lastKnownLocation() == saved)
+    }
+  }
+
+  @Test func invalidLastKnownLocationIsRefusedWithoutLosingTheStoredOne() throws {
+    try withTemporaryDirectory { directory in
+      let path = directory + "/store.sqlite"
+      let good = fix(52, 5)
+      do {
+        let persistence = StorePersistence(store: try LocationStore(path: path))
+        persistence.saveLastKnownLocation(good)
+        persistence.saveLastKnownLocation(fix(.nan, 5))
+      }
+      let reopened = StorePersistence(store: try LocationStore(path: path))
+      #expect(reopened.lastKnownLocation() == good)
+    }
+  }
+
+  @Test func hubDecisionIsStoredAndSeenByTheNextHub() throws {
+    try withTemporaryDirectory { directory in
+      let path = directory + "/store.sqlite"
+      do {
+        let hub = LocationHub(
+          app: "org.example.app", sources: .unavailable("none"),
+          persistence: StorePersistence(store: try LocationStore(path: path)), policy: .grant,
+          clock: ManualClock())
+        hub.requestAuthorization(always: false)
+        #expect(hub.authorization.status == AuthorizationSnapshot.authorizedWhenInUse)
+      }
+      let next = LocationHub(
+        app: "org.example.app", sources: .unavailable("none"),
+        persistence: StorePersistence(store: try LocationStore(path: path)), policy: .deny,
+        clock: ManualClock())
+      #expect(next.authorization.status == AuthorizationSnapshot.authorizedWhenInUse)
+      #expect(next.authorization.servicesEnabled)
+    }
+  }
+
+  @Test func makePersistenceOpensTheStore() throws {
+    try withTemporaryDirectory { directory in
+      let path = directory + "/state/corelocation/store.sqlite"
+      let persistence = LocationHub.makePersistence(path, app: "org.example.app")
+      #expect(persistence is StorePersistence)
+      #expect(FileManager.default.fileExists(atPath: path))
+    }
+  }
+
+  @Test func makePersistenceWithoutPathKeepsStateInMemory() {
+    let persistence = LocationHub.makePersistence(nil, app: "org.example.app")
+    #expect(persistence is MemoryPersistence)
+  }
+
+  /// A path that cannot be a store (its "directory" is a regular file; this also holds when the
+  /// tests run as root) falls back to memory, and the hub still works.
+  @Test func unusableStorePathFallsBackToMemory() throws {
+    try withTemporaryDirectory { directory in
+      let blocker = directory + "/not-a-directory"
+      try Data("x".utf8).write(to: URL(fileURLWithPath: blocker))
+      let persistence = LocationHub.makePersistence(
+        blocker + "/corelocation/store.sqlite", app: "org.example.app")
+      #expect(persistence is MemoryPersistence)
+      persistence.setAuthorization(
+        AuthorizationSnapshot(status: AuthorizationSnapshot.authorizedAlways), app: "x")
+      #expect(persistence.authorization(app: "x")?.status == AuthorizationSnapshot.authorizedAlways)
+    }
+  }
+
+  @Test func fileThatIsNotAStoreFallsBackToMemoryAndIsLeftAlone() throws {
+    try withTemporaryDirectory { directory in
+      let path = directory + "/store.sqlite"
+      let text = Data("my notes, not a database\n".utf8)
+      try text.write(to: URL(fileURLWithPath: path))
+      let persistence = LocationHub.makePersistence(path, app: "org.example.app")
+      #expect(persistence is MemoryPersistence)
+      #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == text)
+    }
+  }
+
+  @Test func memoryPersistenceStartsEmptyOrWithALocation() {
+    #expect(MemoryPersistence().lastKnownLocation() == nil)
+    #expect(MemoryPersistence().servicesEnabled())
+    let here = fix(52, 5)
+    #expect(MemoryPersistence(lastKnownLocation: here).lastKnownLocation() == here)
+  }
+}

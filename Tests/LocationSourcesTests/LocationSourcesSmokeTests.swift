@@ -1,5 +1,0 @@
-import Testing
-
-@Suite struct LocationSourcesSmokeTests {
-  @Test func builds() {}
-}

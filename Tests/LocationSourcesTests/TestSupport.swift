@@ -1,0 +1,173 @@
+import Foundation
+import Geodesy
+import LocationSources
+import Synchronization
+
+/// Where the test inputs live, found from this file's path (the package root is three levels up;
+/// `shared/` sits beside the package root).
+enum Paths {
+  /// The package root.
+  static let root = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+  /// A file under `Tests/Fixtures/<folder>/`.
+  static func fixture(_ folder: String, _ name: String) -> String {
+    root.appendingPathComponent("Tests/Fixtures").appendingPathComponent(folder)
+      .appendingPathComponent(name).path
+  }
+
+  /// The folder of gpsd's regression captures.
+  static let gpsdRegress = root.deletingLastPathComponent()
+    .appendingPathComponent("shared/testdata/gpsd-regress").path
+
+  /// The bundled example track.
+  static let ijsselmeer = root.appendingPathComponent("Examples/tracks/ijsselmeer-2018.nmea").path
+}
+
+/// A temporary directory for one test, removed afterwards.
+func withTemporaryDirectory<R>(_ body: (String) throws -> R) throws -> R {
+  let path = NSTemporaryDirectory() + "LocationSourcesTests-" + UUID().uuidString
+  try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+  defer { try? FileManager.default.removeItem(atPath: path) }
+  return try body(path)
+}
+
+/// Writes `text` to `name` in `directory` and returns the path.
+func write(_ text: String, to name: String, in directory: String) throws -> String {
+  let path = directory + "/" + name
+  try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+  return path
+}
+
+/// A `SourceContext` on a manual clock: nothing runs until `advance(by:)`, which runs due actions
+/// in deadline order, synchronously. It records what the source sends, with the monotonic time of
+/// each emission. (LocationSourcesTests cannot use LocationServices' `ManualClock`.)
+final class TestContext: SourceContext {
+  struct Emission {
+    var fix: Fix
+    var at: Double
+  }
+
+  private struct Entry {
+    var deadline: Double
+    var sequence: Int
+    var action: @Sendable () -> Void
+  }
+
+  private struct State {
+    var monotonic = 0.0
+    var wall: Double
+    var entries: [Entry] = []
+    var sequence = 0
+    var emissions: [Emission] = []
+    var failures: [SourceError] = []
+    var ends = 0
+    var onEmit: (@Sendable (Int) -> Void)?
+  }
+
+  private let state: Mutex<State>
+
+  /// A context at monotonic time 0 and the given wall-clock time.
+  init(wall: Double = 1_767_225_600) {
+    state = Mutex(State(wall: wall))
+  }
+
+  var now: EngineClockReading {
+    state.withLock { EngineClockReading(monotonic: $0.monotonic, wall: $0.wall) }
+  }
+
+  func emit(_ fix: Fix) {
+    let (count, hook) = state.withLock { state in
+      state.emissions.append(Emission(fix: fix, at: state.monotonic))
+      return (state.emissions.count, state.onEmit)
+    }
+    hook?(count)
+  }
+
+  /// Calls `hook` with the number of fixes emitted so far after each emission.
+  func onEmit(_ hook: @escaping @Sendable (Int) -> Void) {
+    state.withLock { $0.onEmit = hook }
+  }
+
+  func fail(_ error: SourceError) { state.withLock { $0.failures.append(error) } }
+
+  func end() { state.withLock { $0.ends += 1 } }
+
+  func schedule(after seconds: Double, _ action: @escaping @Sendable () -> Void) -> any Cancellable
+  {
+    let sequence = state.withLock { state -> Int in
+      state.sequence += 1
+      state.entries.append(
+        Entry(deadline: state.monotonic + seconds, sequence: state.sequence, action: action))
+      return state.sequence
+    }
+    return Token(context: self, sequence: sequence)
+  }
+
+  private struct Token: Cancellable {
+    let context: TestContext
+    let sequence: Int
+    func cancel() { context.cancel(sequence) }
+  }
+
+  private func cancel(_ sequence: Int) {
+    state.withLock { $0.entries.removeAll { $0.sequence == sequence } }
+  }
+
+  /// Moves time forward, running every action that falls due (including ones scheduled by them).
+  func advance(by seconds: Double) {
+    let target = state.withLock { $0.monotonic + seconds }
+    while let action = nextDue(until: target) { action() }
+    state.withLock { state in
+      state.wall += target - state.monotonic
+      state.monotonic = target
+    }
+  }
+
+  /// Runs what is due now, at most `limit` actions (a guard against a source that keeps scheduling
+  /// at the same instant).
+  func runDue(limit: Int = 100_000) {
+    var count = 0
+    while count < limit, let action = nextDue(until: state.withLock({ $0.monotonic })) {
+      action()
+      count += 1
+    }
+  }
+
+  private func nextDue(until target: Double) -> (@Sendable () -> Void)? {
+    state.withLock { state -> (@Sendable () -> Void)? in
+      guard
+        let index = state.entries.indices.min(by: {
+          (state.entries[$0].deadline, state.entries[$0].sequence)
+            < (state.entries[$1].deadline, state.entries[$1].sequence)
+        }), state.entries[index].deadline <= target
+      else { return nil }
+      let entry = state.entries.remove(at: index)
+      if entry.deadline > state.monotonic {
+        state.wall += entry.deadline - state.monotonic
+        state.monotonic = entry.deadline
+      }
+      return entry.action
+    }
+  }
+
+  var emissions: [Emission] { state.withLock { $0.emissions } }
+  var fixes: [Fix] { emissions.map(\.fix) }
+  var failures: [SourceError] { state.withLock { $0.failures } }
+  var ends: Int { state.withLock { $0.ends } }
+  var pendingCount: Int { state.withLock { $0.entries.count } }
+}
+
+/// A track of `count` points heading due north from 52° N 5° E at `speed` m/s, `interval` seconds
+/// apart, without speed or course.
+func northTrack(count: Int, speed: Double, interval: Double = 1, start: Double = 1_600_000_000)
+  -> [Fix]
+{
+  (0..<count).map { index in
+    let point = Geodesic.wgs84.direct(
+      latitude: 52, longitude: 5, azimuth: 0, distance: Double(index) * speed * interval)
+    return Fix(
+      latitude: point.latitude, longitude: point.longitude, horizontalAccuracy: 5,
+      time: start + Double(index) * interval)
+  }
+}
