@@ -33,6 +33,9 @@ public struct LocationEngine: Sendable {
   private var bestPossible: Double = 0
   private var lastDemand: Double?? = .none
   private var lastSave: Double = -.infinity
+  /// Every source has ended for good (until sources run again): clients that start now are told at
+  /// once instead of waiting for locations that cannot come.
+  private var sourcesHaveEnded = false
   /// The newest valid fix from any source (or the cached one from the store at start).
   public private(set) var latestFix: Fix?
   /// Fixes dropped because their coordinate was invalid.
@@ -86,12 +89,14 @@ public struct LocationEngine: Sendable {
       return
     case .sourcesChanged(let infos):
       sources = infos
+      if !infos.isEmpty { sourcesHaveEnded = false }
       bestPossible = infos.map(\.nominalAccuracy).min() ?? 0
     case .sourceFailed:
       for client in sessions.keys.sorted() {
         apply(sessions[client]?.sourceFailed(), client, into: &effects)
       }
     case .sourcesEnded:
+      sourcesHaveEnded = true
       for client in sessions.keys.sorted() {
         apply(sessions[client]?.sourcesEnded(), client, into: &effects)
       }
@@ -136,6 +141,7 @@ public struct LocationEngine: Sendable {
     if let cached = freshCachedFix(at: now) {
       apply(session.receive(cached, bestPossible: bestPossible), client, into: &effects)
     }
+    if sourcesHaveEnded && demandIsActive { apply(session.sourcesEnded(), client, into: &effects) }
     sessions[client] = session
   }
 
@@ -149,6 +155,13 @@ public struct LocationEngine: Sendable {
     }
     var session = sessions[client] ?? UpdateSession()
     guard session.requestOne(request) else { return }
+    if sourcesHaveEnded && demandIsActive {
+      // The deadline would pass with nothing; answer now (the best cached fix, or the error).
+      if let cached = freshCachedFix(at: now) { _ = session.receive(cached, bestPossible: bestPossible) }
+      apply(session.sourcesEnded(), client, into: &effects)
+      sessions[client] = session
+      return
+    }
     if let cached = freshCachedFix(at: now),
       UpdateSession.satisfies(cached, request, bestPossible: bestPossible)
     {
@@ -222,6 +235,12 @@ public struct LocationEngine: Sendable {
     }
   }
 
+  /// Whether sources were last asked to run (the runtime keeps them running, ended or not).
+  private var demandIsActive: Bool {
+    if case .some(.some) = lastDemand { return true }
+    return false
+  }
+
   /// Emits `demandSources` when the strongest accuracy asked for changes.
   private mutating func updateDemand(into effects: inout [EngineEffect]) {
     var demand: Double? = allowed && !regions.isEmpty ? regionAccuracy : nil
@@ -230,6 +249,8 @@ public struct LocationEngine: Sendable {
       demand = min(demand ?? .infinity, request.desiredAccuracy)
     }
     if case .some(let previous) = lastDemand, previous == demand { return }
+    // Sources that start again (after nobody needed them) may produce again.
+    if demand != nil, !demandIsActive { sourcesHaveEnded = false }
     lastDemand = .some(demand)
     effects.append(.demandSources(accuracy: demand))
   }

@@ -10,7 +10,7 @@ import LocationStore
 /// | sources | `CORELOCATION_SOURCE` (a URL or a comma-separated list), else the first non-comment lines of `$XDG_CONFIG_HOME/corelocation/sources` (default `~/.config/corelocation/sources`), else `/etc/corelocation/sources`, else discovery: `/etc/geolocation` if it exists |
 /// | app identifier | `CORELOCATION_APP_ID`, else the executable's path (`/proc/self/exe`) |
 /// | store | `$XDG_STATE_HOME/corelocation/store.sqlite` (default `~/.local/state/...`); `CORELOCATION_STORE` overrides, `:memory:` keeps nothing |
-/// | authorization policy | `CORELOCATION_AUTHORIZATION=grant` (default) or `deny` |
+/// | authorization policy | `CORELOCATION_AUTHORIZATION=grant` (default) or `deny`; any other value denies (fails closed) |
 public struct HubConfiguration: Sendable {
   /// The app identifier.
   public var app: String
@@ -48,8 +48,9 @@ public struct HubConfiguration: Sendable {
       environment["CORELOCATION_APP_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? executablePath()
     let policy: AuthorizationPolicy
     switch environment["CORELOCATION_AUTHORIZATION"]?.lowercased() {
-    case "deny", "denied": policy = .deny
-    default: policy = .grant
+    case nil, "", "grant", "allow": policy = .grant
+    // Anything else, a typo included, fails closed.
+    default: policy = .deny
     }
     let storePath: String?
     switch environment["CORELOCATION_STORE"] {
@@ -78,7 +79,7 @@ public struct HubConfiguration: Sendable {
     for file in [configHome + "/corelocation/sources", "/etc/corelocation/sources"] {
       guard let text = readFile(file) else { continue }
       var urls: [SourceURL] = []
-      for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false)
+      for (number, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
         .enumerated()
       {
         let content =

@@ -357,8 +357,12 @@ public final class LocationHub: Sendable {
         return state.running.allSatisfy(\.finished)
       }
       guard let allFinished else { return }
-      process(.sourceFailed(source: error.message, reason: error.code.rawValue))
-      if allFinished { process(.sourcesEnded) }
+      // When nothing is left running, the end says it all (one error, with this message).
+      if allFinished {
+        process(.sourcesEnded)
+      } else {
+        process(.sourceFailed(source: error.message, reason: error.code.rawValue))
+      }
     }
   }
 

@@ -104,7 +104,7 @@ public final class ReplaySource: LocationSource {
     }
     var delay = 0.0
     if !options.instant, end < fixes.count {
-      let gap = fixes[end].time - fixes[end - 1].time
+      let gap = track.hasTimes ? fixes[end].time - fixes[end - 1].time : 1
       delay = (gap.isFinite && gap >= 0 ? gap : 1) / options.speed
     }
     schedule(after: delay, index: end, generation: generation, context)

@@ -1,52 +1,63 @@
+import Foundation
 import Geodesy
 import LocationFormats
 
 extension ReplayTrack {
   /// Decodes a recording already in memory.
+  ///
+  /// - GPX: a document that is not well-formed XML is refused (with file and line): a broken
+  ///   document may hold anything after the break. Points with bad coordinates are skipped with a
+  ///   warning. Points without a time are played one second after the one before (before the first
+  ///   timed point: one second before it); a track without any time is stamped when played.
+  /// - NMEA: bad sentences are skipped and counted (the first is reported as a warning with its
+  ///   line). A log that never gives a date (no RMC or ZDA) is dated with the day it is played
+  ///   (UTC), keeping its times of day.
   /// - Throws: `FormatError` when nothing usable could be read (with file and line).
   static func decode(_ bytes: [UInt8], format: Format, file: String) throws(FormatError)
     -> ReplayTrack
   {
     switch format {
     case .gpx:
-      // A file cut short (a recorder that lost power) still gives the points before the cut; the
-      // error becomes a warning. Nothing usable at all is an error.
-      let decoder = GPXDecoder(file: file)
-      var failure: FormatError?
-      do {
-        try decoder.feed(bytes)
-        try decoder.finish()
-      } catch {
-        failure = error
+      let document = try GPXDecoder.decode(data: bytes, file: file)
+      let points = document.points
+      var fixes = points.map(\.fix)
+      let times = points.map(\.time)
+      guard let firstTimed = times.firstIndex(where: { $0 != nil }) else {
+        for index in fixes.indices { fixes[index].time = Double(index) }
+        return ReplayTrack(fixes: fixes, warnings: document.warnings, hasTimes: false)
       }
-      let points = decoder.takePoints()
-      guard !points.isEmpty else {
-        throw failure ?? FormatError(.empty, "no track, route or waypoint", file: file)
-      }
-      // Points without a time are played one second apart; a track without any time is stamped
-      // with the time of playing (see `ReplaySource`).
-      var fixes: [Fix] = []
-      fixes.reserveCapacity(points.count)
-      var timed = false
-      var previous = 0.0
-      for point in points {
-        var fix = point.fix
-        if let time = point.time {
-          fix.time = time
-          timed = true
+      var previous = times[firstTimed] ?? 0
+      for index in fixes.indices {
+        if index < firstTimed {
+          fixes[index].time = previous - Double(firstTimed - index)
+        } else if let time = times[index] {
+          fixes[index].time = time
+          previous = time
         } else {
-          fix.time = previous + 1
+          previous += 1
+          fixes[index].time = previous
         }
-        previous = fix.time
-        fixes.append(fix)
       }
-      return ReplayTrack(
-        fixes: fixes, warnings: decoder.warnings + (failure.map { [$0] } ?? []), hasTimes: timed)
+      return ReplayTrack(fixes: fixes, warnings: document.warnings, hasTimes: true)
     case .nmea:
       let (outputs, statistics) = NMEADecoder.decodeLog(bytes)
       var fixes: [Fix] = []
+      var undated: [Fix] = []
       for output in outputs {
-        if case .fix(let fix) = output { fixes.append(fix) }
+        switch output {
+        case .fix(let fix): fixes.append(fix)
+        case .undatedFix(let fix): undated.append(fix)
+        case .noFix, .heading, .satellites: break
+        }
+      }
+      if fixes.isEmpty, !undated.isEmpty {
+        // `undatedFix` holds seconds since midnight: anchor them to today (UTC).
+        let midnight = (Date().timeIntervalSince1970 / 86_400).rounded(.down) * 86_400
+        fixes = undated.map { fix in
+          var fix = fix
+          fix.time += midnight
+          return fix
+        }
       }
       var warnings: [FormatError] = []
       if let error = statistics.firstError(file: file) { warnings.append(error) }

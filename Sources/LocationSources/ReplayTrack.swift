@@ -30,7 +30,7 @@ public struct ReplayTrack: Sendable {
   }
 
   /// Guesses the format from the first meaningful bytes: `<` is XML (GPX); `$` or `!` is NMEA.
-  /// NMEA logs may start with `#` comment lines (as gpsd's captures do).
+  /// NMEA logs may start with `#` comment lines (as gpsd's captures do) or gpsd JSON lines.
   public static func detectFormat(_ bytes: [UInt8]) -> Format? {
     var index = 0
     // Skip a UTF-8 byte-order mark.
@@ -39,7 +39,8 @@ public struct ReplayTrack: Sendable {
       switch bytes[index] {
       case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "\n"):
         index += 1
-      case UInt8(ascii: "#"):
+      case UInt8(ascii: "#"), UInt8(ascii: "{"):
+        // Comments, and the JSON lines (`{"class":"VERSION"...`) that gpspipe puts before NMEA.
         while index < bytes.count, bytes[index] != UInt8(ascii: "\n") { index += 1 }
       case UInt8(ascii: "<"):
         return .gpx

@@ -50,7 +50,7 @@ public enum SourceURL: Sendable, Equatable {
   }
 
   /// The schemes this build understands, for error messages.
-  public static let knownSchemes = ["replay", "static", "gpsd", "nmea", "nmea+tcp", "geoclue"]
+  public static let knownSchemes = ["replay", "file", "static", "gpsd", "nmea", "nmea+tcp", "geoclue"]
 
   /// Parses a source URL. A bare path (`/x/track.gpx`) is taken as `replay://` of that path.
   /// - Throws: `SourceError` with code `.configuration` naming what is wrong.
@@ -154,15 +154,15 @@ public enum SourceURL: Sendable, Equatable {
       if options.speed != 1 { items.append("speed=\(options.speed)") }
       if options.instant { items.append("instant=1") }
       if options.loop { items.append("loop=1") }
-      return "replay://" + path + (items.isEmpty ? "" : "?" + items.joined(separator: "&"))
+      return "replay://" + Self.percentEncoded(path) + (items.isEmpty ? "" : "?" + items.joined(separator: "&"))
     case .staticFile(let path):
-      return "static://" + path
+      return "static://" + Self.percentEncoded(path)
     case .gpsd(.tcp(let host, let port)):
       return "gpsd://\(host.contains(":") ? "[\(host)]" : host):\(port)"
     case .gpsd(.unix(let path)):
-      return "gpsd://" + path
+      return "gpsd://" + Self.percentEncoded(path)
     case .nmeaSerial(let path, let baud):
-      return "nmea://\(path)?baud=\(baud)"
+      return "nmea://\(Self.percentEncoded(path))?baud=\(baud)"
     case .nmeaTCP(let host, let port):
       return "nmea+tcp://\(host.contains(":") ? "[\(host)]" : host):\(port)"
     case .geoclue:
@@ -245,6 +245,22 @@ public enum SourceURL: Sendable, Equatable {
       }
     }
     return (text[..<mark], items)
+  }
+
+  /// Escapes what would not read back as the same path: `%`, `?`, `#`, `&`, `,`, white space,
+  /// control characters and non-ASCII bytes.
+  static func percentEncoded(_ path: String) -> String {
+    var result = ""
+    for byte in path.utf8 {
+      switch byte {
+      case UInt8(ascii: "%"), UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "&"),
+        UInt8(ascii: ","), 0...0x20, 0x7F...0xFF:
+        result += String(format: "%%%02X", byte)
+      default:
+        result.unicodeScalars.append(Unicode.Scalar(byte))
+      }
+    }
+    return result
   }
 
   /// Decodes `%XX` escapes; malformed escapes are kept as they are.

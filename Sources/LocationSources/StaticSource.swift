@@ -6,8 +6,9 @@ import Synchronization
 /// altitude in metres, accuracy radius in metres; `#` starts a comment).
 ///
 /// The file is read when the source starts; the position is emitted at once, stamped with the
-/// current time, and again every `interval` seconds (60) while the source runs, so that a client that
-/// starts later, or asks again, is answered. Its nominal accuracy is the file's accuracy.
+/// current time, and again (the same position, newly stamped) every `interval` seconds (60) while
+/// the source runs, so that a client that starts later, or asks again, is answered. Changes to the
+/// file take effect when the source starts again. Its nominal accuracy is the file's accuracy.
 public final class StaticSource: LocationSource {
   /// Seconds between repeated emissions.
   public static let interval = 60.0
@@ -49,10 +50,6 @@ public final class StaticSource: LocationSource {
       state.generation += 1
       return state.generation
     }
-    emit(context, generation: generation)
-  }
-
-  private func emit(_ context: any SourceContext, generation: Int) {
     let fix: Fix
     do {
       fix = try Self.read(path: path, time: context.now.wall)
@@ -60,9 +57,15 @@ public final class StaticSource: LocationSource {
       context.fail(error)
       return
     }
-    context.emit(fix)
+    emit(fix, context, generation: generation)
+  }
+
+  private func emit(_ fix: Fix, _ context: any SourceContext, generation: Int) {
+    var stamped = fix
+    stamped.time = context.now.wall
+    context.emit(stamped)
     let token = context.schedule(after: Self.interval) { [self] in
-      emit(context, generation: generation)
+      emit(fix, context, generation: generation)
     }
     let stale = state.withLock { state -> Bool in
       guard state.generation == generation else { return true }

@@ -46,9 +46,9 @@ import Testing
   static let bad: [(String, [String])] = [
     ("", ["empty source URL"]),
     ("   ", ["empty source URL"]),
-    ("gpsd://127.0.0.1:2947", ["unknown source scheme 'gpsd'", "known: replay, static"]),
+    ("bogus://127.0.0.1:2947", ["unknown source scheme 'bogus'", "known: replay, file, static"]),
     ("http://example.com/t.gpx", ["unknown source scheme 'http'"]),
-    ("track.gpx", ["'track.gpx' is not a source URL", "replay, static"]),
+    ("track.gpx", ["'track.gpx' is not a source URL", "replay, file, static"]),
     ("replay:track.gpx", ["not a source URL"]),
     ("replay://tmp/track.gpx", ["replay:// needs an absolute path"]),
     ("replay://", ["replay:// needs an absolute path"]),
@@ -99,9 +99,9 @@ import Testing
 
   @Test func parseListReportsTheBadMember() {
     #expect {
-      try SourceURL.parseList("replay:///a.gpx,geoclue://x")
+      try SourceURL.parseList("replay:///a.gpx,bogus://x")
     } throws: { error in
-      (error as? SourceError)?.message.contains("unknown source scheme 'geoclue'") == true
+      (error as? SourceError)?.message.contains("unknown source scheme 'bogus'") == true
     }
   }
 
