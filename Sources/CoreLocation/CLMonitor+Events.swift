@@ -120,7 +120,8 @@ final class MonitorMailbox: Sendable {
       return state.nextWaiter
     }
     return await withTaskCancellationHandler {
-      await withCheckedContinuation { (continuation: CheckedContinuation<CLMonitor.Event?, Never>) in
+      await withCheckedContinuation {
+        (continuation: CheckedContinuation<CLMonitor.Event?, Never>) in
         let immediate = state.withLock { state -> CLMonitor.Event?? in
           if state.head < state.buffer.count {
             let event = state.buffer[state.head]
