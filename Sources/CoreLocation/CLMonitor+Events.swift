@@ -5,13 +5,14 @@ extension CLMonitor {
   /// A type that represents an asynchronous sequence of events.
   ///
   /// Buffering (our rule; Apple publishes none): events are queued from the moment the monitor is
-  /// created, whether or not anyone iterates, and every event is kept until it is read, up to
-  /// `CLMonitor.eventBufferLimit` (4,096) waiting events; beyond that the oldest waiting event is
-  /// dropped (`record(for:)` still has the latest event of every condition). The sequence is one
-  /// queue: with several iterators, each event goes to one of them, in order.
+  /// created, whether or not anyone iterates, and every event is kept until it is read, up to 4,096
+  /// waiting events; beyond that the oldest waiting event is dropped (`record(for:)` still has the
+  /// latest event of every condition). The sequence is one queue: with several iterators, each
+  /// event goes to one of them, in order.
   ///
-  /// An iterator keeps its monitor alive. Iteration ends (`next()` returns `nil`) when the task that
-  /// iterates is cancelled, or when the monitor is gone and the queue is empty.
+  /// An iterator keeps its monitor alive. `next()` returns `nil` when no event is queued and either
+  /// the task that iterates is cancelled or the monitor is gone; so a cancelled reader still gets
+  /// the events already queued, then `nil`.
   public struct Events: AsyncSequence, Sendable {
     /// The element type.
     public typealias Element = CLMonitor.Event
@@ -33,7 +34,8 @@ extension CLMonitor {
       let owner: CLMonitor?
 
       /// The next event, waiting for one if none is queued.
-      /// - Returns: The event, or `nil` when the task is cancelled or the monitor is gone.
+      /// - Returns: The event, or `nil` when none is queued and the task is cancelled or the
+      ///   monitor is gone.
       /// - Throws: Nothing today; declared `throws` as Apple's is.
       public mutating func next() async throws -> CLMonitor.Event? {
         await mailbox.next()
@@ -41,7 +43,8 @@ extension CLMonitor {
 
       /// The next event, waiting for one if none is queued (the form `for await` uses).
       /// - Parameter actor: The caller's isolation.
-      /// - Returns: The event, or `nil` when the task is cancelled or the monitor is gone.
+      /// - Returns: The event, or `nil` when none is queued and the task is cancelled or the
+      ///   monitor is gone.
       /// - Throws: Nothing today; declared `throws` as Apple's is.
       public mutating func next(isolation actor: isolated (any Actor)?) async throws(any Error)
         -> CLMonitor.Event?
