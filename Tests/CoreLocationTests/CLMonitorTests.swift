@@ -410,3 +410,15 @@ private final class StateDelegate: NSObject, CLLocationManagerDelegate, @uncheck
     }
   }
 }
+
+/// Compiled, not run: apps read events from the main actor, and that must build in Swift 6 mode.
+@MainActor private func firstStateOnTheMainActor(_ monitor: CLMonitor) async throws
+  -> CLMonitor.Event.State?
+{
+  for try await event in await monitor.events {
+    switch event.state {
+    case .satisfied, .unsatisfied, .unknown, .unmonitored: return event.state
+    }
+  }
+  return nil
+}
