@@ -107,7 +107,7 @@ final class MonitorCore: HubClient {
         Self.insert(entry, identifier: identifier, into: &state)
         return state.id
       }
-      hub.addRegion(spec, group: group, requester: id)
+      hub.addRegion(spec, group: group, initialState: RegionState(assumed), requester: id)
       return
     }
     let (event, wasMonitored) = state.withLock { state -> (CLMonitor.Event, Bool) in
@@ -231,17 +231,17 @@ final class MonitorCore: HubClient {
     let diagnostics = MonitorDiagnostics(snapshot)
     let date = now
     let (made, again, id) = state.withLock {
-      state -> ([CLMonitor.Event], [RegionSpec], ClientID?) in
+      state -> ([CLMonitor.Event], [(RegionSpec, RegionState)], ClientID?) in
       guard state.diagnostics != diagnostics else { return ([], [], nil) }
       state.diagnostics = diagnostics
       var made: [CLMonitor.Event] = []
-      var again: [RegionSpec] = []
+      var again: [(RegionSpec, RegionState)] = []
       for identifier in state.order {
         guard var entry = state.entries[identifier], entry.kind != .unmonitored else { continue }
         if entry.kind == .awaitingAuthorization, snapshot.allowsLocation, let spec = entry.spec {
           entry.kind = .monitored
           entry.pendingAdds += 1
-          again.append(spec)
+          again.append((spec, RegionState(entry.lastEvent.state)))
         }
         entry.lastEvent = CLMonitor.Event(
           identifier: identifier, state: entry.lastEvent.state, date: date,
@@ -253,6 +253,20 @@ final class MonitorCore: HubClient {
       return (made, again, state.id)
     }
     mailbox.yield(made)
-    for spec in again { hub.addRegion(spec, group: group, requester: id) }
+    for (spec, initialState) in again {
+      hub.addRegion(spec, group: group, initialState: initialState, requester: id)
+    }
+  }
+}
+
+extension RegionState {
+  /// The engine state a monitor's state starts a region in: satisfied is inside, unsatisfied
+  /// outside, anything else unknown.
+  init(_ state: CLMonitor.Event.State) {
+    switch state {
+    case .satisfied: self = .inside
+    case .unsatisfied: self = .outside
+    case .unknown, .unmonitored: self = .unknown
+    }
   }
 }

@@ -7,10 +7,10 @@ import Synchronization
 /// On Linux a monitor is a client of the process's location hub, like `CLLocationManager`, and its
 /// circular conditions are regions of the hub kept under the group `"monitor:<name>"`:
 ///
-/// - **Persistence.** Conditions and their last states are kept in the store by the monitor's name:
-///   a monitor opened later with the same name (in this process or after a restart) finds them in
-///   `identifiers` and `record(for:)`, and a crossing that happened meanwhile is reported at the
-///   first decisive location. Conditions that cannot be monitored (beacons, invalid circles) and
+/// - **Persistence.** Conditions and their last states (at first the state given to `assuming:`)
+///   are kept in the store by the monitor's name: a monitor opened later with the same name (in
+///   this process or after a restart) finds them in `identifiers` and `record(for:)`, and a
+///   crossing that happened meanwhile is reported at the first decisive location. Conditions that cannot be monitored (beacons, invalid circles) and
 ///   circles refused while the app is not authorized are kept in memory only.
 /// - **One monitor per name.** Apple does not document what happens when a second monitor is opened
 ///   with a name already in use (apps report a crash). Here `init(_:)` waits until the monitor that

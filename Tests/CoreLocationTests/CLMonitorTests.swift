@@ -208,6 +208,42 @@ private final class StateDelegate: NSObject, CLLocationManagerDelegate, @uncheck
     #expect(try await drain(other).isEmpty)
   }
 
+  /// The state given to `assuming:` is stored: after a restart, a location that agrees with it is
+  /// still no event.
+  @Test func anAssumedStateIsKeptInTheStore() async throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "monitor-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let path = directory.appendingPathComponent("store.sqlite").path
+    do {
+      let world = SimulatedEnvironment(authorization: .authorizedAlways, storePath: path)
+      let monitor = await monitor(world, "work")
+      await monitor.add(Self.home, identifier: "home", assuming: .satisfied)
+      world.pump()
+    }
+    let world = SimulatedEnvironment(storePath: path)
+    let monitor = await monitor(world, "work")
+    #expect(await monitor.record(for: "home")?.lastEvent.state == .satisfied)
+    world.pump()
+    world.deliver(location(world, north: 0))
+    world.deliver(location(world, north: 800))
+    #expect(states(try await drain(monitor)) == ["home 2"])
+  }
+
+  /// A condition added while the monitor already has a location is decided against it at once.
+  @Test func aConditionAddedAfterALocationIsDecidedAtOnce() async throws {
+    let world = SimulatedEnvironment(authorization: .authorizedAlways)
+    let monitor = await monitor(world)
+    await monitor.add(Self.home, identifier: "home")
+    world.pump()
+    world.deliver(location(world, north: 500))
+    await monitor.add(Self.home, identifier: "agrees", assuming: .unsatisfied)
+    await monitor.add(Self.home, identifier: "disagrees", assuming: .satisfied)
+    world.pump()
+    #expect(states(try await drain(monitor)) == ["home 2", "disagrees 2"])
+  }
+
   @Test func aSecondMonitorOfANameWaitsForTheFirst() async throws {
     let world = SimulatedEnvironment(authorization: .authorizedAlways)
     var first: CLMonitor? = await monitor(world, "shared")
