@@ -157,7 +157,9 @@ public struct LocationEngine: Sendable {
     guard session.requestOne(request) else { return }
     if sourcesHaveEnded && demandIsActive {
       // The deadline would pass with nothing; answer now (the best cached fix, or the error).
-      if let cached = freshCachedFix(at: now) { _ = session.receive(cached, bestPossible: bestPossible) }
+      if let cached = freshCachedFix(at: now) {
+        _ = session.receive(cached, bestPossible: bestPossible)
+      }
       apply(session.sourcesEnded(), client, into: &effects)
       sessions[client] = session
       return

@@ -79,9 +79,10 @@ public struct HubConfiguration: Sendable {
     for file in [configHome + "/corelocation/sources", "/etc/corelocation/sources"] {
       guard let text = readFile(file) else { continue }
       var urls: [SourceURL] = []
-      for (number, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
-        .enumerated()
-      {
+      for (number, line) in text.split(
+        omittingEmptySubsequences: false, whereSeparator: \.isNewline
+      )
+      .enumerated() {
         let content =
           line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         guard !content.allSatisfy(\.isWhitespace) else { continue }

@@ -26,7 +26,9 @@ public enum SourceURL: Sendable, Equatable {
   }
 
   /// The baud rates a serial source accepts.
-  public static let baudRates = [1200, 2400, 4800, 9600, 19_200, 38_400, 57_600, 115_200, 230_400, 460_800, 921_600]
+  public static let baudRates = [
+    1200, 2400, 4800, 9600, 19_200, 38_400, 57_600, 115_200, 230_400, 460_800, 921_600,
+  ]
   /// A recorded track (GPX 1.1 or NMEA 0183) replayed on the runtime's clock.
   case replay(path: String, options: ReplayOptions)
   /// GeoClue's four-line static position file.
@@ -50,7 +52,9 @@ public enum SourceURL: Sendable, Equatable {
   }
 
   /// The schemes this build understands, for error messages.
-  public static let knownSchemes = ["replay", "file", "static", "gpsd", "nmea", "nmea+tcp", "geoclue"]
+  public static let knownSchemes = [
+    "replay", "file", "static", "gpsd", "nmea", "nmea+tcp", "geoclue",
+  ]
 
   /// Parses a source URL. A bare path (`/x/track.gpx`) is taken as `replay://` of that path.
   /// - Throws: `SourceError` with code `.configuration` naming what is wrong.
@@ -107,7 +111,8 @@ public enum SourceURL: Sendable, Equatable {
       var baud = 4800
       for (key, value) in query {
         guard key == "baud" else {
-          throw SourceError(.configuration, "nmea:// has no option '\(key)' (option: baud)", isPermanent: true)
+          throw SourceError(
+            .configuration, "nmea:// has no option '\(key)' (option: baud)", isPermanent: true)
         }
         guard let rate = Int(value), baudRates.contains(rate) else {
           throw SourceError(
@@ -154,7 +159,8 @@ public enum SourceURL: Sendable, Equatable {
       if options.speed != 1 { items.append("speed=\(options.speed)") }
       if options.instant { items.append("instant=1") }
       if options.loop { items.append("loop=1") }
-      return "replay://" + Self.percentEncoded(path) + (items.isEmpty ? "" : "?" + items.joined(separator: "&"))
+      return "replay://" + Self.percentEncoded(path)
+        + (items.isEmpty ? "" : "?" + items.joined(separator: "&"))
     case .staticFile(let path):
       return "static://" + Self.percentEncoded(path)
     case .gpsd(.tcp(let host, let port)):
@@ -171,9 +177,11 @@ public enum SourceURL: Sendable, Equatable {
   }
 
   /// Splits `host:port`, `[v6]:port`, `host` or an empty string (127.0.0.1).
-  private static func hostPort(_ text: String, defaultPort: Int, scheme: String) throws(SourceError) -> (
-    String, Int
-  ) {
+  private static func hostPort(_ text: String, defaultPort: Int, scheme: String) throws(SourceError)
+    -> (
+      String, Int
+    )
+  {
     var host = text
     var portText: Substring?
     if text.hasPrefix("[") {
@@ -190,7 +198,8 @@ public enum SourceURL: Sendable, Equatable {
     if host.isEmpty { host = "127.0.0.1" }
     guard let portText else { return (host, defaultPort) }
     guard let port = Int(portText), (1...65_535).contains(port) else {
-      throw SourceError(.configuration, "\(scheme)://\(text): bad port '\(portText)'", isPermanent: true)
+      throw SourceError(
+        .configuration, "\(scheme)://\(text): bad port '\(portText)'", isPermanent: true)
     }
     return (host, port)
   }
