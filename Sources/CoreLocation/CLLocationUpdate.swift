@@ -84,7 +84,8 @@ public struct CLLocationUpdate: Sendable {
     public func makeAsyncIterator() -> Iterator {
       let (stream, continuation) = AsyncStream.makeStream(
         of: CLLocationUpdate.self, bufferingPolicy: .bufferingNewest(1))
-      let client = LiveUpdatesClient(continuation: continuation)
+      let client = LiveUpdatesClient(
+        continuation: continuation, detector: StationaryDetector(activity: configuration.activity))
       let hub = environment.hub
       let id = hub.register(client)
       continuation.onTermination = { _ in
@@ -108,12 +109,32 @@ public struct CLLocationUpdate: Sendable {
   }
 }
 
+extension CLLocationUpdate.LiveConfiguration {
+  /// The stationary detector's activity for this configuration.
+  var activity: StationaryDetector.Activity {
+    switch self {
+    case .default: return .other
+    case .airborne: return .airborne
+    case .automotiveNavigation: return .automotiveNavigation
+    case .fitness: return .fitness
+    case .otherNavigation: return .otherNavigation
+    }
+  }
+}
+
 /// The hub client behind a live-updates sequence.
+///
+/// Stationary rule (`StationaryDetector`'s table): when the device has stayed within the
+/// configuration's radius for its dwell time, one update with `isStationary == true` is yielded and
+/// further updates are held back until the device moves out of the radius; the next update then has
+/// `isStationary == false`.
 private final class LiveUpdatesClient: HubClient {
   private let continuation: AsyncStream<CLLocationUpdate>.Continuation
+  private let detector: Mutex<StationaryDetector>
 
-  init(continuation: AsyncStream<CLLocationUpdate>.Continuation) {
+  init(continuation: AsyncStream<CLLocationUpdate>.Continuation, detector: StationaryDetector) {
     self.continuation = continuation
+    self.detector = Mutex(detector)
   }
 
   func hub(_ hub: LocationHub, deliver delivery: HubDelivery) {
@@ -121,8 +142,15 @@ private final class LiveUpdatesClient: HubClient {
     switch delivery {
     case .locations(let fixes):
       for fix in fixes {
+        let (was, now) = detector.withLock { detector in
+          let was = detector.isStationary
+          return (was, detector.observe(fix))
+        }
+        // While stationary, only the update that says so is delivered.
+        if was && now { continue }
         continuation.yield(
-          CLLocationUpdate(location: CLLocation(fix: fix), accuracyLimited: limited))
+          CLLocationUpdate(
+            location: CLLocation(fix: fix), isStationary: now, accuracyLimited: limited))
       }
     case .error(.sourcesEnded, _):
       continuation.finish()

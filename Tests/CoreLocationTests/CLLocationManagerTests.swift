@@ -304,3 +304,31 @@ final class LegacyDelegate: NSObject, CLLocationManagerDelegate, @unchecked Send
     #expect(update.location == nil)
   }
 }
+
+@Suite struct LiveUpdatesStationaryTests {
+  @Test func stationaryUpdateThenSilenceThenMovement() async throws {
+    let world = SimulatedEnvironment(authorization: .authorizedWhenInUse)
+    var iterator = world.run { CLLocationUpdate.liveUpdates() }.makeAsyncIterator()
+    func here(_ metres: Double) -> CLLocation {
+      CLLocation(
+        coordinate: CLLocationCoordinate2D(latitude: 45 + metres / 111_132, longitude: 7),
+        altitude: 0,
+        horizontalAccuracy: 5, verticalAccuracy: -1, timestamp: world.now)
+    }
+    // Five minutes in one place, a fix every 30 s: the last says stationary.
+    var updates: [CLLocationUpdate] = []
+    for _ in 0...10 {
+      world.deliver(here(0))
+      updates.append(try #require(await iterator.next()))
+      world.advance(by: 30)
+    }
+    #expect(updates.prefix(10).allSatisfy { !$0.isStationary })
+    #expect(updates.last?.isStationary == true)
+    // Still there: nothing more is delivered; then a move of 200 m resumes with isStationary false.
+    world.deliver(here(1))
+    world.deliver(here(200))
+    let moved = try #require(await iterator.next())
+    #expect(!moved.isStationary)
+    #expect((moved.location?.coordinate.latitude ?? 0) > 45.0015)
+  }
+}
