@@ -27,6 +27,7 @@ public struct LocationEngine: Sendable {
   public var regionAccuracy: Double = 100
 
   private var sessions: [ClientID: UpdateSession] = [:]
+  private var fixArbiter = FixArbiter()
   var regions: [String: RegionMonitor] = [:]
   private(set) var allowed: Bool
   private var sources: [SourceInfo] = []
@@ -187,6 +188,12 @@ public struct LocationEngine: Sendable {
     guard fix.hasValidCoordinate else {
       droppedFixes += 1
       return false
+    }
+    // Several sources running: the best recent fix wins (`FixArbiter`).
+    if sources.count > 1 {
+      guard fixArbiter.accept(fix) else { return false }
+    } else {
+      fixArbiter.note(fix)
     }
     latestFix = fix
     if !fix.isSimulated, now.monotonic - lastSave >= saveInterval {

@@ -27,15 +27,29 @@ public final class LocationHub: Sendable {
     var clients: [ClientID: any HubClient] = [:]
     var nextClient = 1
     var authorization: AuthorizationSnapshot
-    var running: [RunningSource] = []
-    var generation = 0
+    /// The configured sources, made on first demand, in configuration order.
+    var candidates: [Candidate]?
+    /// The strongest accuracy asked for, or nil when nothing needs locations.
+    var demand: Double?
     var timers: [EngineTimer: any Cancellable] = [:]
     var problem: String?
   }
 
-  private struct RunningSource {
+  private struct Candidate {
     var source: any LocationSource
+    var running = false
+    /// In an outage it may recover from.
+    var failing = false
+    /// Ended or failed for good.
     var finished = false
+    /// Bumped at every start and stop, so that calls from an older run are ignored.
+    var generation = 0
+
+    var arbiterView: SourceCandidate {
+      SourceCandidate(
+        nominalAccuracy: source.descriptor.nominalAccuracy, power: source.descriptor.power.rawValue,
+        failing: failing, finished: finished)
+    }
   }
 
   /// The app this hub serves (a desktop-file-style id or the executable's path).
@@ -207,7 +221,7 @@ public final class LocationHub: Sendable {
       let message = state.withLock { $0.problem }
       client(id)?.hub(self, deliver: .error(error, message: message))
     case .demandSources(let accuracy):
-      if accuracy == nil { stopSources() } else { startSourcesIfNeeded() }
+      setDemand(accuracy)
     case .armTimer(let timer, let deadline):
       let token = clock.schedule(at: deadline) { [self] in send(.timerFired(timer)) }
       let previous = state.withLock { $0.timers.updateValue(token, forKey: timer) }
@@ -295,93 +309,138 @@ public final class LocationHub: Sendable {
 
   // MARK: Sources
 
-  private func startSourcesIfNeeded() {
-    let alreadyRunning = state.withLock { !$0.running.isEmpty }
-    guard !alreadyRunning else { return }
-    let made: [any LocationSource]
-    switch sources {
-    case .urls(let urls):
-      var list: [any LocationSource] = []
-      for url in urls { list.append(SourceFactory.make(url)) }
-      made = list
-    case .objects(let make):
-      made = make()
-    case .unavailable(let message):
-      state.withLock { $0.problem = message }
-      process(.sourcesEnded)
-      return
+  /// Starts and stops sources so that the arbiter's choice for the current demand runs
+  /// (`SourceArbiter`), then tells the engine which sources run. With every source finished for
+  /// good, the engine hears that the sources have ended.
+  private func reconcileSources() {
+    let (demand, made) = state.withLock { ($0.demand, $0.candidates != nil) }
+    if demand != nil, !made {
+      let sources: [any LocationSource]
+      switch self.sources {
+      case .urls(let urls):
+        sources = urls.map(SourceFactory.make)
+      case .objects(let make):
+        sources = make()
+      case .unavailable(let message):
+        state.withLock { $0.problem = message }
+        process(.sourcesEnded)
+        return
+      }
+      guard !sources.isEmpty else {
+        state.withLock { $0.problem = HubConfiguration.noSourceMessage }
+        process(.sourcesEnded)
+        return
+      }
+      state.withLock { $0.candidates = sources.map { Candidate(source: $0) } }
     }
-    let generation = state.withLock { state -> Int in
-      state.generation += 1
-      state.running = made.map { RunningSource(source: $0) }
-      state.problem = nil
-      return state.generation
+    var toStart: [(Int, Int, any LocationSource)] = []
+    var toStop: [any LocationSource] = []
+    let (infos, changed, allFinished) = state.withLock {
+      state -> ([SourceInfo], Bool, Bool) in
+      guard var candidates = state.candidates else { return ([], false, false) }
+      let chosen = SourceArbiter.select(candidates.map(\.arbiterView), accuracy: state.demand)
+      var changed = false
+      for index in candidates.indices {
+        let wanted = chosen.contains(index)
+        guard wanted != candidates[index].running else { continue }
+        changed = true
+        candidates[index].running = wanted
+        candidates[index].generation += 1
+        if wanted {
+          toStart.append((index, candidates[index].generation, candidates[index].source))
+        } else {
+          candidates[index].failing = false
+          toStop.append(candidates[index].source)
+        }
+      }
+      state.candidates = candidates
+      if changed, !toStart.isEmpty { state.problem = nil }
+      let infos = candidates.filter(\.running).map {
+        SourceInfo(
+          name: $0.source.descriptor.url, nominalAccuracy: $0.source.descriptor.nominalAccuracy)
+      }
+      let allFinished =
+        state.demand != nil && !candidates.isEmpty && candidates.allSatisfy(\.finished)
+      return (infos, changed, allFinished)
     }
-    process(
-      .sourcesChanged(
-        made.map {
-          SourceInfo(name: $0.descriptor.url, nominalAccuracy: $0.descriptor.nominalAccuracy)
-        }))
-    for (index, source) in made.enumerated() {
+    for source in toStop { source.stop() }
+    if changed { process(.sourcesChanged(infos)) }
+    for (index, generation, source) in toStart {
       source.start(
         context: HubSourceContext(
           hub: self, generation: generation, index: index, url: source.descriptor.url))
     }
+    // Tell the end once, when the last source stops for good.
+    if allFinished, changed { process(.sourcesEnded) }
   }
 
-  private func stopSources() {
-    let stopped = state.withLock { state -> [any LocationSource] in
-      state.generation += 1
-      defer { state.running = [] }
-      return state.running.map(\.source)
+  private func setDemand(_ accuracy: Double?) {
+    let changed = state.withLock { state -> Bool in
+      let changed = state.demand != accuracy
+      state.demand = accuracy
+      if accuracy == nil {
+        // Nobody needs locations: ended sources may run again when asked next time.
+        for index in (state.candidates ?? []).indices { state.candidates?[index].finished = false }
+      }
+      return changed
     }
-    for source in stopped { source.stop() }
-    if !stopped.isEmpty { process(.sourcesChanged([])) }
+    if changed { reconcileSources() }
   }
 
-  fileprivate func sourceEmitted(_ fix: Fix, generation: Int) {
+  fileprivate func sourceEmitted(_ fix: Fix, generation: Int, index: Int) {
     executor.run { [self] in
-      guard state.withLock({ $0.generation == generation }) else { return }
+      let (current, recovered) = state.withLock { state -> (Bool, Bool) in
+        guard let candidate = state.candidates?[index], candidate.generation == generation,
+          candidate.running
+        else { return (false, false) }
+        let recovered = candidate.failing
+        state.candidates?[index].failing = false
+        return (true, recovered)
+      }
+      guard current else { return }
+      if recovered { reconcileSources() }
       process(.fix(fix))
     }
   }
 
   fileprivate func sourceFailed(_ error: SourceError, generation: Int, index: Int) {
     executor.run { [self] in
-      let allFinished = state.withLock { state -> Bool? in
-        guard state.generation == generation, state.running.indices.contains(index) else {
-          return nil
-        }
+      let current = state.withLock { state -> Bool in
+        guard let candidate = state.candidates?[index], candidate.generation == generation,
+          candidate.running
+        else { return false }
         state.problem = error.message
-        if error.isPermanent { state.running[index].finished = true }
-        return state.running.allSatisfy(\.finished)
+        if error.isPermanent {
+          state.candidates?[index].finished = true
+        } else {
+          state.candidates?[index].failing = true
+        }
+        return true
       }
-      guard let allFinished else { return }
-      // When nothing is left running, the end says it all (one error, with this message).
-      if allFinished {
-        process(.sourcesEnded)
-      } else {
-        process(.sourceFailed(source: error.message, reason: error.code.rawValue))
-      }
+      guard current else { return }
+      let allFinished = state.withLock { $0.candidates?.allSatisfy(\.finished) ?? false }
+      // When nothing is left, the end says it all (one error, with this message).
+      if !allFinished { process(.sourceFailed(source: error.message, reason: error.code.rawValue)) }
+      reconcileSources()
     }
   }
 
   fileprivate func sourceEnded(generation: Int, index: Int) {
     executor.run { [self] in
-      let allFinished = state.withLock { state -> Bool in
-        guard state.generation == generation, state.running.indices.contains(index) else {
-          return false
-        }
-        state.running[index].finished = true
-        return state.running.allSatisfy(\.finished)
+      let current = state.withLock { state -> Bool in
+        guard let candidate = state.candidates?[index], candidate.generation == generation,
+          candidate.running
+        else { return false }
+        state.candidates?[index].finished = true
+        return true
       }
-      if allFinished { process(.sourcesEnded) }
+      if current { reconcileSources() }
     }
   }
 
   /// The URLs of the sources running now.
   public var runningSources: [String] {
-    state.withLock { $0.running.map(\.source.descriptor.url) }
+    state.withLock { ($0.candidates ?? []).filter(\.running).map(\.source.descriptor.url) }
   }
 }
 
@@ -400,7 +459,7 @@ private struct HubSourceContext: SourceContext {
   func emit(_ fix: Fix) {
     var fix = fix
     if fix.source.isEmpty { fix.source = url }
-    hub.sourceEmitted(fix, generation: generation)
+    hub.sourceEmitted(fix, generation: generation, index: index)
   }
 
   func fail(_ error: SourceError) { hub.sourceFailed(error, generation: generation, index: index) }
