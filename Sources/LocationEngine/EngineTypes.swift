@@ -101,6 +101,9 @@ public enum EngineEvent: Sendable {
   case sourceFailed(source: String, reason: String)
   /// Every source has ended for good.
   case sourcesEnded
+  /// The only sources left refused this app (GeoClue said access denied): updates stop with
+  /// `denied`, as when authorization is withdrawn, but the app's stored authorization is unchanged.
+  case sourcesDenied
   /// A timer armed by an earlier effect fired.
   case timerFired(EngineTimer)
   /// The app's authorization (and the global services switch) allows location, or not.

@@ -101,6 +101,11 @@ public struct LocationEngine: Sendable {
       for client in sessions.keys.sorted() {
         apply(sessions[client]?.sourcesEnded(), client, into: &effects)
       }
+    case .sourcesDenied:
+      sourcesHaveEnded = true
+      for client in sessions.keys.sorted() {
+        apply(sessions[client]?.denied(), client, into: &effects)
+      }
     case .timerFired(.requestTimeout(let client)):
       apply(sessions[client]?.timeout(), client, into: &effects)
     case .authorization(let isAllowed):

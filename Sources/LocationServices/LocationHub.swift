@@ -33,6 +33,8 @@ public final class LocationHub: Sendable {
     var demand: Double?
     var timers: [EngineTimer: any Cancellable] = [:]
     var problem: String?
+    /// The last permanent failure was a refusal of this app.
+    var lastFailureWasDenial = false
   }
 
   private struct Candidate {
@@ -370,8 +372,11 @@ public final class LocationHub: Sendable {
         context: HubSourceContext(
           hub: self, generation: generation, index: index, url: source.descriptor.url))
     }
-    // Tell the end once, when the last source stops for good.
-    if allFinished, changed { process(.sourcesEnded) }
+    // Tell the end once, when the last source stops for good (a refusal, as a denial).
+    if allFinished, changed {
+      let denied = state.withLock { $0.lastFailureWasDenial }
+      process(denied ? .sourcesDenied : .sourcesEnded)
+    }
   }
 
   private func setDemand(_ accuracy: Double?) {
@@ -410,6 +415,7 @@ public final class LocationHub: Sendable {
           candidate.running
         else { return false }
         state.problem = error.message
+        state.lastFailureWasDenial = error.code == .denied
         if error.isPermanent {
           state.candidates?[index].finished = true
         } else {

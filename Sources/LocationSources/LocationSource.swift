@@ -53,6 +53,8 @@ public struct SourceError: Error, Sendable, Equatable, CustomStringConvertible {
     case noSource
     /// The connection broke; the source retries.
     case disconnected
+    /// The service refused this app (GeoClue's access denied); the app hears `CLError.denied`.
+    case denied
   }
 
   /// What kind of problem.

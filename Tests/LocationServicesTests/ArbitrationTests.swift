@@ -112,4 +112,20 @@ final class ScriptSource: LocationSource {
     #expect(client.errors.map(\.0) == [.locationUnknown, .sourcesEnded])
     #expect(client.errors.last?.1 == "static:///etc/geolocation went away")
   }
+
+  @Test func aRefusalOfTheLastSourceIsADenial() {
+    let only = ScriptSource("geoclue", accuracy: 100, power: .low)
+    let persistence = MemoryPersistence()
+    persistence.setAuthorization(
+      AuthorizationSnapshot(status: AuthorizationSnapshot.authorizedAlways), app: "test")
+    let hub = LocationHub(
+      app: "test", sources: .objects({ [only] }), persistence: persistence, clock: clock)
+    let client = RecordingClient()
+    let id = hub.register(client)
+    hub.startUpdates(id, UpdateRequest())
+    only.refuse()
+    #expect(client.errors.map(\.0) == [.denied])
+    #expect(client.errors.first?.1 == "geoclue: access denied")
+    #expect(hub.authorization.status == AuthorizationSnapshot.authorizedAlways)
+  }
 }
