@@ -37,6 +37,12 @@ final class ScriptSource: LocationSource {
     state.withLock { $0.context }?.fail(
       SourceError(.disconnected, "\(descriptor.url) went away", isPermanent: permanently))
   }
+
+  func refuse() {
+    state.withLock { $0.context }?.fail(
+      SourceError(.denied, "\(descriptor.url): access denied", isPermanent: true))
+  }
+
 }
 
 @Suite struct ArbitrationTests {
