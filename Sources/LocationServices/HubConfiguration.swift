@@ -7,7 +7,7 @@ import LocationStore
 ///
 /// | setting | where |
 /// | --- | --- |
-/// | sources | `CORELOCATION_SOURCE` (a URL or a comma-separated list), else the first non-comment lines of `$XDG_CONFIG_HOME/corelocation/sources` (default `~/.config/corelocation/sources`), else `/etc/corelocation/sources`, else discovery: `/etc/geolocation` if it exists |
+/// | sources | `CORELOCATION_SOURCE` (a URL or a comma-separated list), else the first non-comment lines of `$XDG_CONFIG_HOME/corelocation/sources` (default `~/.config/corelocation/sources`), else `/etc/corelocation/sources`, else discovery: gpsd on 127.0.0.1:2947 if it answers, GeoClue if it is on the system bus, `/etc/geolocation` if it exists |
 /// | app identifier | `CORELOCATION_APP_ID`, else the executable's path (`/proc/self/exe`) |
 /// | store | `$XDG_STATE_HOME/corelocation/store.sqlite` (default `~/.local/state/...`); `CORELOCATION_STORE` overrides, `:memory:` keeps nothing |
 /// | authorization policy | `CORELOCATION_AUTHORIZATION=grant` (default) or `deny`; any other value denies (fails closed) |
@@ -33,8 +33,10 @@ public struct HubConfiguration: Sendable {
 
   /// The message given when no source is configured or found.
   public static let noSourceMessage = """
-    no location source configured or found. Set CORELOCATION_SOURCE to a source URL \
-    (replay:///path/track.gpx, static:///etc/geolocation), list URLs in \
+    no location source configured or found (no gpsd answering on 127.0.0.1:2947, no GeoClue on \
+    the system bus, no /etc/geolocation). Start gpsd or GeoClue, set CORELOCATION_SOURCE to a \
+    source URL (gpsd://host:2947, nmea:///dev/ttyUSB0?baud=9600, nmea+tcp://host:10110, geoclue, \
+    replay:///path/track.gpx, static:///etc/geolocation), list URLs in \
     ~/.config/corelocation/sources or /etc/corelocation/sources, or create /etc/geolocation \
     (four lines: latitude, longitude, altitude, accuracy)
     """
@@ -42,7 +44,8 @@ public struct HubConfiguration: Sendable {
   /// Reads the configuration from an environment (normally `ProcessInfo.processInfo.environment`).
   public static func fromEnvironment(
     _ environment: [String: String], fileExists: (String) -> Bool = { access($0, R_OK) == 0 },
-    readFile: (String) -> String? = { try? String(contentsOfFile: $0, encoding: .utf8) }
+    readFile: (String) -> String? = { try? String(contentsOfFile: $0, encoding: .utf8) },
+    probe: (SourceURL) -> Bool = SourceDiscovery.isAvailable
   ) -> HubConfiguration {
     let app =
       environment["CORELOCATION_APP_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? executablePath()
@@ -59,12 +62,14 @@ public struct HubConfiguration: Sendable {
     default: storePath = LocationStore.defaultPath(environment: environment)
     }
     return HubConfiguration(
-      app: app, sources: sources(environment, fileExists: fileExists, readFile: readFile),
+      app: app,
+      sources: sources(environment, fileExists: fileExists, readFile: readFile, probe: probe),
       storePath: storePath, policy: policy)
   }
 
   static func sources(
-    _ environment: [String: String], fileExists: (String) -> Bool, readFile: (String) -> String?
+    _ environment: [String: String], fileExists: (String) -> Bool, readFile: (String) -> String?,
+    probe: (SourceURL) -> Bool
   ) -> LocationHub.Sources {
     if let list = environment["CORELOCATION_SOURCE"], !list.allSatisfy(\.isWhitespace) {
       do {
@@ -94,10 +99,11 @@ public struct HubConfiguration: Sendable {
       }
       if !urls.isEmpty { return .urls(urls) }
     }
-    if fileExists("/etc/geolocation") {
-      return .urls([.staticFile(path: "/etc/geolocation")])
+    let found = SourceDiscovery.discover { url in
+      if case .staticFile(let path) = url { return fileExists(path) }
+      return probe(url)
     }
-    return .unavailable(noSourceMessage)
+    return found.isEmpty ? .unavailable(noSourceMessage) : .urls(found)
   }
 
   /// The path of the running executable, the app identifier when none is configured.

@@ -9,4 +9,6 @@ public final class GeoClueSource: LocationSource {
     context.fail(SourceError(.unavailable, "\(url): not built yet", isPermanent: true))
   }
   public func stop() {}
+  /// Whether GeoClue is on the system bus.
+  public static func isOnSystemBus() -> Bool { false }
 }

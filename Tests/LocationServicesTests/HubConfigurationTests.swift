@@ -1,3 +1,4 @@
+import Foundation
 import LocationServices
 import LocationSources
 import Testing
@@ -10,11 +11,12 @@ import Testing
 
   /// A configuration read with only the given files present.
   func configuration(
-    _ environment: [String: String], files: [String: String] = [:], existing: Set<String> = []
+    _ environment: [String: String], files: [String: String] = [:], existing: Set<String> = [],
+    answering: [SourceURL] = []
   ) -> HubConfiguration {
     HubConfiguration.fromEnvironment(
       environment, fileExists: { existing.contains($0) || files[$0] != nil },
-      readFile: { files[$0] })
+      readFile: { files[$0] }, probe: { answering.contains($0) })
   }
 
   static let home = ["HOME": "/home/me"]
@@ -187,5 +189,38 @@ import Testing
     var environment: [String: String] = [:]
     environment["CORELOCATION_AUTHORIZATION"] = value
     #expect(configuration(environment).policy == expected)
+  }
+
+  @Test func discoveryOffersEverythingThatAnswers() {
+    let gpsd = SourceURL.gpsd(.tcp(host: "127.0.0.1", port: 2947))
+    let all = configuration(Self.home, existing: ["/etc/geolocation"], answering: [gpsd, .geoclue])
+    #expect(all.sources.urls == [gpsd, .geoclue, .staticFile(path: "/etc/geolocation")])
+    let onlyGeoClue = configuration(Self.home, answering: [.geoclue])
+    #expect(onlyGeoClue.sources.urls == [.geoclue])
+    let nothing = configuration(Self.home)
+    #expect(nothing.sources.unavailableMessage?.contains("Start gpsd or GeoClue") == true)
+  }
+
+  @Test func gpsdProbeSeesALoopbackListener() throws {
+    // A real listening socket on a free loopback port answers the probe; a closed port does not.
+    let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    #expect(server >= 0)
+    defer { close(server) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+        bind(server, pointer, length) == 0 && listen(server, 1) == 0
+          && getsockname(server, pointer, &length) == 0
+      }
+    }
+    #expect(bound)
+    let port = Int(UInt16(bigEndian: address.sin_port))
+    #expect(SourceDiscovery.isAvailable(.gpsd(.tcp(host: "127.0.0.1", port: port))))
+    close(server)
+    #expect(!SourceDiscovery.isAvailable(.gpsd(.tcp(host: "127.0.0.1", port: port))))
   }
 }

@@ -1,0 +1,60 @@
+import Foundation
+
+/// Finding sources when none is configured (DESIGN.md, "Sources"; issue 5): gpsd on localhost if it
+/// answers, GeoClue if its name is on the system bus, `/etc/geolocation` if it exists. Everything
+/// found is offered to the arbiter, which runs the cheapest that meets the demand.
+public enum SourceDiscovery {
+  /// The discovered sources, in the order: gpsd, GeoClue, static file.
+  /// - Parameter probe: whether a candidate answers now (injected by tests).
+  public static func discover(probe: (SourceURL) -> Bool = isAvailable) -> [SourceURL] {
+    let candidates: [SourceURL] = [
+      .gpsd(.tcp(host: "127.0.0.1", port: 2947)), .geoclue, .staticFile(path: "/etc/geolocation"),
+    ]
+    return candidates.filter(probe)
+  }
+
+  /// Whether a source answers now: gpsd accepts a TCP connection within 250 ms; GeoClue's name has
+  /// an owner on the system bus; the static file is readable. Other kinds: false.
+  public static func isAvailable(_ url: SourceURL) -> Bool {
+    switch url {
+    case .gpsd(.tcp(let host, let port)):
+      return tcpAnswers(host: host, port: port, timeoutMilliseconds: 250)
+    case .gpsd(.unix(let path)):
+      return access(path, W_OK) == 0
+    case .geoclue:
+      return GeoClueSource.isOnSystemBus()
+    case .staticFile(let path):
+      return access(path, R_OK) == 0
+    case .replay, .nmeaSerial, .nmeaTCP:
+      return false
+    }
+  }
+
+  /// Whether a TCP connection to an IPv4 or IPv6 literal (or `localhost`) succeeds in time.
+  static func tcpAnswers(host: String, port: Int, timeoutMilliseconds: Int32) -> Bool {
+    var hints = addrinfo()
+    hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+    hints.ai_flags = AI_NUMERICSERV
+    var list: UnsafeMutablePointer<addrinfo>?
+    guard getaddrinfo(host, String(port), &hints, &list) == 0, let first = list else {
+      return false
+    }
+    defer { freeaddrinfo(list) }
+    var entry: UnsafeMutablePointer<addrinfo>? = first
+    while let info = entry {
+      defer { entry = info.pointee.ai_next }
+      let fd = socket(
+        info.pointee.ai_family, info.pointee.ai_socktype | Int32(SOCK_NONBLOCK.rawValue), 0)
+      guard fd >= 0 else { continue }
+      defer { close(fd) }
+      if connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 { return true }
+      guard errno == EINPROGRESS else { continue }
+      var poller = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+      guard poll(&poller, 1, timeoutMilliseconds) == 1 else { continue }
+      var error: Int32 = 0
+      var length = socklen_t(MemoryLayout<Int32>.size)
+      if getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) == 0, error == 0 { return true }
+    }
+    return false
+  }
+}
