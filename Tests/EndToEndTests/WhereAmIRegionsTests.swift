@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+
+/// `whereami --regions`: region state lines from the built program, and regions that survive a
+/// restart of the process (two real processes on one store file).
+@Suite(
+  .enabled(
+    if: WhereAmIRunner.binary != nil || WhereAmIRunner.isCI,
+    "whereami is not built: run `swift build --product whereami`")
+)
+struct WhereAmIRegionsTests {
+  typealias Runner = WhereAmIRunner
+
+  static let regions = Runner.root.appendingPathComponent("Examples/regions/ijsselmeer.geojson")
+    .path
+
+  /// The bundled track split at a line: the header (12 comment lines) goes with both halves.
+  static func halves(at line: Int, in directory: String) throws -> (String, String) {
+    let text = try String(contentsOfFile: Runner.ijsselmeer, encoding: .utf8)
+    let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+    let header = lines.prefix { $0.hasPrefix("#") }
+    let first = directory + "/first.nmea"
+    let second = directory + "/second.nmea"
+    try lines.prefix(line).joined(separator: "\n").write(
+      toFile: first, atomically: true, encoding: .utf8)
+    try (header + lines.dropFirst(line)).joined(separator: "\n")
+      .write(toFile: second, atomically: true, encoding: .utf8)
+    return (first, second)
+  }
+
+  @Test func stateChangesOfTheBundledTrack() throws {
+    let result = try Runner.run([
+      "--source", "replay://" + Runner.ijsselmeer, "--instant", "--regions", Self.regions,
+    ])
+    #expect(result.status == 0, "stderr: \(result.stderr)")
+    let lines = result.stdout.split(separator: "\n").map {
+      $0.split(separator: " ").dropFirst().joined(separator: " ")
+    }
+    #expect(
+      lines == [
+        "start inside determined", "buoy outside determined", "harbour outside determined",
+        "start outside exit", "buoy inside enter", "buoy outside exit",
+      ])
+  }
+
+  @Test func jsonLines() throws {
+    let result = try Runner.run([
+      "--source", "replay://" + Runner.ijsselmeer, "--instant", "--regions", Self.regions, "--json",
+    ])
+    #expect(result.status == 0)
+    let first = try #require(result.stdout.split(separator: "\n").first)
+    #expect(
+      first
+        == #"{"time":"2018-08-20T09:47:36Z","region":"start","state":"inside","event":"determined"}"#
+    )
+  }
+
+  @Test func badRegionsFileIsAUsageError() throws {
+    let directory = NSTemporaryDirectory() + "regions-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let path = directory + "/bad.geojson"
+    try
+      #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[5,52]},"properties":{}}]}"#
+      .write(toFile: path, atomically: true, encoding: .utf8)
+    let result = try Runner.run(["--source", "replay://" + Runner.ijsselmeer, "--regions", path])
+    #expect(result.status == 2)
+    #expect(result.stderr.contains(path))
+  }
+
+  /// Two processes, one store: the second finds the regions with their states and reports the
+  /// crossing that happened between the runs as an exit, without determining again.
+  @Test func regionsSurviveARestartOfTheProcess() throws {
+    let directory = NSTemporaryDirectory() + "regions-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let (first, second) = try Self.halves(at: 1200, in: directory)
+    let store = ["CORELOCATION_STORE": directory + "/store.sqlite"]
+    let before = try Runner.run(
+      ["--source", "replay://" + first, "--instant", "--regions", Self.regions], environment: store)
+    #expect(before.status == 0, "stderr: \(before.stderr)")
+    #expect(before.stdout.contains("buoy inside enter"))
+    let after = try Runner.run(
+      ["--source", "replay://" + second, "--instant", "--regions", Self.regions], environment: store
+    )
+    #expect(after.status == 0, "stderr: \(after.stderr)")
+    #expect(
+      after.stdout.split(separator: "\n").map {
+        $0.split(separator: " ").dropFirst().joined(separator: " ")
+      } == ["buoy outside exit"])
+  }
+}
