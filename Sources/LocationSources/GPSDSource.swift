@@ -33,6 +33,7 @@ public final class GPSDSource: LocationSource {
   /// The command sent on each connection.
   public static let watchCommand = #"?WATCH={"enable":true,"json":true};"# + "\n"
 
+  /// What the source is: its URL, nominal accuracy 5 m, power `.high`.
   public let descriptor: SourceDescriptor
   private let endpoint: SourceURL.Endpoint
   private let running = Mutex<(stream: ReconnectingStream?, session: GPSDSession?)>((nil, nil))
@@ -63,6 +64,9 @@ public final class GPSDSource: LocationSource {
     return lastStatistics.withLock { $0 }
   }
 
+  /// Starts connecting (a running source is stopped first); fixes, and a failure per outage, go
+  /// to `context`.
+  /// - Parameter context: where fixes and failures go, and whose clock times the retries.
   public func start(context: any SourceContext) {
     stop()
     let session = GPSDSession(name: name, source: descriptor.url)
@@ -77,6 +81,8 @@ public final class GPSDSource: LocationSource {
     stream.start()
   }
 
+  /// Closes the connection and cancels a pending retry; when it returns, nothing more reaches the
+  /// context.
   public func stop() {
     let (stream, session) = running.withLock { running in
       defer { running = (nil, nil) }

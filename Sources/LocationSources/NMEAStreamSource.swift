@@ -23,6 +23,7 @@ import Synchronization
 ///
 /// Descriptor: nominal accuracy 5 m, power `.high`.
 public final class NMEAStreamSource: LocationSource {
+  /// What the source is: its URL, nominal accuracy 5 m, power `.high`.
   public let descriptor: SourceDescriptor
   private let endpoint: StreamEndpoint
   private let running = Mutex<(stream: ReconnectingStream?, session: NMEASession?)>((nil, nil))
@@ -65,6 +66,9 @@ public final class NMEAStreamSource: LocationSource {
     return lastStatistics.withLock { $0 }
   }
 
+  /// Starts connecting (a running source is stopped first); fixes, and a failure per outage, go
+  /// to `context`.
+  /// - Parameter context: where fixes and failures go, and whose clock times the retries.
   public func start(context: any SourceContext) {
     stop()
     let session = NMEASession(source: descriptor.url)
@@ -74,6 +78,8 @@ public final class NMEAStreamSource: LocationSource {
     stream.start()
   }
 
+  /// Closes the connection and cancels a pending retry; when it returns, nothing more reaches the
+  /// context.
   public func stop() {
     let (stream, session) = running.withLock { running in
       defer { running = (nil, nil) }

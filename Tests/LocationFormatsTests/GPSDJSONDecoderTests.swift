@@ -44,7 +44,8 @@ import Testing
         contentsOf: Self.captureFolder.appendingPathComponent(name), encoding: .utf8)
       let jsonLines = text.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("{") }
       var decoder = GPSDDecoder()
-      let messages = decoder.decode(Array(jsonLines.joined(separator: "\n").utf8)) + decoder.finish()
+      let messages =
+        decoder.decode(Array(jsonLines.joined(separator: "\n").utf8)) + decoder.finish()
       #expect(messages.count == jsonLines.count, "\(name)")
       #expect(decoder.statistics.garbageLines == 0, "\(name): \(decoder.statistics)")
       // The CAT MS352 sends a magnetic variation of 999.9 in its RMC; gpsd passes it on as
@@ -265,8 +266,13 @@ import Testing
       Issue.record("no VERSION first")
       return
     }
-    #expect(version == GPSDVersion(release: "3.22", revision: "3.22", protocolMajor: 3, protocolMinor: 14))
-    #expect(Array(messages.dropFirst().prefix(3)) == [.other("DEVICES"), .other("WATCH"), .other("DEVICE")])
+    #expect(
+      version == GPSDVersion(release: "3.22", revision: "3.22", protocolMajor: 3, protocolMinor: 14)
+    )
+    #expect(
+      Array(messages.dropFirst().prefix(3)) == [
+        .other("DEVICES"), .other("WATCH"), .other("DEVICE"),
+      ])
     let fixes = messages.compactMap { message -> Fix? in
       if case .tpv(let tpv) = message { return tpv.fix(receivedAt: -1) }
       return nil

@@ -190,7 +190,8 @@ import Testing
 
   @Test("a gpsd that speaks another protocol version is refused for good")
   func refusesOtherProtocolVersions() async throws {
-    let version = #"{"class":"VERSION","release":"9.1","rev":"9.1","proto_major":4,"proto_minor":0}"#
+    let version =
+      #"{"class":"VERSION","release":"9.1","rev":"9.1","proto_major":4,"proto_minor":0}"#
     let tpv = #"{"class":"TPV","mode":3,"time":"2024-05-01T10:00:01.000Z","lat":1,"lon":2}"#
     let server = try PayloadServer(
       payload: Array((version + "\n" + tpv + "\n").utf8), closeAfterPayload: false)

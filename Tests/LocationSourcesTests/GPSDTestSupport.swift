@@ -172,6 +172,14 @@ final class ChildProcess: Sendable {
     process.standardInput = FileHandle.nullDevice
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
+    // The child inherits the signal mask of the thread that spawns it, and the test runner's
+    // threads (dispatch and concurrency workers) block signals: without an empty mask SIGTERM
+    // would stay pending in the child forever.
+    var empty = sigset_t()
+    var saved = sigset_t()
+    sigemptyset(&empty)
+    pthread_sigmask(SIG_SETMASK, &empty, &saved)
+    defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
     try process.run()
     self.process = process
     self.name = name
@@ -247,8 +255,9 @@ struct TestFailure: Error, CustomStringConvertible {
 }
 
 /// A tiny stream server for tests, on 127.0.0.1 (a free port) or a Unix socket path: every
-/// connection it accepts gets `payload` (then, with `closeAfterPayload`, is closed; otherwise it
-/// is held open until the server stops or `dropConnections()`). One thread, blocking calls.
+/// connection it accepts gets `payload` (then, with `closeAfterPayload`, is closed gracefully;
+/// otherwise it is held open until the server stops or `dropConnections()`). One thread,
+/// blocking calls.
 final class PayloadServer: Sendable {
   let port: Int
   let path: String?
@@ -347,8 +356,19 @@ final class PayloadServer: Sendable {
         if written <= 0 { break }
         offset += written
       }
-      if closeAfterPayload { drop(client) }
+      if closeAfterPayload { finish(client) }
     }
+  }
+
+  /// Closes gracefully: end of file to the client, then read what it sent until it closes too (a
+  /// close with unread input would reset the connection and could discard the payload).
+  private func finish(_ client: Int32) {
+    shutdown(client, Int32(SHUT_WR))
+    var timeout = timeval(tv_sec: 2, tv_usec: 0)
+    setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    var scratch = [UInt8](repeating: 0, count: 4096)
+    while scratch.withUnsafeMutableBytes({ recv(client, $0.baseAddress, $0.count, 0) }) > 0 {}
+    drop(client)
   }
 
   private func drop(_ client: Int32) {

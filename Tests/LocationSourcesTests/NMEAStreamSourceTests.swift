@@ -32,7 +32,8 @@ import Testing
         ], name: "socat")
       let (device, feed) = (device, feed)
       let ready = await eventually(timeout: 5) {
-        FileManager.default.fileExists(atPath: device) && FileManager.default.fileExists(atPath: feed)
+        FileManager.default.fileExists(atPath: device)
+          && FileManager.default.fileExists(atPath: feed)
       }
       if !ready {
         await socat.stop()

@@ -43,7 +43,8 @@ public enum GPSDTime {
       index += 1
       var scale = 0.1
       let start = index
-      while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9")
+      while index < bytes.count, bytes[index] >= UInt8(ascii: "0"),
+        bytes[index] <= UInt8(ascii: "9")
       {
         fraction += Double(bytes[index] - UInt8(ascii: "0")) * scale
         scale /= 10

@@ -79,7 +79,9 @@ enum SerialPort {
   static func speeds(of fd: Int32) -> (input: Int, output: Int)? {
     var options = termios()
     guard tcgetattr(fd, &options) == 0 else { return nil }
-    let rates = [1200, 2400, 4800, 9600, 19_200, 38_400, 57_600, 115_200, 230_400, 460_800, 921_600]
+    let rates = [
+      1200, 2400, 4800, 9600, 19_200, 38_400, 57_600, 115_200, 230_400, 460_800, 921_600,
+    ]
     func rate(_ value: speed_t) -> Int? { rates.first { speed(for: $0) == value } }
     guard let input = rate(cfgetispeed(&options)), let output = rate(cfgetospeed(&options)) else {
       return nil
