@@ -43,7 +43,10 @@ protocol StreamProtocol: AnyObject {
 ///   `isPermanent: true` and the stream stops for good.
 /// - `stop()` closes the stream and cancels the pending retry; when it returns no call reaches
 ///   the context any more. It may be called from any thread, including from inside a context
-///   call made by this stream.
+///   call made by this stream; it waits for a context call in progress on the stream's queue, so
+///   a context must not block on the thread that calls `stop()` (the hub's context only enqueues).
+/// - TCP connections use keepalive (`StreamOpener.enableKeepAlive`): a peer that vanished
+///   without closing is an outage after about a minute.
 ///
 /// Opening (name lookup, a TCP connect bounded by `StreamOpener.connectTimeout`, `open`) blocks,
 /// so it runs on a global queue and hands the descriptor back to the stream's queue.
@@ -100,14 +103,6 @@ final class ReconnectingStream: @unchecked Sendable {
     onQueue { [self] in
       tearDown()
       phase = .stopped
-    }
-  }
-
-  /// True once stopped (by `stop()` or a permanent failure).
-  var isStopped: Bool {
-    onQueue { [self] in
-      if case .stopped = phase { return true }
-      return false
     }
   }
 

@@ -62,6 +62,7 @@ enum StreamOpener {
       if result == 0 {
         var none = timeval(tv_sec: 0, tv_usec: 0)
         _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &none, socklen_t(MemoryLayout<timeval>.size))
+        enableKeepAlive(fd)
         return makeNonBlocking(fd)
       }
       let code = errno
@@ -72,6 +73,20 @@ enum StreamOpener {
       close(fd)
     }
     return .failure(lastError)
+  }
+
+  /// TCP keepalive (tcp(7)): probes after 30 s of silence, every 10 s, 3 unanswered probes
+  /// end the connection (`ETIMEDOUT`), so that a peer that vanished without closing (a
+  /// network gone, a host powered off) is noticed within about a minute and reconnected.
+  static func enableKeepAlive(_ fd: Int32) {
+    func set(_ level: Int32, _ option: Int32, _ value: Int32) {
+      var value = value
+      _ = setsockopt(fd, level, option, &value, socklen_t(MemoryLayout<Int32>.size))
+    }
+    set(SOL_SOCKET, SO_KEEPALIVE, 1)
+    set(Int32(IPPROTO_TCP), TCP_KEEPIDLE, 30)
+    set(Int32(IPPROTO_TCP), TCP_KEEPINTVL, 10)
+    set(Int32(IPPROTO_TCP), TCP_KEEPCNT, 3)
   }
 
   // MARK: Unix
