@@ -1,6 +1,7 @@
 import Foundation
 import Geodesy
 import LocationFormats
+import Synchronization
 import Testing
 
 @testable import LocationSources
@@ -246,6 +247,57 @@ import Testing
     context.fireNext()
     #expect(server.accepted == 1)
     #expect(context.lateCalls == 0)
+  }
+
+  /// A context that stops the source from inside its first `emit`, as a runtime may.
+  final class StoppingContext: SourceContext {
+    let inner = RecordingContext(clock: .manual)
+    let source = Mutex<GPSDSource?>(nil)
+    var now: EngineClockReading { inner.now }
+    func emit(_ fix: Fix) {
+      inner.emit(fix)
+      source.withLock { $0 }?.stop()
+      inner.seal()
+    }
+    func fail(_ error: SourceError) { inner.fail(error) }
+    func end() { inner.end() }
+    func schedule(after seconds: Double, _ action: @escaping @Sendable () -> Void)
+      -> any Cancellable
+    {
+      inner.schedule(after: seconds, action)
+    }
+  }
+
+  @Test("stop() from inside emit: no deadlock, nothing reaches the context afterwards")
+  func stopFromInsideEmit() async throws {
+    let lines = (1...50).map { second in
+      #"{"class":"TPV","mode":3,"time":"2024-05-01T10:00:"#
+        + (second < 10 ? "0\(second)" : "\(second)") + #".000Z","lat":52.5,"lon":13.4}"#
+    }
+    let server = try PayloadServer(
+      payload: Array((lines.joined(separator: "\n") + "\n").utf8), closeAfterPayload: true)
+    defer { server.stop() }
+    let context = StoppingContext()
+    let source = GPSDSource(endpoint: .tcp(host: "127.0.0.1", port: server.port))
+    context.source.withLock { $0 = source }
+    source.start(context: context)
+    #expect(await eventually { context.inner.fixes.count == 1 })
+    #expect(context.inner.fixes.count == 1)
+    #expect(context.inner.failures.isEmpty)
+    #expect(context.inner.lateCalls == 0)
+  }
+
+  @Test("a host name with several addresses: each is tried (localhost: ::1 refused, then IPv4)")
+  func hostNameAddresses() async throws {
+    let tpv = #"{"class":"TPV","mode":2,"time":"2024-05-01T10:00:01.000Z","lat":1,"lon":2}"#
+    let server = try PayloadServer(payload: Array((tpv + "\n").utf8), closeAfterPayload: false)
+    defer { server.stop() }
+    let context = RecordingContext(clock: .manual)
+    let source = GPSDSource(endpoint: .tcp(host: "localhost", port: server.port))
+    source.start(context: context)
+    #expect(await eventually { context.fixes.count == 1 }, "failures: \(context.failures)")
+    #expect(context.failures.isEmpty)
+    source.stop()
   }
 
   @Test("the factory makes a GPSDSource for gpsd:// URLs")
