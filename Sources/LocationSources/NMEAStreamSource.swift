@@ -1,14 +1,146 @@
-// PLACEHOLDER, replaced by the real source in this session's work (issue 5).
-/// Not built yet.
+import Geodesy
+import LocationFormats
+import Synchronization
+
+/// `nmea:///dev/ttyUSB0?baud=9600` and `nmea+tcp://host:port`: fixes from a live NMEA 0183
+/// stream, a serial device (or pseudo-terminal) or a TCP server (a marine multiplexer, a
+/// `socat` relay).
+///
+/// A serial device is opened with `O_NOCTTY` in raw mode at the given baud rate (termios:
+/// `cfmakeraw`, `cfsetispeed`/`cfsetospeed`, `CLOCAL | CREAD`, `VMIN` 1, `VTIME` 0; see
+/// `SerialPort`). The bytes go through `NMEADecoder`'s streaming API; its `.fix` outputs are
+/// emitted (an epoch is complete, and its fix emitted, when the next epoch's first sentence
+/// arrives, or when the stream ends).
+///
+/// Rules (ours):
+/// - **Dates.** A fix the decoder could not date (a receiver that sends no RMC or ZDA) is dated
+///   with the runtime's clock: the day that puts its time of day within 12 hours of now.
+/// - **Outages.** When the device disappears (unplugged, `EIO`), cannot be opened, or the TCP
+///   peer closes, the source reports `SourceError(.disconnected, "NAME: reason",
+///   isPermanent: false)` once per outage and reopens it after 0.5 s, doubling to at most 30 s,
+///   on the runtime's clock. Each new connection starts with a fresh decoder.
+/// - A path that is a regular file is refused for good (`replay://` plays files).
+///
+/// Descriptor: nominal accuracy 5 m, power `.high`.
 public final class NMEAStreamSource: LocationSource {
-  private let url: String
-  /// Creates a serial source.
-  public init(serialPath: String, baud: Int) { url = SourceURL.nmeaSerial(path: serialPath, baud: baud).text }
-  /// Creates a TCP source.
-  public init(host: String, port: Int) { url = SourceURL.nmeaTCP(host: host, port: port).text }
-  public var descriptor: SourceDescriptor { SourceDescriptor(url: url, nominalAccuracy: 5, power: .high) }
-  public func start(context: any SourceContext) {
-    context.fail(SourceError(.unavailable, "\(url): not built yet", isPermanent: true))
+  /// What the source is: its URL, nominal accuracy 5 m, power `.high`.
+  public let descriptor: SourceDescriptor
+  private let endpoint: StreamEndpoint
+  private let running = Mutex<(stream: ReconnectingStream?, session: NMEASession?)>((nil, nil))
+  private let lastStatistics = Mutex(NMEAStatistics())
+
+  /// Creates a source for a serial device or pseudo-terminal.
+  /// - Parameters:
+  ///   - serialPath: the device, as `/dev/ttyUSB0`.
+  ///   - baud: the baud rate, one of `SourceURL.baudRates` (NMEA 0183 uses 4800).
+  public init(serialPath: String, baud: Int) {
+    endpoint = .serial(path: serialPath, baud: baud)
+    descriptor = SourceDescriptor(
+      url: SourceURL.nmeaSerial(path: serialPath, baud: baud).text, nominalAccuracy: 5,
+      power: .high)
   }
-  public func stop() {}
+
+  /// Creates a source for a TCP server that sends NMEA 0183.
+  /// - Parameters:
+  ///   - host: a host name or address.
+  ///   - port: the TCP port (10110 is the registered NMEA-0183 port).
+  public init(host: String, port: Int) {
+    endpoint = .tcp(host: host, port: port)
+    descriptor = SourceDescriptor(
+      url: SourceURL.nmeaTCP(host: host, port: port).text, nominalAccuracy: 5, power: .high)
+  }
+
+  /// "NMEA device /dev/ttyUSB0" or "NMEA server at host:port": how messages name this source.
+  public var name: String {
+    switch endpoint {
+    case .serial(let path, _): return "NMEA device \(path)"
+    case .tcp(let host, let port):
+      return "NMEA server at \(host.contains(":") ? "[\(host)]" : host):\(port)"
+    case .unix(let path): return "NMEA socket \(path)"
+    }
+  }
+
+  /// What the decoder has seen on the current connection (or the last one).
+  public var statistics: NMEAStatistics {
+    if let session = running.withLock({ $0.session }) { return session.statistics }
+    return lastStatistics.withLock { $0 }
+  }
+
+  /// Starts connecting (a running source is stopped first); fixes, and a failure per outage, go
+  /// to `context`.
+  /// - Parameter context: where fixes and failures go, and whose clock times the retries.
+  public func start(context: any SourceContext) {
+    stop()
+    let session = NMEASession(source: descriptor.url)
+    let stream = ReconnectingStream(
+      name: name, endpoint: endpoint, handler: session, context: context)
+    running.withLock { $0 = (stream, session) }
+    stream.start()
+  }
+
+  /// Closes the connection and cancels a pending retry; when it returns, nothing more reaches the
+  /// context.
+  public func stop() {
+    let (stream, session) = running.withLock { running in
+      defer { running = (nil, nil) }
+      return running
+    }
+    stream?.stop()
+    if let session { lastStatistics.withLock { $0 = session.statistics } }
+  }
+}
+
+/// One run of `NMEAStreamSource`: the decoder of the current connection.
+final class NMEASession: StreamProtocol, Sendable {
+  private let source: String
+  // A Mutex although only the stream's queue changes it: `statistics` is read from elsewhere.
+  private let decoder: Mutex<NMEADecoder>
+
+  init(source: String) {
+    self.source = source
+    decoder = Mutex(NMEADecoder(options: .init(source: source)))
+  }
+
+  var statistics: NMEAStatistics { decoder.withLock { $0.statistics } }
+
+  func opened() -> [UInt8] {
+    decoder.withLock { $0 = NMEADecoder(options: .init(source: source)) }
+    return []
+  }
+
+  func received(_ bytes: UnsafeRawBufferPointer, now: EngineClockReading) -> StreamEvents {
+    let outputs = decoder.withLock { $0.decode(bytes: bytes) }
+    return Self.events(outputs, now: now)
+  }
+
+  func closed(now: EngineClockReading) -> StreamEvents {
+    let outputs = decoder.withLock { $0.finish() }
+    return Self.events(outputs, now: now)
+  }
+
+  static func events(_ outputs: [NMEAOutput], now: EngineClockReading) -> StreamEvents {
+    var events = StreamEvents()
+    for output in outputs {
+      switch output {
+      case .fix(let fix):
+        events.fixes.append(fix)
+      case .undatedFix(var fix):
+        fix.time = dated(timeOfDay: fix.time, now: now.wall)
+        events.fixes.append(fix)
+      case .noFix, .heading, .satellites:
+        continue
+      }
+    }
+    return events
+  }
+
+  /// The Unix time of `timeOfDay` (seconds since midnight UTC) on the day that puts it within
+  /// 12 hours of `now`.
+  static func dated(timeOfDay: Double, now: Double) -> Double {
+    let day = (now / 86_400).rounded(.down) * 86_400
+    var time = day + timeOfDay
+    if time - now > 43_200 { time -= 86_400 }
+    if now - time > 43_200 { time += 86_400 }
+    return time
+  }
 }

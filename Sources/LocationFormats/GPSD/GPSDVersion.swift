@@ -1,0 +1,22 @@
+/// gpsd's `VERSION` object.
+public struct GPSDVersion: Sendable, Equatable {
+  /// The release, as in `3.22`.
+  public var release: String?
+  /// The revision (a release or a git description).
+  public var revision: String?
+  /// The protocol's major version: 3 for every gpsd since 2.90 (2009). Clients refuse others.
+  public var protocolMajor: Int?
+  /// The protocol's minor version (14 in gpsd 3.22).
+  public var protocolMinor: Int?
+
+  /// Creates a version object.
+  public init(
+    release: String? = nil, revision: String? = nil, protocolMajor: Int? = nil,
+    protocolMinor: Int? = nil
+  ) {
+    self.release = release
+    self.revision = revision
+    self.protocolMajor = protocolMajor
+    self.protocolMinor = protocolMinor
+  }
+}

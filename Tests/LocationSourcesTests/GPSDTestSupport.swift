@@ -1,0 +1,452 @@
+import Dispatch
+import Foundation
+import Geodesy
+import LocationFormats
+import Synchronization
+import Testing
+
+@testable import LocationSources
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+// Shared support for the gpsd and NMEA stream tests: a recording SourceContext, real components
+// started as child processes, and tiny loopback servers.
+
+/// A `SourceContext` that records what a source reports (thread-safe). `schedule` either runs the
+/// action on a real dispatch queue after the delay (tests against real daemons) or keeps it for
+/// the test to fire (`manual`, the virtual clock).
+final class RecordingContext: SourceContext {
+  enum Clock {
+    case dispatch
+    case manual
+  }
+
+  struct Scheduled {
+    var delay: Double
+    var action: @Sendable () -> Void
+    var token: Token
+  }
+
+  final class Token: Cancellable {
+    let cancelled = Atomic(false)
+    func cancel() { cancelled.store(true, ordering: .relaxed) }
+  }
+
+  struct State {
+    var fixes: [Fix] = []
+    var failures: [SourceError] = []
+    var ends = 0
+    var scheduled: [Scheduled] = []
+    var delays: [Double] = []
+    /// Calls that arrived after `sealed` was set.
+    var lateCalls = 0
+    var sealed = false
+  }
+
+  let clock: Clock
+  let state = Mutex(State())
+  private let queue = DispatchQueue(label: "test.context.schedule")
+
+  init(clock: Clock) { self.clock = clock }
+
+  var now: EngineClockReading {
+    let wall = Date().timeIntervalSince1970
+    return EngineClockReading(monotonic: wall, wall: wall)
+  }
+
+  func emit(_ fix: Fix) {
+    state.withLock { state in
+      if state.sealed { state.lateCalls += 1 }
+      state.fixes.append(fix)
+    }
+  }
+
+  func fail(_ error: SourceError) {
+    state.withLock { state in
+      if state.sealed { state.lateCalls += 1 }
+      state.failures.append(error)
+    }
+  }
+
+  func end() {
+    state.withLock { state in
+      if state.sealed { state.lateCalls += 1 }
+      state.ends += 1
+    }
+  }
+
+  func schedule(after seconds: Double, _ action: @escaping @Sendable () -> Void)
+    -> any Cancellable
+  {
+    let token = Token()
+    state.withLock { state in
+      if state.sealed { state.lateCalls += 1 }
+      state.delays.append(seconds)
+      if case .manual = clock {
+        state.scheduled.append(Scheduled(delay: seconds, action: action, token: token))
+      }
+    }
+    if case .dispatch = clock {
+      queue.asyncAfter(deadline: .now() + seconds) {
+        if !token.cancelled.load(ordering: .relaxed) { action() }
+      }
+    }
+    return token
+  }
+
+  /// Manual clock: runs the oldest pending action that is not cancelled.
+  /// - Returns: its delay, or nil when none is pending.
+  @discardableResult
+  func fireNext() -> Double? {
+    let next = state.withLock { state -> Scheduled? in
+      while !state.scheduled.isEmpty {
+        let item = state.scheduled.removeFirst()
+        if !item.token.cancelled.load(ordering: .relaxed) { return item }
+      }
+      return nil
+    }
+    guard let next else { return nil }
+    next.action()
+    return next.delay
+  }
+
+  /// From now on, count every call as late (after the source's `stop()`).
+  func seal() { state.withLock { $0.sealed = true } }
+
+  var fixes: [Fix] { state.withLock { $0.fixes } }
+  var failures: [SourceError] { state.withLock { $0.failures } }
+  var delays: [Double] { state.withLock { $0.delays } }
+  var lateCalls: Int { state.withLock { $0.lateCalls } }
+}
+
+/// Polls `condition` every 20 ms until it holds or `timeout` seconds have passed (bounded
+/// polling of state that real processes and sockets change; never a fixed wait).
+func eventually(
+  timeout: Double = 10, _ condition: @Sendable () -> Bool
+) async -> Bool {
+  let deadline = Date().addingTimeInterval(timeout)
+  while Date() < deadline {
+    if condition() { return true }
+    try? await Task.sleep(for: .milliseconds(20))
+  }
+  return condition()
+}
+
+/// The real components the tests start, and what to do when one is missing.
+enum RealComponents {
+  static let gpsd = "/usr/sbin/gpsd"
+  static let socat = "/usr/bin/socat"
+
+  /// True under CI (`CI=true`): a missing component fails the test instead of skipping it.
+  static var isCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
+
+  static func exists(_ path: String) -> Bool { FileManager.default.isExecutableFile(atPath: path) }
+
+  /// Whether a test that needs `paths` runs: when they all exist, or under CI (where it then
+  /// fails with `missing(_:)`).
+  static func runnable(_ paths: String...) -> Bool { isCI || paths.allSatisfy(exists) }
+
+  /// Records an issue for each missing component (CI only gets here with one missing).
+  /// - Returns: true when everything is there.
+  static func require(_ paths: String...) -> Bool {
+    let missing = paths.filter { !exists($0) }
+    for path in missing {
+      Issue.record(
+        "\(path) is missing: install Debian's gpsd and socat packages (scripts/setup-debian.sh)")
+    }
+    return missing.isEmpty
+  }
+}
+
+/// A child process stopped by pid: SIGTERM, up to 3 s of polling, then SIGKILL.
+final class ChildProcess: Sendable {
+  let process: Process
+  let name: String
+
+  init(_ executable: String, _ arguments: [String], name: String) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    // The child inherits the signal mask of the thread that spawns it, and the test runner's
+    // threads (dispatch and concurrency workers) block signals: without an empty mask SIGTERM
+    // would stay pending in the child forever.
+    var empty = sigset_t()
+    var saved = sigset_t()
+    sigemptyset(&empty)
+    pthread_sigmask(SIG_SETMASK, &empty, &saved)
+    defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
+    try process.run()
+    self.process = process
+    self.name = name
+  }
+
+  var pid: Int32 { process.processIdentifier }
+  var isRunning: Bool { process.isRunning }
+
+  /// Terminates the process and reaps it.
+  func stop() async {
+    guard process.isRunning else {
+      process.waitUntilExit()
+      return
+    }
+    kill(pid, SIGTERM)
+    if !(await eventually(timeout: 3) { !self.process.isRunning }) {
+      kill(pid, SIGKILL)
+    }
+    process.waitUntilExit()
+  }
+}
+
+/// Network helpers for the tests.
+enum Loopback {
+  /// A TCP port that was free a moment ago (bound to port 0 and closed again).
+  static func freePort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw TestFailure("socket: errno \(errno)") }
+    defer { close(fd) }
+    var address = loopbackAddress(port: 0)
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard bound == 0 else { throw TestFailure("bind: errno \(errno)") }
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    guard
+      withUnsafeMutablePointer(
+        to: &address,
+        {
+          $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }) == 0
+    else { throw TestFailure("getsockname: errno \(errno)") }
+    return Int(UInt16(bigEndian: address.sin_port))
+  }
+
+  static func loopbackAddress(port: Int) -> sockaddr_in {
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = UInt16(port).bigEndian
+    address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+    return address
+  }
+
+  /// Whether a TCP connection to 127.0.0.1:`port` succeeds now.
+  static func accepts(port: Int) -> Bool {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    var address = loopbackAddress(port: port)
+    return withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+      }
+    }
+  }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+  var description: String
+  init(_ description: String) { self.description = description }
+}
+
+/// A tiny stream server for tests, on 127.0.0.1 (a free port) or a Unix socket path: every
+/// connection it accepts gets `payload` (then, with `closeAfterPayload`, is closed gracefully;
+/// otherwise it is held open until the server stops or `dropConnections()`). One thread,
+/// blocking calls.
+final class PayloadServer: Sendable {
+  let port: Int
+  let path: String?
+  private let listener: Int32
+  private let payload: [UInt8]
+  private let closeAfterPayload: Bool
+  private let state = Mutex<(open: [Int32], accepted: Int, stopped: Bool)>(([], 0, false))
+  private let finished = DispatchSemaphore(value: 0)
+
+  /// Starts a TCP server on a free loopback port.
+  init(payload: [UInt8], closeAfterPayload: Bool) throws {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { throw TestFailure("socket: errno \(errno)") }
+    var one: Int32 = 1
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+    var address = Loopback.loopbackAddress(port: 0)
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let ok = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(fd, $0, length) == 0 && listen(fd, 8) == 0 && getsockname(fd, $0, &length) == 0
+      }
+    }
+    guard ok else {
+      close(fd)
+      throw TestFailure("bind/listen: errno \(errno)")
+    }
+    listener = fd
+    port = Int(UInt16(bigEndian: address.sin_port))
+    path = nil
+    self.payload = payload
+    self.closeAfterPayload = closeAfterPayload
+    startThread()
+  }
+
+  /// Starts a server on a Unix socket at `path`.
+  init(unixPath: String, payload: [UInt8], closeAfterPayload: Bool) throws {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { throw TestFailure("socket: errno \(errno)") }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(unixPath.utf8)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      raw.copyBytes(from: bytes)
+      raw[bytes.count] = 0
+    }
+    let ok = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0 && listen(fd, 8) == 0
+      }
+    }
+    guard ok else {
+      close(fd)
+      throw TestFailure("bind/listen \(unixPath): errno \(errno)")
+    }
+    listener = fd
+    port = 0
+    path = unixPath
+    self.payload = payload
+    self.closeAfterPayload = closeAfterPayload
+    startThread()
+  }
+
+  /// Connections accepted so far.
+  var accepted: Int { state.withLock { $0.accepted } }
+
+  private func startThread() {
+    let thread = Thread { [self] in
+      serve()
+      finished.signal()
+    }
+    thread.start()
+  }
+
+  private func serve() {
+    while true {
+      let client = accept(listener, nil, nil)
+      if client < 0 {
+        if errno == EINTR { continue }
+        return
+      }
+      let keep = state.withLock { state -> Bool in
+        if state.stopped { return false }
+        state.accepted += 1
+        state.open.append(client)
+        return true
+      }
+      guard keep else {
+        close(client)
+        return
+      }
+      var offset = 0
+      while offset < payload.count {
+        let written = payload.withUnsafeBytes {
+          send(client, $0.baseAddress.map { $0 + offset }, $0.count - offset, Int32(MSG_NOSIGNAL))
+        }
+        if written <= 0 { break }
+        offset += written
+      }
+      if closeAfterPayload { finish(client) }
+    }
+  }
+
+  /// Closes gracefully: end of file to the client, then read what it sent until it closes too (a
+  /// close with unread input would reset the connection and could discard the payload).
+  private func finish(_ client: Int32) {
+    shutdown(client, Int32(SHUT_WR))
+    var timeout = timeval(tv_sec: 2, tv_usec: 0)
+    setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    var scratch = [UInt8](repeating: 0, count: 4096)
+    while scratch.withUnsafeMutableBytes({ recv(client, $0.baseAddress, $0.count, 0) }) > 0 {}
+    drop(client)
+  }
+
+  private func drop(_ client: Int32) {
+    let owned = state.withLock { state -> Bool in
+      guard let index = state.open.firstIndex(of: client) else { return false }
+      state.open.remove(at: index)
+      return true
+    }
+    if owned {
+      shutdown(client, Int32(SHUT_RDWR))
+      close(client)
+    }
+  }
+
+  /// Closes every open connection (the peer sees end of file).
+  func dropConnections() {
+    for client in state.withLock({ $0.open }) { drop(client) }
+  }
+
+  /// Stops accepting, closes every connection and waits for the thread.
+  func stop() {
+    let already = state.withLock { state -> Bool in
+      defer { state.stopped = true }
+      return state.stopped
+    }
+    guard !already else { return }
+    dropConnections()
+    shutdown(listener, Int32(SHUT_RDWR))
+    finished.wait()
+    close(listener)
+    if let path { unlink(path) }
+  }
+}
+
+/// The captures of gpsd's regression suite (`../shared/testdata/gpsd-regress`).
+enum Captures {
+  static var folder: URL {
+    URL(fileURLWithPath: #filePath)
+      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent()
+      .appendingPathComponent("shared/testdata/gpsd-regress")
+  }
+
+  /// The sentence lines of a capture (its `#` header left out), each ending in CR LF.
+  static func sentences(_ name: String) throws -> [String] {
+    let text = try String(contentsOf: folder.appendingPathComponent(name + ".log"), encoding: .utf8)
+    return text.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("$") }.map {
+      String($0) + "\r\n"
+    }
+  }
+
+  /// The fixes gpsd reported for a capture (`TPV` with mode 2 or 3 and a time in its `.chk`),
+  /// by time in milliseconds.
+  static func gpsdFixes(_ name: String) throws -> [Int64: GPSDTPV] {
+    let text = try String(
+      contentsOf: folder.appendingPathComponent(name + ".log.chk"), encoding: .utf8)
+    var result: [Int64: GPSDTPV] = [:]
+    var decoder = GPSDDecoder()
+    for message in decoder.decode(Array(text.utf8)) {
+      if case .tpv(let tpv) = message, let mode = tpv.mode, mode >= 2, let time = tpv.time {
+        result[Int64((time * 1000).rounded())] = tpv
+      }
+    }
+    return result
+  }
+
+  /// The fixes `NMEADecoder` finds in a capture, by time in milliseconds.
+  static func decodedFixes(_ name: String) throws -> [Int64: Fix] {
+    let bytes = try [UInt8](Data(contentsOf: folder.appendingPathComponent(name + ".log")))
+    var result: [Int64: Fix] = [:]
+    for output in NMEADecoder.decodeLog(bytes).outputs {
+      if case .fix(let fix) = output { result[Int64((fix.time * 1000).rounded())] = fix }
+    }
+    return result
+  }
+}
+
+extension Fix {
+  /// The fix's time in milliseconds, the key of the capture tables.
+  var timeKey: Int64 { Int64((time * 1000).rounded()) }
+}
