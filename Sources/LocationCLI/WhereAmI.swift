@@ -42,6 +42,10 @@ public enum WhereAmI {
       exit(ExitCode.success.rawValue)
     }
     if let source { setenv("CORELOCATION_SOURCE", source, 1) }
+    // -v: the library's own log (which source delivered each fix, sources starting and stopping).
+    if options.verbose, ProcessInfo.processInfo.environment["CORELOCATION_LOG"] == nil {
+      setenv("CORELOCATION_LOG", "debug", 1)
+    }
     if case .format(let format) = options.output, options.verbose {
       let unsupported = LocationFormatter.unsupportedTokens(in: format)
       if !unsupported.isEmpty {

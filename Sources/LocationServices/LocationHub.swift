@@ -365,9 +365,13 @@ public final class LocationHub: Sendable {
         state.demand != nil && !candidates.isEmpty && candidates.allSatisfy(\.finished)
       return (infos, changed, allFinished)
     }
-    for source in toStop { source.stop() }
+    for source in toStop {
+      HubLog.write(.info, source.descriptor.url, "stopped: no longer needed")
+      source.stop()
+    }
     if changed { process(.sourcesChanged(infos)) }
     for (index, generation, source) in toStart {
+      HubLog.write(.info, source.descriptor.url, "starting")
       source.start(
         context: HubSourceContext(
           hub: self, generation: generation, index: index, url: source.descriptor.url))
@@ -403,6 +407,10 @@ public final class LocationHub: Sendable {
         return (true, recovered)
       }
       guard current else { return }
+      HubLog.write(
+        .debug, fix.source,
+        "fix at \(Date(timeIntervalSince1970: fix.time)) ±\(String(format: "%.1f", fix.horizontalAccuracy)) m"
+          + (fix.hasValidCoordinate ? "" : " (invalid, dropped)"))
       if recovered { reconcileSources() }
       process(.fix(fix))
     }
@@ -424,6 +432,7 @@ public final class LocationHub: Sendable {
         return true
       }
       guard current else { return }
+      HubLog.write(.info, error.message, error.isPermanent ? "failed for good" : "failed; retrying")
       let allFinished = state.withLock { $0.candidates?.allSatisfy(\.finished) ?? false }
       // When nothing is left, the end says it all (one error, with this message).
       if !allFinished { process(.sourceFailed(source: error.message, reason: error.code.rawValue)) }
