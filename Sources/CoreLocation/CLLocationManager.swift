@@ -225,6 +225,56 @@ open class CLLocationManager: NSObject {
   /// Returns a Boolean value indicating whether the device supports ranging of beacons: `false`.
   open class func isRangingAvailable() -> Bool { false }
 
+  // MARK: Heading (rules in CLLocationManager+Heading.swift and the README)
+
+  /// The most recently reported heading.
+  open var heading: CLHeading? { core.headingState.withLock { $0.last }?.heading }
+
+  /// The minimum angular change in degrees required to generate new heading events; default 1,
+  /// `kCLHeadingFilterNone` reports every heading. Measured on the circle against the last
+  /// delivered heading (359° to 1° is 2°).
+  open var headingFilter: CLLocationDegrees {
+    get { core.headingState.withLock { $0.filter } }
+    set { core.updateHeadingSettings { $0.filter = newValue } }
+  }
+
+  /// The device orientation to use when computing heading values; default `.portrait`. Portrait
+  /// keeps the reference axis, landscapeLeft turns it by +90°, landscapeRight by -90°,
+  /// portraitUpsideDown by 180°; unknown, faceUp and faceDown keep the previous one.
+  open var headingOrientation: CLDeviceOrientation {
+    get { core.headingState.withLock { $0.orientation } }
+    set { core.updateHeadingSettings { $0.orientation = newValue } }
+  }
+
+  /// Starts the generation of updates that report the user's current heading. `trueHeading` is
+  /// the magnetic heading plus the World Magnetic Model's declination at the latest location and
+  /// the heading's date, while location updates run and a location is known; -1 otherwise.
+  open func startUpdatingHeading() {
+    core.startHeading()
+  }
+
+  /// Stops the generation of heading updates.
+  open func stopUpdatingHeading() {
+    core.stopHeading()
+  }
+
+  /// Dismisses the heading calibration display: headings are delivered with their own accuracy
+  /// again (see `locationManagerShouldDisplayHeadingCalibration(_:)`).
+  open func dismissHeadingCalibrationDisplay() {
+    core.headingState.withLock { $0.calibrationDisplayed = false }
+  }
+
+  /// Returns a Boolean value indicating whether the location manager is able to generate
+  /// heading-related events: a configured or discovered source can produce headings (an NMEA
+  /// device or log with heading sentences, gpsd's ATT).
+  open class func headingAvailable() -> Bool {
+    HubEnvironment.current.hub.headingAvailable
+  }
+
+  /// A Boolean value indicating whether the location manager is able to generate heading events.
+  @available(*, deprecated, message: "Use +headingAvailable")
+  open var headingAvailable: Bool { core.environment.hub.headingAvailable }
+
   // MARK: Widgets
 
   /// A Boolean value that indicates whether a widget is eligible to receive location updates.
@@ -260,6 +310,7 @@ final class ManagerCore: HubClient {
   }
 
   let environment: HubEnvironment
+  let headingState = Mutex(HeadingState())
   private let state: Mutex<State>
   private let managerBox = WeakBox<CLLocationManager>()
   private let delegateBox = Mutex<WeakBox<AnyObject>>(WeakBox())
@@ -287,6 +338,11 @@ final class ManagerCore: HubClient {
 
   /// Where the manager's callbacks run now.
   var currentTarget: DeliveryTarget { state.withLock { $0.target } }
+
+  /// Calls now run on the calling thread's run loop (a service was started from it).
+  func rememberTarget() {
+    state.withLock { $0.target = DeliveryTarget.current(environment) }
+  }
 
   func rememberRegion(_ region: CLRegion) {
     let copy = UncheckedRegion(region: region)
@@ -376,6 +432,8 @@ final class ManagerCore: HubClient {
       }
     case .regionEvents, .regionStarted, .regionFailed, .regionState:
       deliverRegion(delivery, target: target)
+    case .heading, .headingInterference:
+      deliverHeading(delivery, target: target)
     }
   }
 

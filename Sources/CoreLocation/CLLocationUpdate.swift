@@ -162,7 +162,8 @@ private final class LiveUpdatesClient: HubClient {
           authorizationDeniedGlobally: !snapshot.servicesEnabled))
     case .error(.locationUnknown, _):
       continuation.yield(CLLocationUpdate(locationUnavailable: true, accuracyLimited: limited))
-    case .authorization, .regionEvents, .regionStarted, .regionFailed, .regionState:
+    case .authorization, .regionEvents, .regionStarted, .regionFailed, .regionState, .heading,
+      .headingInterference:
       break
     }
   }

@@ -119,6 +119,15 @@ public enum EngineEvent: Sendable {
   case removeRegion(group: String, identifier: String)
   /// `requestState(for:)`: the requester is told the region's current state.
   case requestRegionState(ClientID, group: String, identifier: String)
+  /// A heading sample from a source.
+  case heading(HeadingSample)
+  /// `startUpdatingHeading`, with the client's `headingFilter` and `headingOrientation` (a
+  /// `CLDeviceOrientation` raw value).
+  case startHeading(ClientID, filter: Double, orientation: Int32)
+  /// A change of `headingFilter` or `headingOrientation`.
+  case changeHeading(ClientID, filter: Double, orientation: Int32)
+  /// `stopUpdatingHeading`.
+  case stopHeading(ClientID)
 }
 
 /// Why a region is not monitored.
@@ -154,4 +163,11 @@ public enum EngineEffect: Sendable, Equatable {
   case regionEvents(group: String, [RegionEvent])
   /// The answer to `requestRegionState`, for the requester only.
   case regionStateReply(ClientID, group: String, RegionEvent)
+  /// Deliver a heading to a client.
+  case deliverHeading(ClientID, DeliveredHeading)
+  /// An interference episode began for a client: `CLError.headingFailure` and the calibration
+  /// question.
+  case headingInterference(ClientID, HeadingInterference)
+  /// Run (or stop) the sources that produce headings.
+  case demandHeading(Bool)
 }

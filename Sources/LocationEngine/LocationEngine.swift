@@ -29,6 +29,8 @@ public struct LocationEngine: Sendable {
   private var sessions: [ClientID: UpdateSession] = [:]
   private var fixArbiter = FixArbiter()
   var regions: [String: RegionMonitor] = [:]
+  var headingSessions: [ClientID: HeadingPipeline] = [:]
+  var lastHeadingDemand: Bool?
   private(set) var allowed: Bool
   private var sources: [SourceInfo] = []
   private var bestPossible: Double = 0
@@ -70,6 +72,7 @@ public struct LocationEngine: Sendable {
     case .addClient(let client):
       if sessions[client] == nil { sessions[client] = UpdateSession() }
     case .removeClient(let client):
+      headingSessions[client] = nil
       if sessions.removeValue(forKey: client)?.isActive == true {
         effects.append(.cancelTimer(.requestTimeout(client)))
       }
@@ -125,12 +128,28 @@ public struct LocationEngine: Sendable {
         if regions[group]?.count == 0 { regions[group] = nil }
         effects.append(.regionRemoved(group: group, identifier: identifier))
       }
+    case .heading(let sample):
+      receiveHeading(sample, into: &effects)
+    case .startHeading(let client, let filter, let orientation):
+      var pipeline = HeadingPipeline(headingFilter: filter)
+      pipeline.setOrientation(rawValue: orientation)
+      headingSessions[client] = pipeline
+    case .changeHeading(let client, let filter, let orientation):
+      headingSessions[client]?.headingFilter = filter
+      headingSessions[client]?.setOrientation(rawValue: orientation)
+    case .stopHeading(let client):
+      headingSessions[client] = nil
     case .requestRegionState(let client, let group, let identifier):
       if let event = regions[group]?.requestState(identifier: identifier) {
         effects.append(.regionStateReply(client, group: group, event))
       }
     }
     updateDemand(into: &effects)
+    let headingDemand = !headingSessions.isEmpty
+    if lastHeadingDemand != headingDemand {
+      lastHeadingDemand = headingDemand
+      effects.append(.demandHeading(headingDemand))
+    }
   }
 
   private mutating func start(

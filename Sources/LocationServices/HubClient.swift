@@ -19,6 +19,11 @@ public enum HubDelivery: Sendable, Equatable {
   case regionFailed(group: String, identifier: String, RegionFailure)
   /// The answer to this client's `requestRegionState`.
   case regionState(group: String, RegionEvent)
+  /// A heading for this client.
+  case heading(DeliveredHeading)
+  /// The magnetometer reads a field far from the Earth's: `CLError.headingFailure`, and the
+  /// calibration question.
+  case headingInterference(HeadingInterference)
 }
 
 /// A consumer of a hub's deliveries.

@@ -31,6 +31,8 @@ public final class LocationHub: Sendable {
     var candidates: [Candidate]?
     /// The strongest accuracy asked for, or nil when nothing needs locations.
     var demand: Double?
+    /// Whether some client wants headings.
+    var headingDemand = false
     var timers: [EngineTimer: any Cancellable] = [:]
     var problem: String?
     /// The last permanent failure was a refusal of this app.
@@ -257,6 +259,16 @@ public final class LocationHub: Sendable {
       for client in clients { client.hub(self, deliver: .regionEvents(group: group, events)) }
     case .regionStateReply(let id, let group, let event):
       client(id)?.hub(self, deliver: .regionState(group: group, event))
+    case .deliverHeading(let id, let heading):
+      client(id)?.hub(self, deliver: .heading(heading))
+    case .headingInterference(let id, let interference):
+      client(id)?.hub(self, deliver: .headingInterference(interference))
+    case .demandHeading(let wanted):
+      let changed = state.withLock { state -> Bool in
+        defer { state.headingDemand = wanted }
+        return state.headingDemand != wanted
+      }
+      if changed { reconcileSources() }
     }
   }
 
@@ -315,8 +327,8 @@ public final class LocationHub: Sendable {
   /// (`SourceArbiter`), then tells the engine which sources run. With every source finished for
   /// good, the engine hears that the sources have ended.
   private func reconcileSources() {
-    let (demand, made) = state.withLock { ($0.demand, $0.candidates != nil) }
-    if demand != nil, !made {
+    let (needed, made) = state.withLock { ($0.demand != nil || $0.headingDemand, $0.candidates != nil) }
+    if needed, !made {
       let sources: [any LocationSource]
       switch self.sources {
       case .urls(let urls):
@@ -340,7 +352,14 @@ public final class LocationHub: Sendable {
     let (infos, changed, allFinished) = state.withLock {
       state -> ([SourceInfo], Bool, Bool) in
       guard var candidates = state.candidates else { return ([], false, false) }
-      let chosen = SourceArbiter.select(candidates.map(\.arbiterView), accuracy: state.demand)
+      var chosen = SourceArbiter.select(candidates.map(\.arbiterView), accuracy: state.demand)
+      if state.headingDemand {
+        // Headings: every source that may produce them runs while a client wants headings.
+        for index in candidates.indices
+        where candidates[index].source.descriptor.producesHeading && !candidates[index].finished {
+          chosen.insert(index)
+        }
+      }
       var changed = false
       for index in candidates.indices {
         let wanted = chosen.contains(index)
@@ -416,6 +435,16 @@ public final class LocationHub: Sendable {
     }
   }
 
+  fileprivate func sourceEmittedHeading(_ sample: HeadingSample, generation: Int, index: Int) {
+    executor.run { [self] in
+      let current = state.withLock { state -> Bool in
+        guard let candidate = state.candidates?[index] else { return false }
+        return candidate.generation == generation && candidate.running
+      }
+      if current { process(.heading(sample)) }
+    }
+  }
+
   fileprivate func sourceFailed(_ error: SourceError, generation: Int, index: Int) {
     executor.run { [self] in
       let current = state.withLock { state -> Bool in
@@ -453,6 +482,18 @@ public final class LocationHub: Sendable {
     }
   }
 
+  /// Whether a configured (or discovered) source can produce headings: a compass is present
+  /// (`headingAvailable()`). Sources are made, not started, to ask them.
+  public var headingAvailable: Bool {
+    let existing = state.withLock { $0.candidates?.map(\.source) }
+    if let existing { return existing.contains { $0.descriptor.producesHeading } }
+    switch sources {
+    case .urls(let urls): return urls.map(SourceFactory.make).contains { $0.descriptor.producesHeading }
+    case .objects(let make): return make().contains { $0.descriptor.producesHeading }
+    case .unavailable: return false
+    }
+  }
+
   /// The URLs of the sources running now.
   public var runningSources: [String] {
     state.withLock { ($0.candidates ?? []).filter(\.running).map(\.source.descriptor.url) }
@@ -475,6 +516,12 @@ private struct HubSourceContext: SourceContext {
     var fix = fix
     if fix.source.isEmpty { fix.source = url }
     hub.sourceEmitted(fix, generation: generation, index: index)
+  }
+
+  func emitHeading(_ sample: HeadingSample) {
+    var sample = sample
+    if sample.source.isEmpty { sample.source = url }
+    hub.sourceEmittedHeading(sample, generation: generation, index: index)
   }
 
   func fail(_ error: SourceError) { hub.sourceFailed(error, generation: generation, index: index) }

@@ -44,7 +44,7 @@ public final class GPSDSource: LocationSource {
   public init(endpoint: SourceURL.Endpoint) {
     self.endpoint = endpoint
     descriptor = SourceDescriptor(
-      url: SourceURL.gpsd(endpoint).text, nominalAccuracy: 5, power: .high)
+      url: SourceURL.gpsd(endpoint).text, nominalAccuracy: 5, power: .high, producesHeading: true)
   }
 
   /// "gpsd at 127.0.0.1:2947" or "gpsd at /run/gpsd.sock": how messages name this source.
@@ -142,7 +142,19 @@ final class GPSDSession: StreamProtocol, Sendable {
           }
           state.lastDelivered = (fix.time, fix.latitude, fix.longitude)
           events.fixes.append(fix)
-        case .sky, .attitude, .error, .other:
+        case .attitude(let attitude):
+          // ATT: `heading` is true, `mheading` magnetic (gpsd's own magnetic figure is not used
+          // for true heading: the World Magnetic Model gives the declination). gpsd's magnetometer
+          // components are in sensor units, so they are not passed on as microtesla.
+          let sample = HeadingSample(
+            time: attitude.time ?? now.wall,
+            magneticHeading: attitude.magneticHeading.flatMap { $0.isFinite ? $0 : nil },
+            trueHeading: attitude.heading.flatMap { $0.isFinite ? $0 : nil }, accuracy: -1,
+            source: source)
+          if sample.magneticHeading != nil || sample.trueHeading != nil {
+            events.headings.append(sample)
+          }
+        case .sky, .error, .other:
           continue
         }
       }

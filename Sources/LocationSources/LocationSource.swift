@@ -87,6 +87,8 @@ public protocol SourceContext: Sendable {
   var now: EngineClockReading { get }
   /// Hands a fix to the runtime.
   func emit(_ fix: Fix)
+  /// Hands a heading sample (a compass, a heading sentence) to the runtime.
+  func emitHeading(_ sample: HeadingSample)
   /// Reports a problem.
   func fail(_ error: SourceError)
   /// Says the source has ended for good (a recording that reached its end).
@@ -94,6 +96,11 @@ public protocol SourceContext: Sendable {
   /// Runs `action` after `seconds` on the runtime's clock.
   @discardableResult
   func schedule(after seconds: Double, _ action: @escaping @Sendable () -> Void) -> any Cancellable
+}
+
+extension SourceContext {
+  /// Default: headings are dropped (contexts that only collect locations).
+  public func emitHeading(_ sample: HeadingSample) {}
 }
 
 /// A clock reading: monotonic seconds and wall-clock seconds since 1970.

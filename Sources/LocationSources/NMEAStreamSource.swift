@@ -37,7 +37,7 @@ public final class NMEAStreamSource: LocationSource {
     endpoint = .serial(path: serialPath, baud: baud)
     descriptor = SourceDescriptor(
       url: SourceURL.nmeaSerial(path: serialPath, baud: baud).text, nominalAccuracy: 5,
-      power: .high)
+      power: .high, producesHeading: true)
   }
 
   /// Creates a source for a TCP server that sends NMEA 0183.
@@ -47,7 +47,8 @@ public final class NMEAStreamSource: LocationSource {
   public init(host: String, port: Int) {
     endpoint = .tcp(host: host, port: port)
     descriptor = SourceDescriptor(
-      url: SourceURL.nmeaTCP(host: host, port: port).text, nominalAccuracy: 5, power: .high)
+      url: SourceURL.nmeaTCP(host: host, port: port).text, nominalAccuracy: 5, power: .high,
+      producesHeading: true)
   }
 
   /// "NMEA device /dev/ttyUSB0" or "NMEA server at host:port": how messages name this source.
@@ -110,15 +111,17 @@ final class NMEASession: StreamProtocol, Sendable {
 
   func received(_ bytes: UnsafeRawBufferPointer, now: EngineClockReading) -> StreamEvents {
     let outputs = decoder.withLock { $0.decode(bytes: bytes) }
-    return Self.events(outputs, now: now)
+    return Self.events(outputs, now: now, source: source)
   }
 
   func closed(now: EngineClockReading) -> StreamEvents {
     let outputs = decoder.withLock { $0.finish() }
-    return Self.events(outputs, now: now)
+    return Self.events(outputs, now: now, source: source)
   }
 
-  static func events(_ outputs: [NMEAOutput], now: EngineClockReading) -> StreamEvents {
+  static func events(_ outputs: [NMEAOutput], now: EngineClockReading, source: String = "")
+    -> StreamEvents
+  {
     var events = StreamEvents()
     for output in outputs {
       switch output {
@@ -127,7 +130,11 @@ final class NMEASession: StreamProtocol, Sendable {
       case .undatedFix(var fix):
         fix.time = dated(timeOfDay: fix.time, now: now.wall)
         events.fixes.append(fix)
-      case .noFix, .heading, .satellites:
+      case .heading(let heading):
+        if let sample = HeadingSample(nmea: heading, fallbackTime: now.wall, source: source, isSimulated: false) {
+          events.headings.append(sample)
+        }
+      case .noFix, .satellites:
         continue
       }
     }

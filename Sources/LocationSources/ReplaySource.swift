@@ -16,6 +16,8 @@ public final class ReplaySource: LocationSource {
     var context: (any SourceContext)?
     var pending: (any Cancellable)?
     var generation = 0
+    /// The next heading sample to play.
+    var headingIndex = 0
   }
 
   /// Fixes emitted per scheduled step in `instant` mode.
@@ -30,16 +32,19 @@ public final class ReplaySource: LocationSource {
   public init(path: String, options: SourceURL.ReplayOptions) {
     self.path = path
     self.options = options
+    // An NMEA log may carry heading sentences; a GPX track never does.
+    let head = (try? readFile(path, limit: 4096)) ?? []
     self.descriptor = SourceDescriptor(
       url: SourceURL.replay(path: path, options: options).text, nominalAccuracy: .infinity,
-      power: .none)
+      power: .none, producesHeading: ReplayTrack.detectFormat(head) == .nmea)
   }
 
   /// Creates a replay of fixes already in memory (tests, benchmarks).
   public init(track: ReplayTrack, name: String, options: SourceURL.ReplayOptions) {
     self.path = name
     self.options = options
-    self.descriptor = SourceDescriptor(url: name, nominalAccuracy: .infinity, power: .none)
+    self.descriptor = SourceDescriptor(
+      url: name, nominalAccuracy: .infinity, power: .none, producesHeading: !track.headings.isEmpty)
     state.withLock { $0.track = track }
   }
 
@@ -85,7 +90,9 @@ public final class ReplaySource: LocationSource {
       })
     else { return }
     let fixes = track.fixes
+    if index == 0 { state.withLock { $0.headingIndex = 0 } }
     guard index < fixes.count else {
+      emitHeadings(through: .infinity, track, context)
       if options.loop, !fixes.isEmpty {
         schedule(
           after: options.instant ? 0 : 1 / options.speed, index: 0, generation: generation, context)
@@ -97,6 +104,7 @@ public final class ReplaySource: LocationSource {
     let end = options.instant ? min(fixes.count, index + Self.instantBatch) : index + 1
     for position in index..<end {
       var fix = fixes[position]
+      emitHeadings(through: fix.time, track, context)
       if !track.hasTimes { fix.time = context.now.wall }
       fix.isSimulated = true
       if fix.quality == .autonomous { fix.quality = .simulated }
@@ -122,5 +130,21 @@ public final class ReplaySource: LocationSource {
       return false
     }
     if stale { token.cancel() }
+  }
+
+  /// Plays the heading samples up to a time (headings sit between fixes by their timestamps).
+  private func emitHeadings(through time: Double, _ track: ReplayTrack, _ context: any SourceContext) {
+    guard !track.headings.isEmpty else { return }
+    let range = state.withLock { state -> Range<Int> in
+      var end = state.headingIndex
+      while end < track.headings.count, track.headings[end].time <= time { end += 1 }
+      defer { state.headingIndex = end }
+      return state.headingIndex..<end
+    }
+    for index in range {
+      var sample = track.headings[index]
+      sample.isSimulated = true
+      context.emitHeading(sample)
+    }
   }
 }

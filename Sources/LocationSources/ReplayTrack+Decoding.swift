@@ -43,11 +43,20 @@ extension ReplayTrack {
       let (outputs, statistics) = NMEADecoder.decodeLog(bytes)
       var fixes: [Fix] = []
       var undated: [Fix] = []
+      var headings: [HeadingSample] = []
       for output in outputs {
         switch output {
         case .fix(let fix): fixes.append(fix)
         case .undatedFix(let fix): undated.append(fix)
-        case .noFix, .heading, .satellites: break
+        case .heading(let heading):
+          // A heading before the log's first dated epoch takes the time of the fix before it.
+          if let sample = HeadingSample(
+            nmea: heading, fallbackTime: fixes.last?.time ?? .nan, source: file, isSimulated: true),
+            sample.time.isFinite
+          {
+            headings.append(sample)
+          }
+        case .noFix, .satellites: break
         }
       }
       if fixes.isEmpty, !undated.isEmpty {
@@ -61,7 +70,9 @@ extension ReplayTrack {
       }
       var warnings: [FormatError] = []
       if let error = statistics.firstError(file: file) { warnings.append(error) }
-      return ReplayTrack(fixes: fixes, warnings: warnings, hasTimes: true)
+      var track = ReplayTrack(fixes: fixes, warnings: warnings, hasTimes: true)
+      track.headings = headings.sorted { $0.time < $1.time }
+      return track
     }
   }
 }

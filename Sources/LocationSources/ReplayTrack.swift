@@ -10,6 +10,8 @@ public struct ReplayTrack: Sendable {
   /// Problems found in the file that did not stop the replay (a bad point, a bad sentence), with
   /// file and line.
   public var warnings: [FormatError]
+  /// Heading samples (NMEA heading sentences), in time order; played between the fixes by time.
+  public var headings: [HeadingSample] = []
   /// Whether the recording has timestamps. A track without any is played one point a second and
   /// stamped with the time of playing.
   public var hasTimes: Bool
@@ -111,8 +113,8 @@ struct FileReadError: Error {
   var message: String
 }
 
-/// Reads a whole file.
-func readFile(_ path: String) throws(FileReadError) -> [UInt8] {
+/// Reads a whole file, or its first `limit` bytes.
+func readFile(_ path: String, limit: Int = .max) throws(FileReadError) -> [UInt8] {
   let descriptor = open(path, O_RDONLY | O_CLOEXEC)
   guard descriptor >= 0 else { throw FileReadError(message: String(cString: strerror(errno))) }
   defer { close(descriptor) }
@@ -126,6 +128,7 @@ func readFile(_ path: String) throws(FileReadError) -> [UInt8] {
     }
     if count == 0 { break }
     result.append(contentsOf: chunk[0..<count])
+    if result.count >= limit { break }
   }
   return result
 }

@@ -137,7 +137,9 @@ private final class CountingClient: HubClient {
     switch delivery {
     case .locations(let fixes): delivered.withLock { $0 += fixes.count }
     case .error(.sourcesEnded, _): ended.withLock { $0 = true }
-    case .error, .authorization, .regionEvents, .regionStarted, .regionFailed, .regionState: break
+    case .error, .authorization, .regionEvents, .regionStarted, .regionFailed, .regionState,
+      .heading, .headingInterference:
+      break
     }
   }
 }

@@ -11,6 +11,8 @@ import Geodesy
 struct StreamEvents: Sendable {
   /// Fixes to hand to the runtime, in order.
   var fixes: [Fix] = []
+  /// Heading samples to hand to the runtime, in order.
+  var headings: [HeadingSample] = []
   /// A problem: the connection is closed; if permanent the stream gives up, otherwise it is an
   /// outage like any other.
   var failure: SourceError?
@@ -188,6 +190,10 @@ final class ReconnectingStream: @unchecked Sendable {
     for fix in events.fixes {
       guard isCurrent(current) else { return }
       context.emit(fix)
+    }
+    for sample in events.headings {
+      guard isCurrent(current) else { return }
+      context.emitHeading(sample)
     }
     guard let failure = events.failure, isCurrent(current) else { return }
     if failure.isPermanent {
