@@ -106,11 +106,17 @@ public final class GeoClueSource: LocationSource {
     // Safe: every use of `client` and `reader` happens on GeoClueSource.queue (serial).
     let client: GeoClueClient
     var reader: (any DispatchSourceRead)?
+    /// The client object's path (a copy, readable from any thread).
+    let clientPath: String?
 
     init(client: GeoClueClient) {
       self.client = client
+      self.clientPath = client.clientPath
     }
   }
+
+  /// The path of the running client object on GeoClue's side, if one is running (for tests).
+  var clientPath: String? { state.withLock { $0.session?.clientPath } }
 
   /// Creates the source with the default desktop id (`defaultDesktopId()`), the exact accuracy
   /// level, on the system bus.
