@@ -256,7 +256,8 @@ public final class GeoClueSource: LocationSource {
       session.reader = reader
     } catch {
       client.close()
-      retry(generation, context, SourceError(.disconnected, "geoclue: \(error)", isPermanent: false))
+      retry(
+        generation, context, SourceError(.disconnected, "geoclue: \(error)", isPermanent: false))
       return
     }
     let current = state.withLock { state -> Bool in
@@ -309,12 +310,13 @@ public final class GeoClueSource: LocationSource {
 
   /// Reports `error` and schedules the next attempt with backoff. Runs on the queue.
   private func retry(_ generation: Int, _ context: any SourceContext, _ error: SourceError) {
-    guard let delay = state.withLock({ state -> Double? in
-      guard state.generation == generation else { return nil }
-      let delay = state.retryDelay
-      state.retryDelay = min(delay * 2, Self.maximumRetryDelay)
-      return delay
-    })
+    guard
+      let delay = state.withLock({ state -> Double? in
+        guard state.generation == generation else { return nil }
+        let delay = state.retryDelay
+        state.retryDelay = min(delay * 2, Self.maximumRetryDelay)
+        return delay
+      })
     else { return }
     context.fail(error)
     let token = context.schedule(after: delay) { [self] in

@@ -40,7 +40,8 @@ final class GeoClueHarness {
   /// The private bus's address.
   private(set) var busAddress = ""
   private var processes: [ChildProcess] = []
-  private var nmeaServer: NMEAServer?
+  /// The NMEA server GeoClue reads (nil without GeoClue).
+  private(set) var nmeaServer: NMEAServer?
 
   private init(directory: String) {
     self.directory = directory
@@ -138,7 +139,9 @@ final class GeoClueHarness {
     guard let line = Self.readLine(pipeFDs[0], timeout: 5), line.hasPrefix("unix:") else {
       let errors = (try? String(contentsOfFile: directory + "/dbus.err", encoding: .utf8)) ?? ""
       throw Failure(
-        description: "dbus-daemon did not print its address (exit \(process.exitCode.map(String.init) ?? "-")): \(errors)")
+        description:
+          "dbus-daemon did not print its address (exit \(process.exitCode.map(String.init) ?? "-")): \(errors)"
+      )
     }
     busAddress = line
   }

@@ -5,12 +5,16 @@ import Foundation
 /// (a device's own rhythm, not a test waiting on time), until it disconnects or the server stops.
 final class NMEAServer: @unchecked Sendable {
   // Safe: `listener`, `lines` and `wakeup` are immutable after init; the descriptors are closed
-  // only by the threads that use them; `group` is thread-safe.
+  // only by the threads that use them; `group` is thread-safe; `connected` is guarded by
+  // `condition`.
   private let listener: Int32
   private let lines: [String]
   /// A pipe whose read end becomes readable when the server stops.
   private let wakeup: (read: Int32, write: Int32)
   private let group = DispatchGroup()
+  /// Guards `connected`.
+  private let condition = NSCondition()
+  private var connected = 0
 
   /// Lines per second written to each client.
   static let rate = 20.0
@@ -88,9 +92,39 @@ final class NMEAServer: @unchecked Sendable {
     }
   }
 
+  /// The number of clients connected now.
+  var connectedClients: Int {
+    condition.lock()
+    defer { condition.unlock() }
+    return connected
+  }
+
+  /// Waits until `predicate` holds for the number of connected clients, at most `timeout`
+  /// seconds; returns whether it holds.
+  func waitForClients(timeout: Double, until predicate: (Int) -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    condition.lock()
+    defer { condition.unlock() }
+    while !predicate(connected) {
+      guard condition.wait(until: deadline) else { return predicate(connected) }
+    }
+    return true
+  }
+
+  private func changeConnected(by delta: Int) {
+    condition.lock()
+    connected += delta
+    condition.broadcast()
+    condition.unlock()
+  }
+
   /// Writes the lines in a loop; returns when the client goes away or the server stops.
   private func serve(_ client: Int32) {
-    defer { close(client) }
+    changeConnected(by: 1)
+    defer {
+      close(client)
+      changeConnected(by: -1)
+    }
     let pause = Int32(1_000 / Self.rate)
     while true {
       for line in lines {

@@ -26,7 +26,8 @@ final class RecordingContext: SourceContext, @unchecked Sendable {
   func end() {}
 
   @discardableResult
-  func schedule(after seconds: Double, _ action: @escaping @Sendable () -> Void) -> any Cancellable {
+  func schedule(after seconds: Double, _ action: @escaping @Sendable () -> Void) -> any Cancellable
+  {
     record { $0.scheduled.append((seconds, action)) }
     return Token()
   }
@@ -89,7 +90,10 @@ final class RecordingContext: SourceContext, @unchecked Sendable {
     let context = RecordingContext()
     source.start(context: context)
     let arrived = context.wait(timeout: 10) { $0.fixes.count >= 3 || !$0.failures.isEmpty }
-    let clientPath = source.clientPath
+    #expect(source.clientPath != nil)
+    // GeoClue reads its NMEA socket only while a client is active.
+    let server = try #require(harness.nmeaServer)
+    #expect(server.connectedClients >= 1)
     source.stop()
     let (fixes, failures, _) = context.snapshot
     #expect(failures.isEmpty, "\(failures)")
@@ -108,18 +112,9 @@ final class RecordingContext: SourceContext, @unchecked Sendable {
       #expect(fix.speed == -1 || fix.speed >= 0)
     }
 
-    // GeoClue answered `Stop` before stop() returned: the client is inactive, or already gone
-    // with its connection.
-    let path = try #require(clientPath)
-    let connection = try DBusConnection(address: harness.busAddress)
-    do {
-      let active = try connection.property(
-        destination: GeoClueClient.service, path: path, interface: GeoClueClient.clientInterface,
-        name: "Active")
-      #expect(active == .bool(false))
-    } catch {
-      #expect(error.isUnknownObject, "\(error)")
-    }
+    // With our client stopped GeoClue has no active client and closes its NMEA connection.
+    #expect(source.clientPath == nil)
+    #expect(server.waitForClients(timeout: 5) { $0 == 0 }, "GeoClue still reads the NMEA socket")
     let count = context.snapshot.fixes.count
     #expect(count == fixes.count, "no fix after stop()")
   }
@@ -168,7 +163,8 @@ final class RecordingContext: SourceContext, @unchecked Sendable {
     for attempt in 1...4 {
       if attempt > 1 { context.runScheduled(at: attempt - 2) }
       // Each failed attempt reports the error and then schedules the next one.
-      #expect(context.wait(timeout: 10) { $0.failures.count >= attempt && $0.delays.count >= attempt })
+      #expect(
+        context.wait(timeout: 10) { $0.failures.count >= attempt && $0.delays.count >= attempt })
     }
     source.stop()
     let (_, failures, delays) = context.snapshot
@@ -205,7 +201,8 @@ final class RecordingContext: SourceContext, @unchecked Sendable {
         from: [
           "Latitude": .double(52.5), "Longitude": .double(13.4), "Accuracy": .double(20),
           "Altitude": .double(-Double.greatestFiniteMagnitude), "Speed": .double(-1),
-          "Heading": .double(-1), "Timestamp": .structure([.uint64(1_700_000_000), .uint64(250_000)]),
+          "Heading": .double(-1),
+          "Timestamp": .structure([.uint64(1_700_000_000), .uint64(250_000)]),
           "Description": .string(""),
         ], now: 5))
     #expect(fix.latitude == 52.5 && fix.longitude == 13.4)
@@ -248,8 +245,12 @@ final class RecordingContext: SourceContext, @unchecked Sendable {
       GeoClueSource.defaultDesktopId(
         environment: ["CORELOCATION_APP_ID": "org.example.Maps"], executablePath: nil)
         == "org.example.Maps")
-    #expect(GeoClueSource.defaultDesktopId(environment: [:], executablePath: "/usr/bin/whereami") == "whereami")
-    #expect(GeoClueSource.defaultDesktopId(environment: ["CORELOCATION_APP_ID": ""], executablePath: "") == "corelocation")
+    #expect(
+      GeoClueSource.defaultDesktopId(environment: [:], executablePath: "/usr/bin/whereami")
+        == "whereami")
+    #expect(
+      GeoClueSource.defaultDesktopId(environment: ["CORELOCATION_APP_ID": ""], executablePath: "")
+        == "corelocation")
     #expect(GeoClueSource().descriptor.url == "geoclue")
   }
 }

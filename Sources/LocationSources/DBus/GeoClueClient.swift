@@ -49,7 +49,8 @@ final class GeoClueClient {
   /// disappearance, then calls `Start` (in that order, so that no update is missed).
   /// - Throws: `DBusError` of the first call that failed (`Start`'s `AccessDenied` when GeoClue
   ///   refuses the desktop id).
-  func start(desktopId: String, accuracyLevel: UInt32, distanceThreshold: UInt32) throws(DBusError) {
+  func start(desktopId: String, accuracyLevel: UInt32, distanceThreshold: UInt32) throws(DBusError)
+  {
     let bus = try connection.openBus("sd_bus_match_signal")
     let userdata = Unmanaged.passUnretained(self).toOpaque()
     // GeoClue exiting (or restarting) drops every client: watch its name.
@@ -125,7 +126,7 @@ final class GeoClueClient {
           result.locations.append(
             try connection.allProperties(
               destination: Self.service, path: path, interface: Self.locationInterface))
-        } catch where error.isUnknownObject {
+        } catch  where error.isUnknownObject {
           continue
         }
       }

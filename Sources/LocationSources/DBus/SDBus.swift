@@ -236,7 +236,9 @@ enum SDBus {
   )? {
     var type: CChar = 0
     var contents: UnsafePointer<CChar>?
-    guard try check(sd_bus_message_peek_type(message.raw, &type, &contents), "sd_bus_message_peek_type") > 0
+    guard
+      try check(sd_bus_message_peek_type(message.raw, &type, &contents), "sd_bus_message_peek_type")
+        > 0
     else { return nil }
     return (Unicode.Scalar(UInt8(bitPattern: type)), contents.map { String(cString: $0) })
   }
@@ -261,7 +263,8 @@ enum SDBus {
   }
 
   /// `sd_bus_message_read_basic` with a string-like type (`s`, `o`, `g`).
-  static func readString(_ message: DBusMessage, _ type: Unicode.Scalar) throws(DBusError) -> String {
+  static func readString(_ message: DBusMessage, _ type: Unicode.Scalar) throws(DBusError) -> String
+  {
     var value: UnsafePointer<CChar>?
     try check(
       corelocation_sd_bus_message_read_string(message.raw, typeCode(type), &value),
