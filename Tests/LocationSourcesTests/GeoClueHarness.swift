@@ -40,6 +40,8 @@ final class GeoClueHarness {
   /// The private bus's address.
   private(set) var busAddress = ""
   private var processes: [ChildProcess] = []
+  private var geoclue: ChildProcess?
+  private var agent: ChildProcess?
   /// The NMEA server GeoClue reads (nil without GeoClue).
   private(set) var nmeaServer: NMEAServer?
 
@@ -150,14 +152,17 @@ final class GeoClueHarness {
     let config = directory + "/geoclue.conf"
     try fixture("geoclue.conf.in").write(toFile: config, atomically: true, encoding: .utf8)
     let errors = directory + "/geoclue.err"
-    let geoclue = try launch(
+    geoclue = try launch(
       "geoclue", Self.unshare,
       [
         "-m", "sh", "-c",
         "mount --bind '\(config)' /etc/geoclue/geoclue.conf && exec \(Self.geoclue) -t 0",
       ], stderrFile: errors)
+    guard let geoclue else { return }
     try waitForName(GeoClueClient.service, process: geoclue, errors: errors, timeout: 10)
-    _ = try launch("agent", Self.agent, [], stderrFile: directory + "/agent.err")
+    if agent == nil {
+      agent = try launch("agent", Self.agent, [], stderrFile: directory + "/agent.err")
+    }
   }
 
   /// Waits until `name` has an owner on the bus: `NameHasOwner`, then `sd_bus_wait` for the
@@ -188,6 +193,16 @@ final class GeoClueHarness {
       _ = try SDBus.wait(bus, timeout: UInt64(min(remaining, 0.2) * 1_000_000))
       while try SDBus.process(bus) {}
     }
+  }
+
+  /// Stops GeoClue (SIGTERM) and waits for it to exit, as when the service crashes or restarts.
+  func stopGeoClue() {
+    geoclue?.stop()
+  }
+
+  /// Starts GeoClue again after `stopGeoClue()` and waits until it owns its name.
+  func restartGeoClue() throws {
+    try startGeoClue()
   }
 
   /// Stops every process (SIGTERM, then SIGKILL after 2 s), the NMEA server, and removes the

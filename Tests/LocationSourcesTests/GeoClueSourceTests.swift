@@ -119,6 +119,39 @@ final class RecordingContext: SourceContext, @unchecked Sendable {
     #expect(count == fixes.count, "no fix after stop()")
   }
 
+  @Test func geoClueLeavingTheBusIsRetriedAndTheSourceComesBack() throws {
+    let harness: GeoClueHarness
+    do {
+      harness = try GeoClueHarness.start()
+    } catch {
+      try GeoClueHarness.skipOrFail(error)
+      return
+    }
+    defer { harness.stop() }
+    let source = GeoClueSource(
+      accuracyLevel: .exact, desktopId: GeoClueHarness.allowedId, busAddress: harness.busAddress)
+    let context = RecordingContext()
+    source.start(context: context)
+    defer { source.stop() }
+    #expect(context.wait(timeout: 10) { !$0.fixes.isEmpty })
+
+    harness.stopGeoClue()
+    #expect(context.wait(timeout: 10) { !$0.failures.isEmpty && !$0.delays.isEmpty })
+    var (fixes, failures, delays) = context.snapshot
+    let lost = try #require(failures.first)
+    #expect(lost.code == .disconnected && !lost.isPermanent, "\(lost)")
+    #expect(delays == [1])
+
+    try harness.restartGeoClue()
+    let before = fixes.count
+    context.runScheduled(at: 0)
+    #expect(context.wait(timeout: 10) { $0.fixes.count > before || $0.failures.count > 1 })
+    (fixes, failures, delays) = context.snapshot
+    #expect(fixes.count > before, "fixes again after GeoClue came back")
+    #expect(failures.count == 1, "\(failures)")
+    #expect(source.clientPath != nil)
+  }
+
   @Test func aDesktopIdTheConfigurationRefusesIsDeniedForGood() throws {
     let harness: GeoClueHarness
     do {
