@@ -29,7 +29,9 @@ import Synchronization
 ///
 /// The bus connection belongs to one serial dispatch queue; a read dispatch source on its file
 /// descriptor drives `sd_bus_process`. Every call into the context is made on that queue, and
-/// `stop()` waits for it, so nothing reaches the context after `stop()` returns.
+/// `stop()` waits for it, so nothing reaches the context after `stop()` returns. Method calls are
+/// synchronous on that queue with a 5 s timeout (`Stop`: 1 s), which bounds how long `stop()` can
+/// wait for an unresponsive GeoClue.
 public final class GeoClueSource: LocationSource {
   /// GeoClue's accuracy levels (`GClueAccuracyLevel`), the `RequestedAccuracyLevel` values.
   public enum AccuracyLevel: UInt32, Sendable, CaseIterable {
@@ -226,6 +228,7 @@ public final class GeoClueSource: LocationSource {
     } catch {
       client.close()
       if error.isAccessDenied {
+        guard self.context(for: generation) != nil else { return }
         context.fail(
           SourceError(
             .unavailable,
