@@ -23,8 +23,9 @@ import Synchronization
 ///   desktop id is `allowed=false` in `/etc/geoclue/geoclue.conf`, or no agent authorised it): one
 ///   permanent `SourceError` with code `.unavailable` and a message starting with
 ///   `GeoClueSource.accessDeniedPrefix` ("geoclue: access denied"). Nothing is retried.
-/// - No system bus, GeoClue not on it, or GeoClue leaving it while the source runs: a
-///   non-permanent `SourceError` (`.unavailable`, or `.disconnected` when a running client was
+/// - No system bus, GeoClue not on it, GeoClue not answering (GeoClue 2.6 holds `GetClient` until a
+///   location agent runs for the caller's user), or GeoClue leaving the bus while the source runs:
+///   a non-permanent `SourceError` (`.unavailable`, or `.disconnected` when a running client was
 ///   lost) and a new attempt after 1 s, doubling up to 60 s; a successful `Start` resets the delay.
 ///
 /// The bus connection belongs to one serial dispatch queue; a read dispatch source on its file
@@ -90,6 +91,7 @@ public final class GeoClueSource: LocationSource {
   public let accuracyLevel: AccuracyLevel
 
   private let busAddress: String?
+  private let callTimeout: UInt64
   private let queue = DispatchQueue(label: "corelocation.geoclue")
   private let queueKey = DispatchSpecificKey<Bool>()
   private let state = Mutex(State())
@@ -133,7 +135,17 @@ public final class GeoClueSource: LocationSource {
   ///   - desktopId: the id GeoClue checks permissions against; `defaultDesktopId()` when nil.
   ///   - busAddress: a D-Bus address (`unix:path=/run/x/bus`) to use instead of the system bus
   ///     (tests, private buses).
-  public init(accuracyLevel: AccuracyLevel, desktopId: String? = nil, busAddress: String? = nil) {
+  public convenience init(
+    accuracyLevel: AccuracyLevel, desktopId: String? = nil, busAddress: String? = nil
+  ) {
+    self.init(
+      accuracyLevel: accuracyLevel, desktopId: desktopId, busAddress: busAddress,
+      callTimeout: DBusConnection.defaultTimeout)
+  }
+
+  /// Creates a source whose method calls wait `callTimeout` microseconds (tests).
+  init(accuracyLevel: AccuracyLevel, desktopId: String?, busAddress: String?, callTimeout: UInt64) {
+    self.callTimeout = callTimeout
     self.accuracyLevel = accuracyLevel
     self.desktopId = desktopId ?? Self.defaultDesktopId()
     self.busAddress = busAddress
@@ -211,7 +223,7 @@ public final class GeoClueSource: LocationSource {
     guard let context = context(for: generation) else { return }
     let client: GeoClueClient
     do {
-      client = try GeoClueClient(address: busAddress)
+      client = try GeoClueClient(address: busAddress, timeout: callTimeout)
     } catch {
       let bus = busAddress ?? "the system bus"
       retry(
@@ -243,6 +255,16 @@ public final class GeoClueSource: LocationSource {
             .unavailable,
             "geoclue: GeoClue is not running on the bus (\(GeoClueClient.service) has no owner); "
               + "install and start GeoClue (Debian: geoclue-2.0)",
+            isPermanent: false))
+      } else if error.isTimeout {
+        // GeoClue 2.6 holds GetClient until a location agent registers for the caller's user.
+        retry(
+          generation, context,
+          SourceError(
+            .unavailable,
+            "geoclue: GeoClue did not answer in time (\(error)); GeoClue answers GetClient only "
+              + "once a location agent runs for this user (the desktop's, or "
+              + "/usr/libexec/geoclue-2.0/demos/agent)",
             isPermanent: false))
       } else {
         retry(

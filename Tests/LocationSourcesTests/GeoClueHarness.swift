@@ -45,8 +45,11 @@ final class GeoClueHarness {
   /// The NMEA server GeoClue reads (nil without GeoClue).
   private(set) var nmeaServer: NMEAServer?
 
-  private init(directory: String) {
+  private let withAgent: Bool
+
+  private init(directory: String, withAgent: Bool) {
     self.directory = directory
+    self.withAgent = withAgent
   }
 
   /// Skips the current test (or fails it under `CI=true`) when `error` says a component is missing.
@@ -61,11 +64,11 @@ final class GeoClueHarness {
     throw error
   }
 
-  /// Starts the bus and, when `withGeoClue`, the NMEA server, GeoClue and the agent; waits (bounded)
-  /// until GeoClue owns its name.
+  /// Starts the bus and, when `withGeoClue`, the NMEA server, GeoClue and (when `withAgent`) the
+  /// demo agent; waits (bounded) until GeoClue owns its name.
   /// - Throws: `Unavailable` when a component is missing or not permitted; other errors when a
   ///   component fails to start.
-  static func start(withGeoClue: Bool = true) throws -> GeoClueHarness {
+  static func start(withGeoClue: Bool = true, withAgent: Bool = true) throws -> GeoClueHarness {
     var needed = [dbusDaemon]
     if withGeoClue { needed += [geoclue, agent, unshare] }
     for path in needed where !FileManager.default.isExecutableFile(atPath: path) {
@@ -83,7 +86,7 @@ final class GeoClueHarness {
     let directory = FileManager.default.temporaryDirectory
       .appendingPathComponent("geoclue-test-\(UUID().uuidString.prefix(8))").path
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    let harness = GeoClueHarness(directory: directory)
+    let harness = GeoClueHarness(directory: directory, withAgent: withAgent)
     do {
       try harness.startBus()
       if withGeoClue {
@@ -160,7 +163,7 @@ final class GeoClueHarness {
       ], stderrFile: errors)
     guard let geoclue else { return }
     try waitForName(GeoClueClient.service, process: geoclue, errors: errors, timeout: 10)
-    if agent == nil {
+    if withAgent, agent == nil {
       agent = try launch("agent", Self.agent, [], stderrFile: directory + "/agent.err")
     }
   }

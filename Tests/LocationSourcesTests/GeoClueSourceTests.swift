@@ -178,6 +178,30 @@ final class RecordingContext: SourceContext, @unchecked Sendable {
     #expect(delays.isEmpty, "a denial is not retried")
   }
 
+  @Test func withoutAnAgentGeoClueDoesNotAnswerAndTheSourceRetries() throws {
+    let harness: GeoClueHarness
+    do {
+      harness = try GeoClueHarness.start(withAgent: false)
+    } catch {
+      try GeoClueHarness.skipOrFail(error)
+      return
+    }
+    defer { harness.stop() }
+    // GeoClue 2.6 holds GetClient until an agent registers for the caller's user.
+    let source = GeoClueSource(
+      accuracyLevel: .exact, desktopId: GeoClueHarness.allowedId, busAddress: harness.busAddress,
+      callTimeout: 300_000)
+    let context = RecordingContext()
+    source.start(context: context)
+    #expect(context.wait(timeout: 10) { !$0.failures.isEmpty && !$0.delays.isEmpty })
+    source.stop()
+    let (fixes, failures, delays) = context.snapshot
+    let failure = try #require(failures.first)
+    #expect(!failure.isPermanent && failure.code == .unavailable)
+    #expect(failure.message.contains("agent"), "\(failure.message)")
+    #expect(fixes.isEmpty && delays == [1])
+  }
+
   // MARK: Without GeoClue
 
   @Test func geoClueMissingFromTheBusIsRetriedWithBackoff() throws {

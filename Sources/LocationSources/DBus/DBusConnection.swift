@@ -60,19 +60,26 @@ final class DBusConnection {
     let message = try SDBus.newMethodCall(
       bus, destination: destination, path: path, interface: interface, member: member)
     try arguments(message)
-    return try SDBus.call(bus, message, timeout: timeout)
+    do {
+      return try SDBus.call(bus, message, timeout: timeout)
+    } catch {
+      var named = error
+      named.function = "\(interface).\(member) (sd_bus_call)"
+      throw named
+    }
   }
 
   /// `org.freedesktop.DBus.Properties.Set` with a basic value.
   func setProperty(
-    destination: String, path: String, interface: String, name: String, value: DBusValue
+    destination: String, path: String, interface: String, name: String, value: DBusValue,
+    timeout: UInt64 = defaultTimeout
   ) throws(DBusError) {
     guard let signature = value.signature else {
       throw DBusError(function: "sd_bus_message_open_container", errno: ENOTSUP)
     }
     _ = try call(
       destination: destination, path: path, interface: "org.freedesktop.DBus.Properties",
-      member: "Set"
+      member: "Set", timeout: timeout
     ) { message throws(DBusError) in
       try SDBus.appendString(message, "s", interface)
       try SDBus.appendString(message, "s", name)
@@ -98,11 +105,11 @@ final class DBusConnection {
 
   /// `org.freedesktop.DBus.Properties.GetAll`.
   func allProperties(
-    destination: String, path: String, interface: String
+    destination: String, path: String, interface: String, timeout: UInt64 = defaultTimeout
   ) throws(DBusError) -> [String: DBusValue] {
     let reply = try call(
       destination: destination, path: path, interface: "org.freedesktop.DBus.Properties",
-      member: "GetAll"
+      member: "GetAll", timeout: timeout
     ) { message throws(DBusError) in
       try SDBus.appendString(message, "s", interface)
     }

@@ -36,6 +36,18 @@ struct DBusError: Error, Sendable, Equatable, CustomStringConvertible {
   /// True when nobody owns the destination name on the bus.
   var isNoOwner: Bool { name.map(Self.noOwnerNames.contains) ?? false }
 
+  /// True when the peer did not answer in time (`sd_bus_call`'s timeout, or the bus's `NoReply`).
+  var isTimeout: Bool {
+    if let name { return Self.timeoutNames.contains(name) }
+    return errno == ETIMEDOUT
+  }
+
+  /// The names used when a call got no answer in time.
+  static let timeoutNames: Set<String> = [
+    "org.freedesktop.DBus.Error.Timeout", "org.freedesktop.DBus.Error.NoReply",
+    "org.freedesktop.DBus.Error.TimedOut",
+  ]
+
   /// True when the called object does not exist (any more).
   var isUnknownObject: Bool { name.map(Self.unknownObjectNames.contains) ?? false }
 

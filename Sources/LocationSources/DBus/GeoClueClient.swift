@@ -20,6 +20,8 @@ final class GeoClueClient {
 
   /// The bus connection (owned).
   let connection: DBusConnection
+  /// How long each method call waits for GeoClue's answer, in microseconds.
+  let timeout: UInt64
   /// The client object GeoClue made for us, once `GetClient` answered.
   private(set) var clientPath: String?
   /// Whether `Start` succeeded and `Stop` has not been called.
@@ -32,8 +34,10 @@ final class GeoClueClient {
   private var serviceVanished = false
 
   /// Connects to the bus at `address`, or the system bus when nil.
-  init(address: String?) throws(DBusError) {
+  /// - Parameter timeout: how long each method call waits, in microseconds.
+  init(address: String?, timeout: UInt64 = DBusConnection.defaultTimeout) throws(DBusError) {
     connection = try DBusConnection(address: address)
+    self.timeout = timeout
   }
 
   deinit {
@@ -68,7 +72,7 @@ final class GeoClueClient {
 
     let reply = try connection.call(
       destination: Self.service, path: Self.managerPath, interface: Self.managerInterface,
-      member: "GetClient")
+      member: "GetClient", timeout: timeout)
     let path = try SDBus.readString(reply, "o")
     clientPath = path
     try setClientProperty("DesktopId", .string(desktopId))
@@ -86,7 +90,8 @@ final class GeoClueClient {
           return 0
         }, userdata: userdata))
     _ = try connection.call(
-      destination: Self.service, path: path, interface: Self.clientInterface, member: "Start")
+      destination: Self.service, path: path, interface: Self.clientInterface, member: "Start",
+      timeout: timeout)
     isStarted = true
   }
 
@@ -94,7 +99,7 @@ final class GeoClueClient {
     guard let clientPath else { throw DBusError(function: "sd_bus_call", errno: ENOENT) }
     try connection.setProperty(
       destination: Self.service, path: clientPath, interface: Self.clientInterface, name: name,
-      value: value)
+      value: value, timeout: timeout)
   }
 
   /// What one round of processing produced.
@@ -125,7 +130,8 @@ final class GeoClueClient {
         do {
           result.locations.append(
             try connection.allProperties(
-              destination: Self.service, path: path, interface: Self.locationInterface))
+              destination: Self.service, path: path, interface: Self.locationInterface,
+              timeout: timeout))
         } catch  where error.isUnknownObject {
           continue
         }
@@ -142,7 +148,7 @@ final class GeoClueClient {
       isStarted = false
       _ = try? connection.call(
         destination: Self.service, path: clientPath, interface: Self.clientInterface,
-        member: "Stop", timeout: 1_000_000)
+        member: "Stop", timeout: min(timeout, 1_000_000))
     }
     releaseSlots()
   }
