@@ -32,6 +32,8 @@ final class GeoClueClient {
   private var pendingLocations: [String] = []
   /// Set when `org.freedesktop.GeoClue2` lost its owner (GeoClue exited).
   private var serviceVanished = false
+  /// GeoClue's unique bus name (the sender of the `GetClient` reply).
+  private var serviceOwner: String?
 
   /// Connects to the bus at `address`, or the system bus when nil.
   /// - Parameter timeout: how long each method call waits, in microseconds.
@@ -75,11 +77,12 @@ final class GeoClueClient {
       member: "GetClient", timeout: timeout)
     let path = try SDBus.readString(reply, "o")
     clientPath = path
+    serviceOwner = SDBus.sender(reply)
     try setClientProperty("DesktopId", .string(desktopId))
     try setClientProperty("RequestedAccuracyLevel", .uint32(accuracyLevel))
     try setClientProperty("DistanceThreshold", .uint32(distanceThreshold))
-    // The sender is left out of the match: sd-bus compares it locally with the message's unique
-    // sender name, which a well-known name never equals. The path is our own client's.
+    // The match names our own client object's path; the handler accepts the signal only from the
+    // connection that answered GetClient (GeoClue's unique name), so no other peer can feed us.
     slots.append(
       try SDBus.matchSignal(
         bus, sender: nil, path: path, interface: Self.clientInterface, member: "LocationUpdated",
@@ -166,7 +169,8 @@ final class GeoClueClient {
 
   /// `LocationUpdated(o old, o new)`: remembers the new object's path.
   private func locationUpdated(_ message: DBusMessage) {
-    guard (try? SDBus.readString(message, "o")) != nil,
+    guard serviceOwner != nil, SDBus.sender(message) == serviceOwner,
+      (try? SDBus.readString(message, "o")) != nil,
       let new = try? SDBus.readString(message, "o")
     else { return }
     pendingLocations.append(new)

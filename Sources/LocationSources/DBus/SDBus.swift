@@ -229,6 +229,12 @@ enum SDBus {
 
   // MARK: Reading messages
 
+  /// `sd_bus_message_get_sender`: the unique name of the connection that sent `message`, if the
+  /// bus stamped one.
+  static func sender(_ message: DBusMessage) -> String? {
+    sd_bus_message_get_sender(message.raw).map { String(cString: $0) }
+  }
+
   /// `sd_bus_message_peek_type`: the type code and contents signature of the next value, or nil
   /// at the end of the current container.
   static func peekType(_ message: DBusMessage) throws(DBusError) -> (
