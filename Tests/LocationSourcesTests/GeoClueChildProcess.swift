@@ -6,7 +6,7 @@ import Synchronization
 /// Not Foundation's `Process`: the threads that run tests block most signals, and a child spawned
 /// from them inherits that mask, so SIGTERM would never reach it. Here the child starts with an
 /// empty signal mask and default dispositions for the signals used to stop it.
-final class ChildProcess: @unchecked Sendable {
+final class GeoClueChildProcess: @unchecked Sendable {
   // Safe: `name` and `pid` are immutable; `status` is a Mutex; `exited` is thread-safe.
   let name: String
   let pid: pid_t

@@ -39,11 +39,11 @@ final class GeoClueHarness {
   let directory: String
   /// The private bus's address.
   private(set) var busAddress = ""
-  private var processes: [ChildProcess] = []
-  private var geoclue: ChildProcess?
-  private var agent: ChildProcess?
+  private var processes: [GeoClueChildProcess] = []
+  private var geoclue: GeoClueChildProcess?
+  private var agent: GeoClueChildProcess?
   /// The NMEA server GeoClue reads (nil without GeoClue).
-  private(set) var nmeaServer: NMEAServer?
+  private(set) var nmeaServer: GeoClueNMEAServer?
 
   private let withAgent: Bool
 
@@ -90,7 +90,7 @@ final class GeoClueHarness {
     do {
       try harness.startBus()
       if withGeoClue {
-        harness.nmeaServer = try NMEAServer(
+        harness.nmeaServer = try GeoClueNMEAServer(
           path: directory + "/nmea.sock", lines: try captureLines())
         try harness.startGeoClue()
       }
@@ -129,7 +129,7 @@ final class GeoClueHarness {
     var pipeFDs: [Int32] = [-1, -1]
     guard pipe(&pipeFDs) == 0 else { throw Failure(description: "pipe failed") }
     defer { close(pipeFDs[0]) }
-    let process: ChildProcess
+    let process: GeoClueChildProcess
     do {
       process = try launch(
         "dbus-daemon", Self.dbusDaemon,
@@ -171,7 +171,7 @@ final class GeoClueHarness {
   /// Waits until `name` has an owner on the bus: `NameHasOwner`, then `sd_bus_wait` for the
   /// `NameOwnerChanged` signal (bounded by `timeout` seconds).
   private func waitForName(
-    _ name: String, process: ChildProcess, errors: String, timeout: Double
+    _ name: String, process: GeoClueChildProcess, errors: String, timeout: Double
   ) throws {
     let connection = try DBusConnection(address: busAddress)
     let bus = try connection.openBus("sd_bus_add_match")
@@ -221,10 +221,10 @@ final class GeoClueHarness {
   private func launch(
     _ name: String, _ path: String, _ arguments: [String], stdoutFD: Int32? = nil,
     stderrFile: String? = nil
-  ) throws -> ChildProcess {
+  ) throws -> GeoClueChildProcess {
     var environment = ProcessInfo.processInfo.environment
     if !busAddress.isEmpty { environment["DBUS_SYSTEM_BUS_ADDRESS"] = busAddress }
-    let process = try ChildProcess(
+    let process = try GeoClueChildProcess(
       name: name, path: path, arguments: arguments, environment: environment,
       stdoutFD: stdoutFD, stderrPath: stderrFile)
     processes.append(process)
@@ -233,7 +233,7 @@ final class GeoClueHarness {
 
   /// Runs a program to its end (at most 5 s) and returns its exit code.
   private static func run(_ path: String, _ arguments: [String]) throws -> Int32 {
-    let process = try ChildProcess(
+    let process = try GeoClueChildProcess(
       name: path, path: path, arguments: arguments, environment: [:])
     guard let code = process.waitForExit(timeout: 5) else {
       process.stop()

@@ -3,7 +3,7 @@ import Foundation
 /// A Unix stream server standing in for a GNSS receiver behind GeoClue's `[network-nmea]
 /// nmea-socket=`: every client gets the given NMEA lines, in a loop, paced like a 20 Hz receiver
 /// (a device's own rhythm, not a test waiting on time), until it disconnects or the server stops.
-final class NMEAServer: @unchecked Sendable {
+final class GeoClueNMEAServer: @unchecked Sendable {
   // Safe: `listener`, `lines` and `wakeup` are immutable after init; the descriptors are closed
   // only by the threads that use them; `group` is thread-safe; `connected` is guarded by
   // `condition`.
@@ -61,7 +61,7 @@ final class NMEAServer: @unchecked Sendable {
 
   private static func failure(_ what: String) -> NSError {
     NSError(
-      domain: "NMEAServer", code: Int(errno),
+      domain: "GeoClueNMEAServer", code: Int(errno),
       userInfo: [NSLocalizedDescriptionKey: "\(what): \(String(cString: strerror(errno)))"])
   }
 

@@ -5,7 +5,7 @@ import Testing
 @testable import LocationSources
 
 /// A context that records what a source sends and keeps scheduled actions for the test to run.
-final class RecordingContext: SourceContext, @unchecked Sendable {
+final class GeoClueRecordingContext: SourceContext, @unchecked Sendable {
   // Safe: every stored property is read and written with `condition` locked.
   private let condition = NSCondition()
   private var fixes: [Fix] = []
@@ -32,7 +32,7 @@ final class RecordingContext: SourceContext, @unchecked Sendable {
     return Token()
   }
 
-  private func record(_ change: (RecordingContext) -> Void) {
+  private func record(_ change: (GeoClueRecordingContext) -> Void) {
     condition.lock()
     change(self)
     condition.broadcast()
@@ -87,7 +87,7 @@ final class RecordingContext: SourceContext, @unchecked Sendable {
     defer { harness.stop() }
     let source = GeoClueSource(
       accuracyLevel: .exact, desktopId: GeoClueHarness.allowedId, busAddress: harness.busAddress)
-    let context = RecordingContext()
+    let context = GeoClueRecordingContext()
     source.start(context: context)
     let arrived = context.wait(timeout: 10) { $0.fixes.count >= 3 || !$0.failures.isEmpty }
     #expect(source.clientPath != nil)
@@ -130,7 +130,7 @@ final class RecordingContext: SourceContext, @unchecked Sendable {
     defer { harness.stop() }
     let source = GeoClueSource(
       accuracyLevel: .exact, desktopId: GeoClueHarness.allowedId, busAddress: harness.busAddress)
-    let context = RecordingContext()
+    let context = GeoClueRecordingContext()
     source.start(context: context)
     defer { source.stop() }
     #expect(context.wait(timeout: 10) { !$0.fixes.isEmpty })
@@ -163,7 +163,7 @@ final class RecordingContext: SourceContext, @unchecked Sendable {
     defer { harness.stop() }
     let source = GeoClueSource(
       accuracyLevel: .exact, desktopId: GeoClueHarness.deniedId, busAddress: harness.busAddress)
-    let context = RecordingContext()
+    let context = GeoClueRecordingContext()
     source.start(context: context)
     #expect(context.wait(timeout: 10) { !$0.failures.isEmpty })
     source.stop()
@@ -191,7 +191,7 @@ final class RecordingContext: SourceContext, @unchecked Sendable {
     let source = GeoClueSource(
       accuracyLevel: .exact, desktopId: GeoClueHarness.allowedId, busAddress: harness.busAddress,
       callTimeout: 300_000)
-    let context = RecordingContext()
+    let context = GeoClueRecordingContext()
     source.start(context: context)
     #expect(context.wait(timeout: 10) { !$0.failures.isEmpty && !$0.delays.isEmpty })
     source.stop()
@@ -215,7 +215,7 @@ final class RecordingContext: SourceContext, @unchecked Sendable {
     defer { harness.stop() }
     let source = GeoClueSource(
       accuracyLevel: .exact, desktopId: GeoClueHarness.allowedId, busAddress: harness.busAddress)
-    let context = RecordingContext()
+    let context = GeoClueRecordingContext()
     source.start(context: context)
     for attempt in 1...4 {
       if attempt > 1 { context.runScheduled(at: attempt - 2) }
@@ -239,7 +239,7 @@ final class RecordingContext: SourceContext, @unchecked Sendable {
     ).path
     let source = GeoClueSource(
       accuracyLevel: .exact, desktopId: "x", busAddress: "unix:path=\(directory)/bus")
-    let context = RecordingContext()
+    let context = GeoClueRecordingContext()
     source.start(context: context)
     #expect(context.wait(timeout: 10) { !$0.failures.isEmpty })
     source.stop()
