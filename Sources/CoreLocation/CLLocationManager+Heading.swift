@@ -72,13 +72,15 @@ extension ManagerCore {
     case .headingInterference(let interference):
       target.run { [self] in
         guard let manager = managerReference else { return }
-        var description = String(format: "magnetic interference: the compass reads %.0f µT", interference.measured)
+        var description = String(
+          format: "magnetic interference: the compass reads %.0f µT", interference.measured)
         if let expected = interference.expected {
           description += String(format: " where the Earth's field is %.0f µT", expected)
         }
         delegate?.locationManager(
           manager,
-          didFailWithError: CLError(.headingFailure, userInfo: [NSLocalizedDescriptionKey: description]))
+          didFailWithError: CLError(
+            .headingFailure, userInfo: [NSLocalizedDescriptionKey: description]))
         if delegate?.locationManagerShouldDisplayHeadingCalibration(manager) == true {
           headingState.withLock { $0.calibrationDisplayed = true }
           FileHandle.standardError.write(

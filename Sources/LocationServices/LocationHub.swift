@@ -327,7 +327,9 @@ public final class LocationHub: Sendable {
   /// (`SourceArbiter`), then tells the engine which sources run. With every source finished for
   /// good, the engine hears that the sources have ended.
   private func reconcileSources() {
-    let (needed, made) = state.withLock { ($0.demand != nil || $0.headingDemand, $0.candidates != nil) }
+    let (needed, made) = state.withLock {
+      ($0.demand != nil || $0.headingDemand, $0.candidates != nil)
+    }
     if needed, !made {
       let sources: [any LocationSource]
       switch self.sources {
@@ -488,7 +490,8 @@ public final class LocationHub: Sendable {
     let existing = state.withLock { $0.candidates?.map(\.source) }
     if let existing { return existing.contains { $0.descriptor.producesHeading } }
     switch sources {
-    case .urls(let urls): return urls.map(SourceFactory.make).contains { $0.descriptor.producesHeading }
+    case .urls(let urls):
+      return urls.map(SourceFactory.make).contains { $0.descriptor.producesHeading }
     case .objects(let make): return make().contains { $0.descriptor.producesHeading }
     case .unavailable: return false
     }

@@ -131,7 +131,9 @@ final class NMEASession: StreamProtocol, Sendable {
         fix.time = dated(timeOfDay: fix.time, now: now.wall)
         events.fixes.append(fix)
       case .heading(let heading):
-        if let sample = HeadingSample(nmea: heading, fallbackTime: now.wall, source: source, isSimulated: false) {
+        if let sample = HeadingSample(
+          nmea: heading, fallbackTime: now.wall, source: source, isSimulated: false)
+        {
           events.headings.append(sample)
         }
       case .noFix, .satellites:

@@ -133,7 +133,9 @@ public final class ReplaySource: LocationSource {
   }
 
   /// Plays the heading samples up to a time (headings sit between fixes by their timestamps).
-  private func emitHeadings(through time: Double, _ track: ReplayTrack, _ context: any SourceContext) {
+  private func emitHeadings(
+    through time: Double, _ track: ReplayTrack, _ context: any SourceContext
+  ) {
     guard !track.headings.isEmpty else { return }
     let range = state.withLock { state -> Range<Int> in
       var end = state.headingIndex

@@ -185,7 +185,9 @@ public struct HeadingPipeline: Sendable {
     }
 
     heading.magneticHeading = Self.reduce(heading.magneticHeading + rotation)
-    if heading.trueHeading >= 0 { heading.trueHeading = Self.reduce(heading.trueHeading + rotation) }
+    if heading.trueHeading >= 0 {
+      heading.trueHeading = Self.reduce(heading.trueHeading + rotation)
+    }
 
     guard passesFilter(heading) else { return .none(.filtered) }
     lastDelivered = heading
