@@ -149,43 +149,49 @@ public struct HeadingPipeline: Sendable {
     case .disturbed: accuracy = -1
     }
 
-    var heading = DeliveredHeading(
-      magneticHeading: 0, trueHeading: -1, accuracy: accuracy, x: sample.x, y: sample.y,
-      z: sample.z, time: sample.time, source: sample.source, isSimulated: sample.isSimulated)
+    // The two headings before rotation; nil: unknown.
+    let magneticOut: Double
+    var trueOut: Double?
+    var declinationUsed: MagneticDeclination?
+    var limitation: HeadingLimitation?
     switch (magnetic, measuredTrue) {
     case (let magnetic?, let measuredTrue?):
-      heading.magneticHeading = magnetic
-      heading.trueHeading = measuredTrue
+      magneticOut = magnetic
+      trueOut = measuredTrue
     case (let magnetic?, nil):
-      heading.magneticHeading = magnetic
+      magneticOut = magnetic
       if !locationUpdatesRunning {
-        heading.limitation = .locationUpdatesOff
+        limitation = .locationUpdatesOff
       } else {
         switch model.declination() {
         case .found(let declination):
-          heading.trueHeading = magnetic + declination.degrees
-          heading.declination = declination
-        case .missing(let limitation):
-          heading.limitation = limitation
+          trueOut = magnetic + declination.degrees
+          declinationUsed = declination
+        case .missing(let missing):
+          limitation = missing
         }
       }
     case (nil, let measuredTrue?):
-      heading.trueHeading = measuredTrue
+      trueOut = measuredTrue
       switch model.declination() {
       case .found(let declination):
-        heading.magneticHeading = measuredTrue - declination.degrees
-        heading.declination = declination
-      case .missing(let limitation):
-        heading.magneticHeading = measuredTrue
-        heading.accuracy = -1
-        heading.limitation = limitation
+        magneticOut = measuredTrue - declination.degrees
+        declinationUsed = declination
+      case .missing(let missing):
+        magneticOut = measuredTrue
+        accuracy = -1
+        limitation = missing
       }
     case (nil, nil):
       return .none(.noHeading)
     }
 
-    heading.magneticHeading = Self.reduce(heading.magneticHeading + rotation)
-    if heading.trueHeading >= 0 { heading.trueHeading = Self.reduce(heading.trueHeading + rotation) }
+    let heading = DeliveredHeading(
+      magneticHeading: Self.reduce(magneticOut + rotation),
+      trueHeading: trueOut.map { Self.reduce($0 + rotation) } ?? -1,
+      accuracy: accuracy, x: sample.x, y: sample.y, z: sample.z, time: sample.time,
+      source: sample.source, isSimulated: sample.isSimulated, declination: declinationUsed,
+      limitation: limitation)
 
     guard passesFilter(heading) else { return .none(.filtered) }
     lastDelivered = heading
