@@ -234,6 +234,50 @@ enum HeadingTestData {
     #expect(abs(HeadingPipeline.angularDistance(a, b) - expected) < 1e-9)
   }
 
+  /// Seeded random input, including poles, the antimeridian, NaN, huge angles and odd dates:
+  /// nothing crashes and every delivered heading is in range.
+  @Test(arguments: [UInt64(5), 6, 7])
+  func randomInputGivesHeadingsInRange(seed: UInt64) {
+    var rng = SplitMix64(seed: seed)
+    let odd: [Double] = [.nan, .infinity, -.infinity, 1e300, -1e300, 360, -0.0, 720.25]
+    func value(_ range: ClosedRange<Double>) -> Double {
+      Int.random(in: 0..<10, using: &rng) == 0
+        ? odd[Int.random(in: 0..<odd.count, using: &rng)] : Double.random(in: range, using: &rng)
+    }
+    var pipeline = HeadingPipeline(headingFilter: Double.random(in: -1...5, using: &rng))
+    for _ in 0..<3_000 {
+      if Int.random(in: 0..<20, using: &rng) == 0 {
+        pipeline.setOrientation(rawValue: Int32.random(in: -1...8, using: &rng))
+      }
+      let time = value(1_200_000_000...2_000_000_000)
+      let sample = HeadingSample(
+        time: time,
+        magneticHeading: Bool.random(using: &rng) ? value(-720...720) : nil,
+        trueHeading: Bool.random(using: &rng) ? value(-720...720) : nil,
+        accuracy: value(-1...30),
+        x: Bool.random(using: &rng) ? value(-200...200) : nil,
+        y: value(-200...200), z: value(-200...200))
+      let location: Fix? =
+        Bool.random(using: &rng)
+        ? Fix(
+          latitude: [90, -90, value(-90...90)][Int.random(in: 0..<3, using: &rng)],
+          longitude: [180, -180, value(-180...180)][Int.random(in: 0..<3, using: &rng)],
+          ellipsoidalAltitude: Bool.random(using: &rng) ? value(-2_000...900_000) : nil,
+          horizontalAccuracy: value(-1...100), time: time) : nil
+      switch pipeline.receive(
+        sample, location: location, locationUpdatesRunning: Bool.random(using: &rng))
+      {
+      case .deliver(let out):
+        #expect((0..<360).contains(out.magneticHeading))
+        #expect(out.trueHeading == -1 || (0..<360).contains(out.trueHeading))
+        #expect(!out.accuracy.isNaN)
+        if let declination = out.declination { #expect(declination.degrees.isFinite) }
+      case .none, .interference:
+        break
+      }
+    }
+  }
+
   // MARK: Input validity
 
   @Test func sampleWithoutAFiniteHeadingGivesNothing() {
