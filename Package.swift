@@ -94,7 +94,7 @@ let package = Package(
     // MARK: Tests (one test target per source target; end-to-end tests run the built programs)
     .testTarget(name: "GeodesyTests", dependencies: ["Geodesy"]),
     .testTarget(name: "LocationFormatsTests", dependencies: ["LocationFormats"]),
-    .testTarget(name: "LocationEngineTests", dependencies: ["LocationEngine"]),
+    .testTarget(name: "LocationEngineTests", dependencies: ["LocationEngine", "LocationFormats"]),
     .testTarget(name: "LocationStoreTests", dependencies: ["LocationStore"]),
     .testTarget(name: "LocationSourcesTests", dependencies: ["LocationSources"]),
     .testTarget(

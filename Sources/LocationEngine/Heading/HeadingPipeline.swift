@@ -11,8 +11,9 @@ import Geodesy
 /// 2. **Declination.** When it is needed, the World Magnetic Model gives the declination and the
 ///    total intensity at the latest valid location (its ellipsoidal height, else its altitude,
 ///    else 0 m) on the **sample's** date, so a replayed 2018 recording gets WMM2015v2
-///    (`MagneticModel` picks the model by date). A location that is not valid
-///    (`Fix.hasValidCoordinate`) counts as no location.
+///    (`MagneticModel` picks the model by date). The latest location is used however old it is
+///    (the engine's last known location); one that is not valid (`Fix.hasValidCoordinate`)
+///    counts as no location.
 /// 3. **Interference.** See ``InterferenceMonitor``: the first sample of an episode gives
 ///    `.interference` instead of a heading; later samples of the episode are delivered with
 ///    accuracy -1.
@@ -29,10 +30,11 @@ import Geodesy
 ///    | true | model has no answer | true (stands in) | true | -1 (`.magneticModelUnavailable`) |
 ///    | both | always | magnetic | true | the source's |
 ///
-///    The first four rows are Apple's documented rule ("trueHeading ... -1 if location updates are
-///    off or the location is unknown"). The rest are ours: a true heading that a source measured
-///    (gyrocompass, GNSS heading, NMEA HDT/THS) needs no location, so it is delivered even when
-///    location updates are off; its magnetic heading is derived from the latest known location
+///    The first four rows follow Apple's documentation of `CLHeading.trueHeading`: negative when
+///    it cannot be determined, and valid only while location updates are also enabled for the
+///    manager. The rest are ours: a true heading that a source measured (gyrocompass, GNSS
+///    heading, NMEA HDT/THS) needs no location, so it is delivered even when location updates
+///    are off; its magnetic heading is derived from the latest known location
 ///    whether or not updates are running. Without a declination, `magneticHeading` (which Apple
 ///    never leaves invalid) carries the true value and the accuracy is -1, so that a client which
 ///    checks `headingAccuracy < 0` does not take a true heading for a magnetic one, while
@@ -149,45 +151,49 @@ public struct HeadingPipeline: Sendable {
     case .disturbed: accuracy = -1
     }
 
-    var heading = DeliveredHeading(
-      magneticHeading: 0, trueHeading: -1, accuracy: accuracy, x: sample.x, y: sample.y,
-      z: sample.z, time: sample.time, source: sample.source, isSimulated: sample.isSimulated)
+    // The two headings before rotation; nil: unknown.
+    let magneticOut: Double
+    var trueOut: Double?
+    var declinationUsed: MagneticDeclination?
+    var limitation: HeadingLimitation?
     switch (magnetic, measuredTrue) {
     case (let magnetic?, let measuredTrue?):
-      heading.magneticHeading = magnetic
-      heading.trueHeading = measuredTrue
+      magneticOut = magnetic
+      trueOut = measuredTrue
     case (let magnetic?, nil):
-      heading.magneticHeading = magnetic
+      magneticOut = magnetic
       if !locationUpdatesRunning {
-        heading.limitation = .locationUpdatesOff
+        limitation = .locationUpdatesOff
       } else {
         switch model.declination() {
         case .found(let declination):
-          heading.trueHeading = magnetic + declination.degrees
-          heading.declination = declination
-        case .missing(let limitation):
-          heading.limitation = limitation
+          trueOut = magnetic + declination.degrees
+          declinationUsed = declination
+        case .missing(let missing):
+          limitation = missing
         }
       }
     case (nil, let measuredTrue?):
-      heading.trueHeading = measuredTrue
+      trueOut = measuredTrue
       switch model.declination() {
       case .found(let declination):
-        heading.magneticHeading = measuredTrue - declination.degrees
-        heading.declination = declination
-      case .missing(let limitation):
-        heading.magneticHeading = measuredTrue
-        heading.accuracy = -1
-        heading.limitation = limitation
+        magneticOut = measuredTrue - declination.degrees
+        declinationUsed = declination
+      case .missing(let missing):
+        magneticOut = measuredTrue
+        accuracy = -1
+        limitation = missing
       }
     case (nil, nil):
       return .none(.noHeading)
     }
 
-    heading.magneticHeading = Self.reduce(heading.magneticHeading + rotation)
-    if heading.trueHeading >= 0 {
-      heading.trueHeading = Self.reduce(heading.trueHeading + rotation)
-    }
+    let heading = DeliveredHeading(
+      magneticHeading: Self.reduce(magneticOut + rotation),
+      trueHeading: trueOut.map { Self.reduce($0 + rotation) } ?? -1,
+      accuracy: accuracy, x: sample.x, y: sample.y, z: sample.z, time: sample.time,
+      source: sample.source, isSimulated: sample.isSimulated, declination: declinationUsed,
+      limitation: limitation)
 
     guard passesFilter(heading) else { return .none(.filtered) }
     lastDelivered = heading
