@@ -1,4 +1,5 @@
 @_spi(CoreLocationTesting) import CoreLocation
+import Foundation
 internal import Geodesy
 internal import LocationSources
 import Synchronization
@@ -10,7 +11,8 @@ public final class ScriptedSource: Sendable {
 
   init(name: String, nominalAccuracy: Double) {
     adapter = Adapter(
-      descriptor: SourceDescriptor(url: name, nominalAccuracy: nominalAccuracy, power: .high))
+      descriptor: SourceDescriptor(
+        url: name, nominalAccuracy: nominalAccuracy, power: .high, producesHeading: true))
   }
 
   /// Whether a client currently needs the source.
@@ -22,6 +24,20 @@ public final class ScriptedSource: Sendable {
   /// Produces a location (dropped when the source is not running).
   public func emit(_ location: CLLocation) {
     adapter.context?.emit(Fix(location: location, source: adapter.descriptor.url))
+  }
+
+  /// Produces a heading sample (dropped when the source is not running). Angles in degrees; a
+  /// magnetometer's x/y/z in microtesla.
+  public func emitHeading(
+    magneticHeading: CLLocationDirection?, trueHeading: CLLocationDirection? = nil,
+    accuracy: CLLocationDirection = 5, x: Double? = nil, y: Double? = nil, z: Double? = nil,
+    at time: Date
+  ) {
+    adapter.context?.emitHeading(
+      HeadingSample(
+        time: time.timeIntervalSince1970, magneticHeading: magneticHeading,
+        trueHeading: trueHeading,
+        accuracy: accuracy, x: x, y: y, z: z, source: adapter.descriptor.url))
   }
 
   /// Reports a failure.

@@ -134,6 +134,19 @@ public final class SimulatedEnvironment: Sendable {
     pump()
   }
 
+  /// Has the scripted source (which is also a compass) produce a heading sample now, then runs
+  /// queued delegate calls.
+  public func deliverHeading(
+    magneticHeading: CLLocationDirection?, trueHeading: CLLocationDirection? = nil,
+    accuracy: CLLocationDirection = 5, x: Double? = nil, y: Double? = nil, z: Double? = nil
+  ) {
+    source.emitHeading(
+      magneticHeading: magneticHeading, trueHeading: trueHeading, accuracy: accuracy, x: x, y: y,
+      z: z,
+      at: now)
+    pump()
+  }
+
   /// Makes the scripted source fail (clients that are updating hear `CLError.locationUnknown`).
   public func failSource(_ message: String = "simulated source failure", permanently: Bool = false)
   {
