@@ -102,7 +102,10 @@ let package = Package(
       dependencies: ["LocationServices", "LocationEngine", "LocationSources", "LocationStore"]
     ),
     .testTarget(
-      name: "CoreLocationTests", dependencies: ["CoreLocation", "CoreLocationTesting", "Geodesy"]),
+      name: "CoreLocationTests",
+      dependencies: [
+        "CoreLocation", "CoreLocationTesting", "Geodesy", "LocationServices", "LocationSources",
+      ]),
     .testTarget(name: "LocationCLITests", dependencies: ["LocationCLI"]),
     .testTarget(name: "EndToEndTests", dependencies: []),
   ],
