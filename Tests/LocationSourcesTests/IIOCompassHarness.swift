@@ -53,10 +53,20 @@ final class IIOCompassHarness {
     throw error
   }
 
-  /// Starts the bus and, when `withDaemon`, iio-sensor-proxy with the fake compass; waits
+  /// The fake sensor iio-sensor-proxy makes of the "Power Button" device (its environment switch).
+  enum FakeSensor: String {
+    /// `FAKE_COMPASS=1`: a compass (`HasCompass` true).
+    case compass = "FAKE_COMPASS"
+    /// `FAKE_LIGHT_SENSOR=1`: an ambient light sensor only (`HasCompass` false).
+    case light = "FAKE_LIGHT_SENSOR"
+  }
+
+  /// Starts the bus and, when `withDaemon`, iio-sensor-proxy with the fake `sensor`; waits
   /// (bounded) until the daemon owns its name.
   /// - Throws: `Unavailable` when a component is missing; other errors when one fails to start.
-  static func start(withDaemon: Bool = true) throws -> IIOCompassHarness {
+  static func start(withDaemon: Bool = true, sensor: FakeSensor = .compass) throws
+    -> IIOCompassHarness
+  {
     var needed = [dbusDaemon]
     if withDaemon { needed += [umockdevRun, sensorProxy, env] }
     for path in needed where !FileManager.default.isExecutableFile(atPath: path) {
@@ -69,7 +79,7 @@ final class IIOCompassHarness {
     let harness = IIOCompassHarness(directory: directory)
     do {
       try harness.startBus()
-      if withDaemon { try harness.startDaemon() }
+      if withDaemon { try harness.startDaemon(sensor: sensor) }
     } catch {
       harness.stop()
       throw error
@@ -111,8 +121,8 @@ final class IIOCompassHarness {
     busAddress = line
   }
 
-  /// Starts iio-sensor-proxy under umockdev with the fake compass and waits for its name.
-  func startDaemon() throws {
+  /// Starts iio-sensor-proxy under umockdev with the fake `sensor` and waits for its name.
+  func startDaemon(sensor: FakeSensor = .compass) throws {
     let device = directory + "/powerbtn.umockdev"
     try fixture("powerbtn.umockdev").write(toFile: device, atomically: true, encoding: .utf8)
     let log = open(logPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
@@ -122,8 +132,8 @@ final class IIOCompassHarness {
     let process = try launch(
       "iio-sensor-proxy", Self.umockdevRun,
       [
-        "-d", device, "--", Self.env, "FAKE_COMPASS=1", "G_MESSAGES_DEBUG=all", Self.sensorProxy,
-        "-v",
+        "-d", device, "--", Self.env, "\(sensor.rawValue)=1", "G_MESSAGES_DEBUG=all",
+        Self.sensorProxy, "-v",
       ], stdoutFD: log, stderrFile: errors)
     daemon = process
     try waitForName(IIOCompassClient.service, process: process, errors: errors, timeout: 10)

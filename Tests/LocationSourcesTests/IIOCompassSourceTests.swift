@@ -177,6 +177,34 @@ final class IIOCompassRecordingContext: SourceContext, @unchecked Sendable {
     #expect(arrived.headings.isEmpty)
   }
 
+  @Test func daemonWithoutACompassIsAPermanentFailure() throws {
+    let harness: IIOCompassHarness
+    do {
+      harness = try IIOCompassHarness.start(sensor: .light)
+    } catch {
+      try IIOCompassHarness.skipOrFail(error)
+      return
+    }
+    defer { harness.stop() }
+    #expect(!IIOCompassSource.isOnBus(address: harness.busAddress))
+
+    let source = IIOCompassSource(busAddress: harness.busAddress)
+    let context = IIOCompassRecordingContext()
+    source.start(context: context)
+    defer { source.stop() }
+    #expect(context.wait(timeout: 5) { !$0.failures.isEmpty })
+    source.stop()
+    let arrived = context.snapshot
+    #expect(arrived.failures.count == 1)
+    let failure = try #require(arrived.failures.first)
+    #expect(failure.isPermanent)
+    #expect(failure.code == .unavailable)
+    #expect(failure.message.contains("no compass"))
+    #expect(arrived.delays.isEmpty)
+    #expect(arrived.headings.isEmpty)
+    #expect(!harness.log().contains("ClaimCompass"))
+  }
+
   @Test func daemonLeavingTheBusIsADisconnectionThenARetry() throws {
     let harness: IIOCompassHarness
     do {
