@@ -1,0 +1,299 @@
+import Dispatch
+import Foundation
+import Geodesy
+import Synchronization
+
+/// `iio-compass`: magnetic headings from iio-sensor-proxy's compass over D-Bus on the system bus.
+///
+/// The source talks to iio-sensor-proxy (`net.hadess.SensorProxy`) through sd-bus on its own
+/// connection (`sd_bus_open_system`, which honours `DBUS_SYSTEM_BUS_ADDRESS`, or the address given
+/// to `init(busAddress:)`). On start it reads `HasCompass` on `/net/hadess/SensorProxy/Compass`
+/// (interface `net.hadess.SensorProxy.Compass`), subscribes to
+/// `org.freedesktop.DBus.Properties.PropertiesChanged` on that object, calls `ClaimCompass` and
+/// reads `CompassHeading`. Each heading (degrees clockwise from magnetic north) becomes a
+/// `HeadingSample` with `magneticHeading` set, `time` the runtime's wall clock, `accuracy` -1
+/// (iio-sensor-proxy reports none) and `source` `"iio-compass"`.
+///
+/// The claim (which powers the sensor) is held only while the source runs: `stop()` calls
+/// `ReleaseCompass` and closes the connection (iio-sensor-proxy also drops the claims of a
+/// connection that closes).
+///
+/// Our rules:
+/// - A heading equal to the one emitted just before it is not emitted again (iio-sensor-proxy
+///   announces only changes; the equal value is the initial read meeting the claim's own change).
+/// - `HasCompass` false: one permanent `SourceError` (`.unavailable`, "no compass"); no retry.
+/// - No bus, iio-sensor-proxy not on it, not answering, or leaving the bus while the source runs:
+///   a non-permanent `SourceError` (`.unavailable`, or `.disconnected` when a running claim was
+///   lost) and a new attempt after 1 s, doubling up to 60 s (on the runtime's clock, through
+///   `SourceContext.schedule`); a successful claim resets the delay.
+///
+/// The connection belongs to one serial dispatch queue; a read dispatch source on its descriptor
+/// drives `sd_bus_process`. Every call into the context is made on that queue, and `stop()` waits
+/// for it, so nothing reaches the context after `stop()` returns. Method calls wait at most 5 s
+/// (`ReleaseCompass`: 1 s).
+public final class IIOCompassSource: LocationSource {
+  /// The source's URL, `"iio-compass"`.
+  public static let url = "iio-compass"
+  /// The first delay before reconnecting, in seconds; it doubles after each failure.
+  public static let initialRetryDelay = 1.0
+  /// The longest delay before reconnecting, in seconds.
+  public static let maximumRetryDelay = 60.0
+
+  public let descriptor: SourceDescriptor
+
+  private let busAddress: String?
+  private let callTimeout: UInt64
+  private let queue = DispatchQueue(label: "corelocation.iio-compass")
+  private let queueKey = DispatchSpecificKey<Bool>()
+  private let state = Mutex(State())
+
+  private struct State {
+    var generation = 0
+    var context: (any SourceContext)?
+    var retry: (any Cancellable)?
+    var retryDelay = IIOCompassSource.initialRetryDelay
+    var session: Session?
+  }
+
+  /// A claimed compass and the dispatch source that drives its connection. Both are used on the
+  /// source's queue only; `Session` is `Sendable` so that the state can hold it.
+  private final class Session: @unchecked Sendable {
+    // Safe: every use of `client`, `reader` and `lastHeading` happens on IIOCompassSource.queue.
+    let client: IIOCompassClient
+    var reader: (any DispatchSourceRead)?
+    var lastHeading: Double?
+
+    init(client: IIOCompassClient) {
+      self.client = client
+    }
+  }
+
+  /// Whether the source holds a claim now (for tests).
+  var isClaimed: Bool { state.withLock { $0.session != nil } }
+
+  /// Creates a source.
+  /// - Parameter busAddress: a D-Bus address (`unix:path=/run/x/bus`) to use instead of the system
+  ///   bus (tests, private buses); nil for the system bus.
+  public convenience init(busAddress: String? = nil) {
+    self.init(busAddress: busAddress, callTimeout: DBusConnection.defaultTimeout)
+  }
+
+  /// Creates a source whose method calls wait `callTimeout` microseconds (tests).
+  init(busAddress: String?, callTimeout: UInt64) {
+    self.busAddress = busAddress
+    self.callTimeout = callTimeout
+    self.descriptor = SourceDescriptor(
+      url: Self.url, nominalAccuracy: .infinity, power: .low, producesLocation: false,
+      producesHeading: true)
+    queue.setSpecific(key: queueKey, value: true)
+  }
+
+  /// Whether iio-sensor-proxy is on the system bus with a compass now (discovery):
+  /// `NameHasOwner("net.hadess.SensorProxy")` and `HasCompass` true. False when there is no system
+  /// bus.
+  /// - Returns: true when a compass can be claimed.
+  public static func isOnSystemBus() -> Bool {
+    isOnBus(address: nil)
+  }
+
+  /// `isOnSystemBus()` on the bus at `address` (nil: the system bus).
+  static func isOnBus(address: String?) -> Bool {
+    guard let client = try? IIOCompassClient(address: address, timeout: 1_000_000) else {
+      return false
+    }
+    defer { client.close() }
+    guard (try? client.isServiceRunning()) == true else { return false }
+    return (try? client.hasCompass()) == true
+  }
+
+  public func start(context: any SourceContext) {
+    let (generation, previous) = state.withLock { state in
+      state.generation += 1
+      state.context = context
+      state.retryDelay = Self.initialRetryDelay
+      defer {
+        state.retry = nil
+        state.session = nil
+      }
+      return (state.generation, (state.retry, state.session))
+    }
+    previous.0?.cancel()
+    queue.async { [self] in
+      if let session = previous.1 { close(session) }
+      connect(generation: generation)
+    }
+  }
+
+  public func stop() {
+    let (retry, session) = state.withLock { state in
+      state.generation += 1
+      state.context = nil
+      defer {
+        state.retry = nil
+        state.session = nil
+      }
+      return (state.retry, state.session)
+    }
+    retry?.cancel()
+    let work = { [self] in
+      if let session { close(session) }
+    }
+    if DispatchQueue.getSpecific(key: queueKey) == true {
+      work()
+    } else {
+      queue.sync(execute: work)
+    }
+  }
+
+  /// The context of the current generation, or nil when it is stale. Called on the queue.
+  private func context(for generation: Int) -> (any SourceContext)? {
+    state.withLock { $0.generation == generation ? $0.context : nil }
+  }
+
+  /// Connects, checks for a compass, claims it and attaches the reader. Runs on the queue.
+  private func connect(generation: Int) {
+    guard let context = context(for: generation) else { return }
+    let client: IIOCompassClient
+    do {
+      client = try IIOCompassClient(address: busAddress, timeout: callTimeout)
+    } catch {
+      let bus = busAddress ?? "the system bus"
+      retry(
+        generation, context,
+        SourceError(
+          .unavailable,
+          "iio-compass: cannot connect to \(bus) (\(error)); start D-Bus or set "
+            + "DBUS_SYSTEM_BUS_ADDRESS",
+          isPermanent: false))
+      return
+    }
+    let initial: Double
+    do {
+      guard try client.hasCompass() else {
+        client.close()
+        guard self.context(for: generation) != nil else { return }
+        context.fail(
+          SourceError(
+            .unavailable, "iio-compass: iio-sensor-proxy reports no compass (HasCompass is false)",
+            isPermanent: true))
+        return
+      }
+      try client.claim()
+      initial = try client.heading()
+    } catch {
+      client.close()
+      let message =
+        if error.isNoOwner {
+          "iio-compass: iio-sensor-proxy is not running on the bus (\(IIOCompassClient.service) "
+            + "has no owner); install and start it (Debian: iio-sensor-proxy)"
+        } else if error.isTimeout {
+          "iio-compass: iio-sensor-proxy did not answer in time (\(error))"
+        } else {
+          "iio-compass: \(error)"
+        }
+      retry(generation, context, SourceError(.unavailable, message, isPermanent: false))
+      return
+    }
+    let session = Session(client: client)
+    do {
+      let reader = DispatchSource.makeReadSource(
+        fileDescriptor: try client.fileDescriptor(), queue: queue)
+      reader.setEventHandler { [self] in pump(session, generation: generation) }
+      session.reader = reader
+    } catch {
+      client.close()
+      retry(
+        generation, context,
+        SourceError(.disconnected, "iio-compass: \(error)", isPermanent: false))
+      return
+    }
+    let current = state.withLock { state -> Bool in
+      guard state.generation == generation else { return false }
+      state.session = session
+      state.retryDelay = Self.initialRetryDelay
+      return true
+    }
+    guard current else {
+      client.close()
+      return
+    }
+    session.reader?.activate()
+    emit(initial, session, context)
+    // Changes that arrived while `ClaimCompass` was being answered are already read: handle them.
+    pump(session, generation: generation)
+  }
+
+  /// Processes the connection and emits the headings it produced. Runs on the queue.
+  private func pump(_ session: Session, generation: Int) {
+    guard let context = context(for: generation) else { return }
+    let result: IIOCompassClient.PumpResult
+    do {
+      result = try session.client.pump()
+    } catch {
+      lose(session, generation, context, "iio-compass: the bus connection broke (\(error))")
+      return
+    }
+    for heading in result.headings { emit(heading, session, context) }
+    if result.serviceVanished {
+      lose(session, generation, context, "iio-compass: iio-sensor-proxy left the bus; reconnecting")
+    }
+  }
+
+  /// Emits one heading unless it repeats the previous one. Runs on the queue.
+  private func emit(_ heading: Double, _ session: Session, _ context: any SourceContext) {
+    guard heading.isFinite, heading != session.lastHeading else { return }
+    session.lastHeading = heading
+    context.emitHeading(
+      HeadingSample(
+        time: context.now.wall, magneticHeading: heading, accuracy: -1, source: descriptor.url))
+  }
+
+  /// Drops a running session and reconnects later. Runs on the queue.
+  private func lose(
+    _ session: Session, _ generation: Int, _ context: any SourceContext, _ message: String
+  ) {
+    let current = state.withLock { state -> Bool in
+      guard state.generation == generation, state.session === session else { return false }
+      state.session = nil
+      return true
+    }
+    close(session)
+    guard current else { return }
+    retry(generation, context, SourceError(.disconnected, message, isPermanent: false))
+  }
+
+  /// Reports `error` and schedules the next attempt with backoff. Runs on the queue.
+  private func retry(_ generation: Int, _ context: any SourceContext, _ error: SourceError) {
+    guard
+      let delay = state.withLock({ state -> Double? in
+        guard state.generation == generation else { return nil }
+        let delay = state.retryDelay
+        state.retryDelay = min(delay * 2, Self.maximumRetryDelay)
+        return delay
+      })
+    else { return }
+    context.fail(error)
+    let token = context.schedule(after: delay) { [self] in
+      queue.async { [self] in connect(generation: generation) }
+    }
+    let stale = state.withLock { state -> Bool in
+      guard state.generation == generation else { return true }
+      state.retry = token
+      return false
+    }
+    if stale { token.cancel() }
+  }
+
+  /// Releases the claim and closes the connection. Runs on the queue.
+  private func close(_ session: Session) {
+    session.client.release()
+    guard let reader = session.reader else {
+      session.client.close()
+      return
+    }
+    session.reader = nil
+    // The descriptor belongs to the connection: close it only once the reader is cancelled.
+    reader.setCancelHandler { session.client.close() }
+    reader.cancel()
+  }
+}
