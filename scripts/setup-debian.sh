@@ -5,9 +5,10 @@ set -euo pipefail
 
 # Build: pkg-config and the -dev packages of the C libraries (SQLite, libxml2, sd-bus).
 # Tests with real components (they start them themselves; see ../shared/RECIPES.md): gpsd and gpsfake,
-# socat for pseudo-terminal pairs, dbus-daemon and GeoClue for a private bus.
+# socat for pseudo-terminal pairs, dbus-daemon and GeoClue for a private bus, iio-sensor-proxy
+# and umockdev for a fake compass.
 packages=(pkg-config libsqlite3-dev libxml2-dev sqlite3 libsystemd-dev
-  gpsd gpsd-clients socat dbus-daemon geoclue-2.0 geoclue-2-demo)
+  gpsd gpsd-clients socat dbus-daemon geoclue-2.0 geoclue-2-demo iio-sensor-proxy umockdev)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -49,10 +49,12 @@ public final class LocationHub: Sendable {
     /// Bumped at every start and stop, so that calls from an older run are ignored.
     var generation = 0
 
+    /// What the location arbiter sees: a source that gives no locations (a compass) is never
+    /// chosen for locations.
     var arbiterView: SourceCandidate {
       SourceCandidate(
         nominalAccuracy: source.descriptor.nominalAccuracy, power: source.descriptor.power.rawValue,
-        failing: failing, finished: finished)
+        failing: failing, finished: finished || !source.descriptor.producesLocation)
     }
   }
 

@@ -4,11 +4,13 @@ import Foundation
 /// answers, GeoClue if its name is on the system bus, `/etc/geolocation` if it exists. Everything
 /// found is offered to the arbiter, which runs the cheapest that meets the demand.
 public enum SourceDiscovery {
-  /// The discovered sources, in the order: gpsd, GeoClue, static file.
+  /// The discovered sources, in the order: gpsd, GeoClue, static file, and the iio-sensor-proxy
+  /// compass (for headings only).
   /// - Parameter probe: whether a candidate answers now (injected by tests).
   public static func discover(probe: (SourceURL) -> Bool = isAvailable) -> [SourceURL] {
     let candidates: [SourceURL] = [
       .gpsd(.tcp(host: "127.0.0.1", port: 2947)), .geoclue, .staticFile(path: "/etc/geolocation"),
+      .iioCompass,
     ]
     return candidates.filter(probe)
   }
@@ -25,6 +27,8 @@ public enum SourceDiscovery {
       return GeoClueSource.isOnSystemBus()
     case .staticFile(let path):
       return access(path, R_OK) == 0
+    case .iioCompass:
+      return IIOCompassSource.isOnSystemBus()
     case .replay, .nmeaSerial, .nmeaTCP:
       return false
     }

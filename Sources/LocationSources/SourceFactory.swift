@@ -15,6 +15,8 @@ public enum SourceFactory {
       return NMEAStreamSource(host: host, port: port)
     case .geoclue:
       return GeoClueSource()
+    case .iioCompass:
+      return IIOCompassSource()
     }
   }
 }

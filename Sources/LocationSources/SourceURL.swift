@@ -16,6 +16,8 @@ public enum SourceURL: Sendable, Equatable {
   case nmeaTCP(host: String, port: Int)
   /// GeoClue2 on the system bus.
   case geoclue
+  /// The compass of iio-sensor-proxy (`net.hadess.SensorProxy.Compass`) on the system bus.
+  case iioCompass
 
   /// A network or local socket address.
   public enum Endpoint: Sendable, Equatable {
@@ -64,6 +66,7 @@ public enum SourceURL: Sendable, Equatable {
       throw SourceError(.configuration, "empty source URL", isPermanent: true)
     }
     if trimmed == "geoclue" || trimmed == "geoclue://" { return .geoclue }
+    if trimmed == "iio-compass" || trimmed == "iio-compass://" { return .iioCompass }
     if trimmed.hasPrefix("/") {
       return .replay(path: trimmed, options: ReplayOptions())
     }
@@ -131,6 +134,8 @@ public enum SourceURL: Sendable, Equatable {
       return .nmeaTCP(host: host, port: port)
     case "geoclue":
       return .geoclue
+    case "iio-compass":
+      return .iioCompass
     default:
       throw SourceError(
         .configuration,
@@ -173,6 +178,8 @@ public enum SourceURL: Sendable, Equatable {
       return "nmea+tcp://\(host.contains(":") ? "[\(host)]" : host):\(port)"
     case .geoclue:
       return "geoclue"
+    case .iioCompass:
+      return "iio-compass"
     }
   }
 
