@@ -44,4 +44,3 @@ import Testing
     }
   }
 }
-
