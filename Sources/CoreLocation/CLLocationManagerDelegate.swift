@@ -52,6 +52,12 @@ public protocol CLLocationManagerDelegate: NSObjectProtocol {
   func locationManager(_ manager: CLLocationManager, didUpdateHeading newHeading: CLHeading)
 
   /// Asks the delegate whether the heading calibration alert should be displayed.
+  ///
+  /// Asked once per interference episode (a magnetometer field more than 25 % away from the World
+  /// Magnetic Model's total intensity at the place), after `didFailWithError` with
+  /// `CLError.headingFailure`. On Linux, "displaying" means one line on standard error asking for a
+  /// figure-eight away from metal, and headings delivered with `headingAccuracy` -1 until
+  /// `dismissHeadingCalibrationDisplay()` or the next `startUpdatingHeading()`.
   func locationManagerShouldDisplayHeadingCalibration(_ manager: CLLocationManager) -> Bool
 
   /// Tells the delegate that the user entered the specified region.
