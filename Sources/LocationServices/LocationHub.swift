@@ -336,7 +336,10 @@ public final class LocationHub: Sendable {
       let sources: [any LocationSource]
       switch self.sources {
       case .urls(let urls):
-        sources = urls.map(SourceFactory.make)
+        // GeoClue's accuracy level follows the strongest accuracy asked for when sources are
+        // first needed.
+        let accuracy = state.withLock { $0.demand }
+        sources = urls.map { SourceFactory.make($0, accuracy: accuracy) }
       case .objects(let make):
         sources = make()
       case .unavailable(let message):
@@ -493,7 +496,7 @@ public final class LocationHub: Sendable {
     if let existing { return existing.contains { $0.descriptor.producesHeading } }
     switch sources {
     case .urls(let urls):
-      return urls.map(SourceFactory.make).contains { $0.descriptor.producesHeading }
+      return urls.map { SourceFactory.make($0) }.contains { $0.descriptor.producesHeading }
     case .objects(let make): return make().contains { $0.descriptor.producesHeading }
     case .unavailable: return false
     }

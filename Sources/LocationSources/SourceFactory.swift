@@ -1,7 +1,9 @@
 /// Makes source objects from URLs.
 public enum SourceFactory {
   /// The source for a URL.
-  public static func make(_ url: SourceURL) -> any LocationSource {
+  /// - Parameter accuracy: the strongest `desiredAccuracy` asked for when the source is made
+  ///   (metres; negative is "best"): GeoClue's `RequestedAccuracyLevel` follows it.
+  public static func make(_ url: SourceURL, accuracy: Double? = nil) -> any LocationSource {
     switch url {
     case .replay(let path, let options):
       return ReplaySource(path: path, options: options)
@@ -14,7 +16,8 @@ public enum SourceFactory {
     case .nmeaTCP(let host, let port):
       return NMEAStreamSource(host: host, port: port)
     case .geoclue:
-      return GeoClueSource()
+      guard let accuracy else { return GeoClueSource() }
+      return GeoClueSource(accuracyLevel: .forDesiredAccuracy(accuracy))
     case .iioCompass:
       return IIOCompassSource()
     }
