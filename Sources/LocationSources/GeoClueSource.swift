@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import Geodesy
-import Synchronization
 
 /// `geoclue`: positions from GeoClue2, the desktop location service, over D-Bus on the system bus.
 ///
@@ -92,17 +91,11 @@ public final class GeoClueSource: LocationSource {
 
   private let busAddress: String?
   private let callTimeout: UInt64
-  private let queue = DispatchQueue(label: "corelocation.geoclue")
-  private let queueKey = DispatchSpecificKey<Bool>()
-  private let state = Mutex(State())
-
-  private struct State {
-    var generation = 0
-    var context: (any SourceContext)?
-    var retry: (any Cancellable)?
-    var retryDelay = GeoClueSource.initialRetryDelay
-    var session: Session?
-  }
+  private let lifecycle = BusSourceLifecycle<Session>(
+    label: "corelocation.geoclue", initialDelay: GeoClueSource.initialRetryDelay,
+    maximumDelay: GeoClueSource.maximumRetryDelay)
+  /// The queue that owns the bus connection.
+  private var queue: DispatchQueue { lifecycle.queue }
 
   /// A started client and the dispatch source that drives its connection. Both are used on the
   /// source's queue only; `Session` is `Sendable` so that the state can hold it.
@@ -120,7 +113,7 @@ public final class GeoClueSource: LocationSource {
   }
 
   /// The path of the running client object on GeoClue's side, if one is running (for tests).
-  var clientPath: String? { state.withLock { $0.session?.clientPath } }
+  var clientPath: String? { lifecycle.session?.clientPath }
 
   /// Creates the source with the default desktop id (`defaultDesktopId()`), the exact accuracy
   /// level, on the system bus.
@@ -151,7 +144,6 @@ public final class GeoClueSource: LocationSource {
     self.busAddress = busAddress
     self.descriptor = SourceDescriptor(
       url: SourceURL.geoclue.text, nominalAccuracy: accuracyLevel.nominalAccuracy, power: .low)
-    queue.setSpecific(key: queueKey, value: true)
   }
 
   /// The application's identifier for GeoClue: the last path component of `CORELOCATION_APP_ID`
@@ -182,47 +174,17 @@ public final class GeoClueSource: LocationSource {
   }
 
   public func start(context: any SourceContext) {
-    let (generation, previous) = state.withLock { state in
-      state.generation += 1
-      state.context = context
-      state.retryDelay = Self.initialRetryDelay
-      defer {
-        state.retry = nil
-        state.session = nil
-      }
-      return (state.generation, (state.retry, state.session))
-    }
-    previous.0?.cancel()
-    queue.async { [self] in
-      if let session = previous.1 { close(session) }
-      connect(generation: generation)
-    }
+    lifecycle.start(
+      context, close: { [self] in close($0) }, connect: { [self] in connect(generation: $0) })
   }
 
   public func stop() {
-    let (retry, session) = state.withLock { state in
-      state.generation += 1
-      state.context = nil
-      defer {
-        state.retry = nil
-        state.session = nil
-      }
-      return (state.retry, state.session)
-    }
-    retry?.cancel()
-    let work = { [self] in
-      if let session { close(session) }
-    }
-    if DispatchQueue.getSpecific(key: queueKey) == true {
-      work()
-    } else {
-      queue.sync(execute: work)
-    }
+    lifecycle.stop { [self] in close($0) }
   }
 
   /// The context of the current generation, or nil when it is stale. Called on the queue.
   private func context(for generation: Int) -> (any SourceContext)? {
-    state.withLock { $0.generation == generation ? $0.context : nil }
+    lifecycle.context(for: generation)
   }
 
   /// Connects, starts a client and attaches the reader. Runs on the queue.
@@ -292,12 +254,7 @@ public final class GeoClueSource: LocationSource {
         generation, context, SourceError(.disconnected, "geoclue: \(error)", isPermanent: false))
       return
     }
-    let current = state.withLock { state -> Bool in
-      guard state.generation == generation else { return false }
-      state.session = session
-      state.retryDelay = Self.initialRetryDelay
-      return true
-    }
+    let current = lifecycle.adopt(session, generation: generation)
     guard current else {
       client.close()
       return
@@ -330,11 +287,7 @@ public final class GeoClueSource: LocationSource {
   private func lose(
     _ session: Session, _ generation: Int, _ context: any SourceContext, _ message: String
   ) {
-    let current = state.withLock { state -> Bool in
-      guard state.generation == generation, state.session === session else { return false }
-      state.session = nil
-      return true
-    }
+    let current = lifecycle.drop(session, generation: generation)
     close(session)
     guard current else { return }
     retry(generation, context, SourceError(.disconnected, message, isPermanent: false))
@@ -342,24 +295,7 @@ public final class GeoClueSource: LocationSource {
 
   /// Reports `error` and schedules the next attempt with backoff. Runs on the queue.
   private func retry(_ generation: Int, _ context: any SourceContext, _ error: SourceError) {
-    guard
-      let delay = state.withLock({ state -> Double? in
-        guard state.generation == generation else { return nil }
-        let delay = state.retryDelay
-        state.retryDelay = min(delay * 2, Self.maximumRetryDelay)
-        return delay
-      })
-    else { return }
-    context.fail(error)
-    let token = context.schedule(after: delay) { [self] in
-      queue.async { [self] in connect(generation: generation) }
-    }
-    let stale = state.withLock { state -> Bool in
-      guard state.generation == generation else { return true }
-      state.retry = token
-      return false
-    }
-    if stale { token.cancel() }
+    lifecycle.retry(generation, context, error) { [self] in connect(generation: $0) }
   }
 
   /// Stops the client and closes its connection. Runs on the queue.

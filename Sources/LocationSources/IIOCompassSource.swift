@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import Geodesy
-import Synchronization
 
 /// `iio-compass`: magnetic headings from iio-sensor-proxy's compass over D-Bus on the system bus.
 ///
@@ -43,17 +42,11 @@ public final class IIOCompassSource: LocationSource {
 
   private let busAddress: String?
   private let callTimeout: UInt64
-  private let queue = DispatchQueue(label: "corelocation.iio-compass")
-  private let queueKey = DispatchSpecificKey<Bool>()
-  private let state = Mutex(State())
-
-  private struct State {
-    var generation = 0
-    var context: (any SourceContext)?
-    var retry: (any Cancellable)?
-    var retryDelay = IIOCompassSource.initialRetryDelay
-    var session: Session?
-  }
+  private let lifecycle = BusSourceLifecycle<Session>(
+    label: "corelocation.iio-compass", initialDelay: IIOCompassSource.initialRetryDelay,
+    maximumDelay: IIOCompassSource.maximumRetryDelay)
+  /// The queue that owns the bus connection.
+  private var queue: DispatchQueue { lifecycle.queue }
 
   /// A claimed compass and the dispatch source that drives its connection. Both are used on the
   /// source's queue only; `Session` is `Sendable` so that the state can hold it.
@@ -69,7 +62,7 @@ public final class IIOCompassSource: LocationSource {
   }
 
   /// Whether the source holds a claim now (for tests).
-  var isClaimed: Bool { state.withLock { $0.session != nil } }
+  var isClaimed: Bool { lifecycle.session != nil }
 
   /// Creates a source.
   /// - Parameter busAddress: a D-Bus address (`unix:path=/run/x/bus`) to use instead of the system
@@ -85,7 +78,6 @@ public final class IIOCompassSource: LocationSource {
     self.descriptor = SourceDescriptor(
       url: Self.url, nominalAccuracy: .infinity, power: .low, producesLocation: false,
       producesHeading: true)
-    queue.setSpecific(key: queueKey, value: true)
   }
 
   /// Whether iio-sensor-proxy is on the system bus with a compass now (discovery):
@@ -107,47 +99,17 @@ public final class IIOCompassSource: LocationSource {
   }
 
   public func start(context: any SourceContext) {
-    let (generation, previous) = state.withLock { state in
-      state.generation += 1
-      state.context = context
-      state.retryDelay = Self.initialRetryDelay
-      defer {
-        state.retry = nil
-        state.session = nil
-      }
-      return (state.generation, (state.retry, state.session))
-    }
-    previous.0?.cancel()
-    queue.async { [self] in
-      if let session = previous.1 { close(session) }
-      connect(generation: generation)
-    }
+    lifecycle.start(
+      context, close: { [self] in close($0) }, connect: { [self] in connect(generation: $0) })
   }
 
   public func stop() {
-    let (retry, session) = state.withLock { state in
-      state.generation += 1
-      state.context = nil
-      defer {
-        state.retry = nil
-        state.session = nil
-      }
-      return (state.retry, state.session)
-    }
-    retry?.cancel()
-    let work = { [self] in
-      if let session { close(session) }
-    }
-    if DispatchQueue.getSpecific(key: queueKey) == true {
-      work()
-    } else {
-      queue.sync(execute: work)
-    }
+    lifecycle.stop { [self] in close($0) }
   }
 
   /// The context of the current generation, or nil when it is stale. Called on the queue.
   private func context(for generation: Int) -> (any SourceContext)? {
-    state.withLock { $0.generation == generation ? $0.context : nil }
+    lifecycle.context(for: generation)
   }
 
   /// Connects, checks for a compass, claims it and attaches the reader. Runs on the queue.
@@ -207,12 +169,7 @@ public final class IIOCompassSource: LocationSource {
         SourceError(.disconnected, "iio-compass: \(error)", isPermanent: false))
       return
     }
-    let current = state.withLock { state -> Bool in
-      guard state.generation == generation else { return false }
-      state.session = session
-      state.retryDelay = Self.initialRetryDelay
-      return true
-    }
+    let current = lifecycle.adopt(session, generation: generation)
     guard current else {
       client.close()
       return
@@ -252,11 +209,7 @@ public final class IIOCompassSource: LocationSource {
   private func lose(
     _ session: Session, _ generation: Int, _ context: any SourceContext, _ message: String
   ) {
-    let current = state.withLock { state -> Bool in
-      guard state.generation == generation, state.session === session else { return false }
-      state.session = nil
-      return true
-    }
+    let current = lifecycle.drop(session, generation: generation)
     close(session)
     guard current else { return }
     retry(generation, context, SourceError(.disconnected, message, isPermanent: false))
@@ -264,24 +217,7 @@ public final class IIOCompassSource: LocationSource {
 
   /// Reports `error` and schedules the next attempt with backoff. Runs on the queue.
   private func retry(_ generation: Int, _ context: any SourceContext, _ error: SourceError) {
-    guard
-      let delay = state.withLock({ state -> Double? in
-        guard state.generation == generation else { return nil }
-        let delay = state.retryDelay
-        state.retryDelay = min(delay * 2, Self.maximumRetryDelay)
-        return delay
-      })
-    else { return }
-    context.fail(error)
-    let token = context.schedule(after: delay) { [self] in
-      queue.async { [self] in connect(generation: generation) }
-    }
-    let stale = state.withLock { state -> Bool in
-      guard state.generation == generation else { return true }
-      state.retry = token
-      return false
-    }
-    if stale { token.cancel() }
+    lifecycle.retry(generation, context, error) { [self] in connect(generation: $0) }
   }
 
   /// Releases the claim and closes the connection. Runs on the queue.
