@@ -58,7 +58,7 @@ import Testing
     }
   }
 
-  @Test func distanceBoundsHoldForThePlaceholderAndTheEllipsoid() {
+  @Test func distanceBoundsHoldForTheEllipsoid() {
     // M_min θ <= d <= M_max θ for the distance in use.
     var rng = SplitMix64(seed: 11)
     for _ in 0..<2000 {

@@ -1,5 +1,0 @@
-import Testing
-
-@Suite struct CoreLocationSmokeTests {
-  @Test func builds() {}
-}

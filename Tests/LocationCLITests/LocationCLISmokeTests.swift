@@ -1,5 +1,0 @@
-import Testing
-
-@Suite struct LocationCLISmokeTests {
-  @Test func builds() {}
-}

@@ -1,0 +1,59 @@
+import CoreLocation
+import Foundation
+import Testing
+
+@testable import LocationCLI
+
+@Suite struct LocationFormatterTests {
+  static let location = CLLocation(
+    coordinate: CLLocationCoordinate2D(latitude: 52.8501567, longitude: -5.3136),
+    altitude: -4, horizontalAccuracy: 2.4, verticalAccuracy: 3.6, course: 230.5, courseAccuracy: -1,
+    speed: 2.88, speedAccuracy: -1, timestamp: Date(timeIntervalSince1970: 1_534_758_456.25))
+
+  @Test(arguments: [
+    ("%latitude %longitude", "52.850157 -5.313600"),
+    ("%time", "2018-08-20 09:47:36 +0000"),
+    ("%time_local|%address", "|"),  // the longest token wins; geocoding prints nothing
+    ("%altitude m\\t%h_accuracy\\n", "-4.00 m\t2\n"),
+    ("%direction %speed", "230.5 2.88"),
+    ("100%% %unknown", "100% %unknown"),
+  ])
+  func tokens(_ format: String, _ expected: String) {
+    #expect(LocationFormatter.format(Self.location, with: format) == expected)
+  }
+
+  @Test func unsupportedTokensAreListed() {
+    #expect(
+      LocationFormatter.unsupportedTokens(in: "%latitude %address %time_local") == [
+        "address", "time_local",
+      ])
+  }
+
+  @Test func jsonHasAFixedKeyOrderAndNumbersAsNumbers() {
+    #expect(
+      LocationFormatter.json(Self.location)
+        == #"{"latitude":52.8501567,"longitude":-5.3136,"altitude":-4,"ellipsoidal_altitude":-4,"#
+        + #""h_accuracy":2.4,"v_accuracy":3.6,"direction":230.5,"course_accuracy":null,"speed":2.88,"#
+        + #""speed_accuracy":null,"floor":null,"time":"2018-08-20T09:47:36.250Z","simulated":false}"#
+    )
+  }
+
+  @Test func unknownValuesAreNull() {
+    let bare = CLLocation(latitude: 1, longitude: 2)
+    let json = LocationFormatter.json(bare)
+    #expect(json.contains(#""altitude":null"#) && json.contains(#""speed":null"#))
+    #expect(json.contains(#""direction":null"#))
+  }
+
+  @Test func jsonStringsAreEscaped() {
+    #expect(LocationFormatter.jsonString("a\"b\\c\nd\u{01}") == #""a\"b\\c\nd\u0001""#)
+  }
+
+  @Test(arguments: [
+    (0.0, "1970-01-01T00:00:00Z"), (-1.5, "1969-12-31T23:59:58.500Z"),
+    (951_782_400, "2000-02-29T00:00:00Z"),
+  ])
+  func isoTimesAcrossEpochsAndLeapDays(seconds: Double, expected: String) {
+    #expect(LocationFormatter.isoTime(Date(timeIntervalSince1970: seconds)) == expected)
+  }
+}

@@ -1,5 +1,0 @@
-import Testing
-
-@Suite struct LocationFormatsSmokeTests {
-  @Test func builds() {}
-}
