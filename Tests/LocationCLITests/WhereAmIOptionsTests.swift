@@ -25,7 +25,8 @@ import Testing
     #expect(options.distanceFilter == 25 && options.timeout == 5 && options.speed == 10)
     #expect(options.count == 3 && options.regions == "r.geojson")
     #expect(try WhereAmIOptions.parse(["--json"]).output == .json)
-    #expect(try WhereAmIOptions.parse(["-json", "-follow"]).watch)  // CoreLocationCLI's old spellings
+    // CoreLocationCLI's old spellings.
+    #expect(try WhereAmIOptions.parse(["-json", "-follow"]).watch)
   }
 
   @Test(arguments: [

@@ -241,7 +241,7 @@ final class GeoClueRecordingContext: SourceContext, @unchecked Sendable {
       accuracyLevel: .exact, desktopId: "x", busAddress: "unix:path=\(directory)/bus")
     let context = GeoClueRecordingContext()
     source.start(context: context)
-    #expect(context.wait(timeout: 10) { !$0.failures.isEmpty })
+    #expect(context.wait(timeout: 10) { !$0.failures.isEmpty && !$0.delays.isEmpty })
     source.stop()
     let (_, failures, delays) = context.snapshot
     #expect(failures.count == 1)

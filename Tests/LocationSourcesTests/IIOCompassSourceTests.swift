@@ -101,7 +101,7 @@ final class IIOCompassRecordingContext: SourceContext, @unchecked Sendable {
     let context = IIOCompassRecordingContext()
     source.start(context: context)
     defer { source.stop() }
-    #expect(context.wait(timeout: 5) { $0.delays.count >= 1 })
+    #expect(context.wait(timeout: 5) { $0.delays.count >= 1 && !$0.failures.isEmpty })
     let arrived = context.snapshot
     let failure = try #require(arrived.failures.first)
     #expect(!failure.isPermanent)
@@ -167,7 +167,7 @@ final class IIOCompassRecordingContext: SourceContext, @unchecked Sendable {
     let context = IIOCompassRecordingContext()
     source.start(context: context)
     defer { source.stop() }
-    #expect(context.wait(timeout: 5) { $0.delays.count >= 1 })
+    #expect(context.wait(timeout: 5) { $0.delays.count >= 1 && !$0.failures.isEmpty })
     context.runScheduled(at: 0)
     #expect(context.wait(timeout: 5) { $0.delays.count >= 2 })
     let arrived = context.snapshot

@@ -117,7 +117,8 @@ final class BusSourceLifecycle<Session: AnyObject & Sendable>: Sendable {
         return delay
       })
     else { return }
-    context.fail(error)
+    // The retry is scheduled before the failure is reported, so that whoever hears the failure
+    // finds the retry already planned.
     let queue = self.queue
     let token = context.schedule(after: delay) { queue.async { connect(generation) } }
     let stale = state.withLock { state -> Bool in
@@ -125,6 +126,10 @@ final class BusSourceLifecycle<Session: AnyObject & Sendable>: Sendable {
       state.retry = token
       return false
     }
-    if stale { token.cancel() }
+    if stale {
+      token.cancel()
+      return
+    }
+    context.fail(error)
   }
 }
