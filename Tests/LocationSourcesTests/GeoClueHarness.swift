@@ -7,14 +7,9 @@ import Testing
 /// bus"): a permissive system-type `dbus-daemon`, an NMEA server on a Unix socket playing a real
 /// capture, `geoclue` in a private mount namespace with the test's configuration bind-mounted on
 /// `/etc/geoclue/geoclue.conf`, and the demo agent. Everything is stopped by pid in `stop()`.
-final class GeoClueHarness {
+final class GeoClueHarness: PrivateBusHarness {
   /// Why the harness cannot run here (a component is missing or not permitted): a skip.
   struct Unavailable: Error, CustomStringConvertible {
-    var description: String
-  }
-
-  /// A component that is there but misbehaved: a failure.
-  struct Failure: Error, CustomStringConvertible {
     var description: String
   }
 
@@ -27,7 +22,6 @@ final class GeoClueHarness {
   /// The capture's first position (its first GGA), degrees.
   static let capturePosition = (latitude: -37.784_788, longitude: 175.314_897)
 
-  static let dbusDaemon = "/usr/bin/dbus-daemon"
   static let geoclue = "/usr/libexec/geoclue"
   static let agent = "/usr/libexec/geoclue-2.0/demos/agent"
   static let unshare = "/usr/bin/unshare"
@@ -35,11 +29,6 @@ final class GeoClueHarness {
   /// Whether the tests run under CI (where a missing component fails instead of skipping).
   static let isCI = ProcessInfo.processInfo.environment["CI"] == "true"
 
-  /// The temporary directory.
-  let directory: String
-  /// The private bus's address.
-  private(set) var busAddress = ""
-  private var processes: [GeoClueChildProcess] = []
   private var geoclue: GeoClueChildProcess?
   private var agent: GeoClueChildProcess?
   /// The NMEA server GeoClue reads (nil without GeoClue).
@@ -48,8 +37,8 @@ final class GeoClueHarness {
   private let withAgent: Bool
 
   private init(directory: String, withAgent: Bool) {
-    self.directory = directory
     self.withAgent = withAgent
+    super.init(directory: directory)
   }
 
   /// Skips the current test (or fails it under `CI=true`) when `error` says a component is missing.
@@ -88,7 +77,7 @@ final class GeoClueHarness {
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     let harness = GeoClueHarness(directory: directory, withAgent: withAgent)
     do {
-      try harness.startBus()
+      try harness.startBus(config: harness.fixture("bus.conf.in"))
       if withGeoClue {
         harness.nmeaServer = try GeoClueNMEAServer(
           path: directory + "/nmea.sock", lines: try captureLines())
@@ -114,41 +103,13 @@ final class GeoClueHarness {
   }
 
   /// A fixture template with its placeholders replaced.
-  private func fixture(_ name: String) throws -> String {
+  func fixture(_ name: String) throws -> String {
     let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
       .deletingLastPathComponent().appendingPathComponent("Fixtures/geoclue/\(name)")
     return try String(contentsOf: url, encoding: .utf8)
       .replacingOccurrences(of: "@DIR@", with: directory)
       .replacingOccurrences(of: "@ALLOWED_ID@", with: Self.allowedId)
       .replacingOccurrences(of: "@DENIED_ID@", with: Self.deniedId)
-  }
-
-  private func startBus() throws {
-    let config = directory + "/bus.conf"
-    try fixture("bus.conf.in").write(toFile: config, atomically: true, encoding: .utf8)
-    var pipeFDs: [Int32] = [-1, -1]
-    guard pipe(&pipeFDs) == 0 else { throw Failure(description: "pipe failed") }
-    defer { close(pipeFDs[0]) }
-    let process: GeoClueChildProcess
-    do {
-      process = try launch(
-        "dbus-daemon", Self.dbusDaemon,
-        ["--config-file=\(config)", "--nofork", "--nopidfile", "--print-address"],
-        stdoutFD: pipeFDs[1], stderrFile: directory + "/dbus.err")
-    } catch {
-      close(pipeFDs[1])
-      throw error
-    }
-    close(pipeFDs[1])
-    // Ready when it prints its address (bounded wait on the pipe).
-    guard let line = Self.readLine(pipeFDs[0], timeout: 5), line.hasPrefix("unix:") else {
-      let errors = (try? String(contentsOfFile: directory + "/dbus.err", encoding: .utf8)) ?? ""
-      throw Failure(
-        description:
-          "dbus-daemon did not print its address (exit \(process.exitCode.map(String.init) ?? "-")): \(errors)"
-      )
-    }
-    busAddress = line
   }
 
   private func startGeoClue() throws {
@@ -162,39 +123,15 @@ final class GeoClueHarness {
         "mount --bind '\(config)' /etc/geoclue/geoclue.conf && exec \(Self.geoclue) -t 0",
       ], stderrFile: errors)
     guard let geoclue else { return }
-    try waitForName(GeoClueClient.service, process: geoclue, errors: errors, timeout: 10)
+    try waitForName(GeoClueClient.service, process: geoclue, timeout: 10) {
+      let text = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+      if text.contains("mount") {
+        return Unavailable(description: "cannot bind-mount GeoClue's configuration: \(text)")
+      }
+      return Failure(description: "geoclue exited (\(geoclue.exitCode ?? -1)): \(text)")
+    }
     if withAgent, agent == nil {
       agent = try launch("agent", Self.agent, [], stderrFile: directory + "/agent.err")
-    }
-  }
-
-  /// Waits until `name` has an owner on the bus: `NameHasOwner`, then `sd_bus_wait` for the
-  /// `NameOwnerChanged` signal (bounded by `timeout` seconds).
-  private func waitForName(
-    _ name: String, process: GeoClueChildProcess, errors: String, timeout: Double
-  ) throws {
-    let connection = try DBusConnection(address: busAddress)
-    let bus = try connection.openBus("sd_bus_add_match")
-    let slot = try SDBus.addMatch(
-      bus,
-      rule: "type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(name)'",
-      handler: { _, _, _ in 0 }, userdata: nil)
-    defer { SDBus.slotUnref(slot) }
-    let deadline = Date().addingTimeInterval(timeout)
-    while !(try connection.nameHasOwner(name)) {
-      guard process.isRunning else {
-        let text = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
-        if text.contains("mount") {
-          throw Unavailable(description: "cannot bind-mount GeoClue's configuration: \(text)")
-        }
-        throw Failure(description: "geoclue exited (\(process.exitCode ?? -1)): \(text)")
-      }
-      let remaining = deadline.timeIntervalSinceNow
-      guard remaining > 0 else {
-        throw Failure(description: "\(name) did not appear on the bus within \(timeout) s")
-      }
-      _ = try SDBus.wait(bus, timeout: UInt64(min(remaining, 0.2) * 1_000_000))
-      while try SDBus.process(bus) {}
     }
   }
 
@@ -211,24 +148,9 @@ final class GeoClueHarness {
   /// Stops every process (SIGTERM, then SIGKILL after 2 s), the NMEA server, and removes the
   /// directory.
   func stop() {
-    for process in processes.reversed() { process.stop() }
-    processes.removeAll()
     nmeaServer?.stop()
     nmeaServer = nil
-    try? FileManager.default.removeItem(atPath: directory)
-  }
-
-  private func launch(
-    _ name: String, _ path: String, _ arguments: [String], stdoutFD: Int32? = nil,
-    stderrFile: String? = nil
-  ) throws -> GeoClueChildProcess {
-    var environment = ProcessInfo.processInfo.environment
-    if !busAddress.isEmpty { environment["DBUS_SYSTEM_BUS_ADDRESS"] = busAddress }
-    let process = try GeoClueChildProcess(
-      name: name, path: path, arguments: arguments, environment: environment,
-      stdoutFD: stdoutFD, stderrPath: stderrFile)
-    processes.append(process)
-    return process
+    stopAll()
   }
 
   /// Runs a program to its end (at most 5 s) and returns its exit code.
@@ -242,21 +164,4 @@ final class GeoClueHarness {
     return code
   }
 
-  /// Reads one line from `fd`, waiting at most `timeout` seconds in total.
-  private static func readLine(_ fd: Int32, timeout: Double) -> String? {
-    let deadline = Date().addingTimeInterval(timeout)
-    var bytes: [UInt8] = []
-    while true {
-      let remaining = deadline.timeIntervalSinceNow
-      guard remaining > 0 else { return nil }
-      var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-      guard poll(&descriptor, 1, Int32(remaining * 1_000)) > 0 else { continue }
-      var byte: UInt8 = 0
-      let count = read(fd, &byte, 1)
-      if count < 0, errno == EAGAIN || errno == EINTR { continue }
-      guard count == 1 else { return nil }
-      if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
-      bytes.append(byte)
-    }
-  }
 }
