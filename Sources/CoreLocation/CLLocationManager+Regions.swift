@@ -123,7 +123,7 @@ extension ManagerCore {
           manager, didDetermineState: CLRegionState(rawValue: state.rawValue) ?? .unknown,
           for: CLLocationManager.region(for: call.spec))
       }
-    case .locations, .error, .authorization, .heading, .headingInterference:
+    case .locations, .error, .authorization, .heading, .headingInterference, .deferredFinished:
       break
     }
   }

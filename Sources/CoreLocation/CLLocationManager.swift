@@ -225,6 +225,35 @@ open class CLLocationManager: NSObject {
   /// Returns a Boolean value indicating whether the device supports ranging of beacons: `false`.
   open class func isRangingAvailable() -> Bool { false }
 
+  // MARK: Deferred updates
+
+  /// Asks the location manager to defer the delivery of location updates until the device has
+  /// travelled `distance` metres (straight-line geodesic distance from where deferral began) or
+  /// `timeout` seconds have passed (`CLLocationDistanceMax` / `CLTimeIntervalMax`: no limit). The
+  /// held locations are then delivered in one `didUpdateLocations` call, followed by
+  /// `didFinishDeferredUpdatesWithError(nil)`. Apple's preconditions hold: updates running
+  /// (`deferredNotUpdatingLocation`), a GNSS-class source (`deferredFailed`), `desiredAccuracy`
+  /// best or best for navigation (`deferredAccuracyTooLow`), `kCLDistanceFilterNone`
+  /// (`deferredDistanceFiltered`). `disallowDeferredLocationUpdates()` and
+  /// `stopUpdatingLocation()` deliver what is held and finish with `deferredCanceled`.
+  @available(*, deprecated, message: "Deferred updates are deprecated on Apple platforms")
+  open func allowDeferredLocationUpdates(
+    untilTraveled distance: CLLocationDistance, timeout: TimeInterval
+  ) {
+    core.allowDeferred(distance: distance, timeout: timeout)
+  }
+
+  /// Cancels the deferral of location updates for this app.
+  @available(*, deprecated, message: "Deferred updates are deprecated on Apple platforms")
+  open func disallowDeferredLocationUpdates() {
+    core.disallowDeferred()
+  }
+
+  /// Returns a Boolean value indicating whether the device supports deferred location updates:
+  /// `true` (deferral needs a GNSS-class source when it is asked for).
+  @available(*, deprecated, message: "Deferred updates are deprecated on Apple platforms")
+  open class func deferredLocationUpdatesAvailable() -> Bool { true }
+
   // MARK: Heading (rules in CLLocationManager+Heading.swift and the README)
 
   /// The most recently reported heading.
@@ -397,6 +426,15 @@ final class ManagerCore: HubClient {
     if let id { environment.hub.send(.stopUpdates(id)) }
   }
 
+  func allowDeferred(distance: Double, timeout: Double) {
+    state.withLock { $0.target = DeliveryTarget.current(environment) }
+    if let id { environment.hub.allowDeferred(id, distance: distance, timeout: timeout) }
+  }
+
+  func disallowDeferred() {
+    if let id { environment.hub.send(.disallowDeferred(id)) }
+  }
+
   func requestLocation() {
     state.withLock { $0.target = DeliveryTarget.current(environment) }
     if let id { environment.hub.requestLocation(id, request) }
@@ -434,6 +472,13 @@ final class ManagerCore: HubClient {
       deliverRegion(delivery, target: target)
     case .heading, .headingInterference:
       deliverHeading(delivery, target: target)
+    case .deferredFinished(let code):
+      let box = UncheckedOptionalError(
+        error: code.flatMap(CLError.Code.init(rawValue:)).map { CLError($0) })
+      target.run { [self] in
+        guard let manager = managerBox.value else { return }
+        delegate?.locationManager(manager, didFinishDeferredUpdatesWithError: box.error)
+      }
     }
   }
 
@@ -460,6 +505,11 @@ final class ManagerCore: HubClient {
 /// Locations handed from the hub's executor to the delivery thread. `CLLocation` is immutable.
 struct UncheckedLocations: @unchecked Sendable {
   let locations: [CLLocation]
+}
+
+/// An optional error handed to the delivery thread.
+struct UncheckedOptionalError: @unchecked Sendable {
+  let error: CLError?
 }
 
 /// An error handed to the delivery thread; `CLError`'s user info holds only strings and booleans.

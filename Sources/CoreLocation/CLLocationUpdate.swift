@@ -163,7 +163,7 @@ private final class LiveUpdatesClient: HubClient {
     case .error(.locationUnknown, _):
       continuation.yield(CLLocationUpdate(locationUnavailable: true, accuracyLimited: limited))
     case .authorization, .regionEvents, .regionStarted, .regionFailed, .regionState, .heading,
-      .headingInterference:
+      .headingInterference, .deferredFinished:
       break
     }
   }

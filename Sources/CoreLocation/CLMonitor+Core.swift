@@ -164,7 +164,7 @@ final class MonitorCore: HubClient {
       regionFailed(identifier, failure)
     case .authorization(let snapshot):
       authorizationChanged(snapshot)
-    case .locations, .error, .regionState, .heading, .headingInterference:
+    case .locations, .error, .regionState, .heading, .headingInterference, .deferredFinished:
       break
     }
   }

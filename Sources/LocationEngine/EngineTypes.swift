@@ -77,6 +77,8 @@ public enum EngineError: Sendable, Equatable {
 public enum EngineTimer: Hashable, Sendable {
   /// The deadline of a client's `requestLocation`.
   case requestTimeout(ClientID)
+  /// The timeout of a client's deferred updates.
+  case deferralDeadline(ClientID)
 }
 
 /// Something that happened, handed to `LocationEngine.handle(_:at:)`.
@@ -128,6 +130,10 @@ public enum EngineEvent: Sendable {
   case changeHeading(ClientID, filter: Double, orientation: Int32)
   /// `stopUpdatingHeading`.
   case stopHeading(ClientID)
+  /// `allowDeferredLocationUpdates(untilTraveled:timeout:)`.
+  case allowDeferred(ClientID, distance: Double, timeout: Double)
+  /// `disallowDeferredLocationUpdates()`.
+  case disallowDeferred(ClientID)
 }
 
 /// Why a region is not monitored.
@@ -170,4 +176,7 @@ public enum EngineEffect: Sendable, Equatable {
   case headingInterference(ClientID, HeadingInterference)
   /// Run (or stop) the sources that produce headings.
   case demandHeading(Bool)
+  /// A client's deferred updates finished (nil: the distance or the timeout was reached), after
+  /// any held batch was delivered.
+  case deferredFinished(ClientID, DeferredUpdates.Failure?)
 }

@@ -26,13 +26,14 @@ public struct LocationEngine: Sendable {
   /// The accuracy asked of the sources while regions are monitored (metres).
   public var regionAccuracy: Double = 100
 
-  private var sessions: [ClientID: UpdateSession] = [:]
+  var sessions: [ClientID: UpdateSession] = [:]
   private var fixArbiter = FixArbiter()
   var regions: [String: RegionMonitor] = [:]
   var headingSessions: [ClientID: HeadingPipeline] = [:]
+  var deferrals: [ClientID: DeferredUpdates] = [:]
   var lastHeadingDemand: Bool?
   private(set) var allowed: Bool
-  private var sources: [SourceInfo] = []
+  var sources: [SourceInfo] = []
   private var bestPossible: Double = 0
   private var lastDemand: Double?? = .none
   private var lastSave: Double = -.infinity
@@ -73,6 +74,7 @@ public struct LocationEngine: Sendable {
       if sessions[client] == nil { sessions[client] = UpdateSession() }
     case .removeClient(let client):
       headingSessions[client] = nil
+      deferrals[client] = nil
       if sessions.removeValue(forKey: client)?.isActive == true {
         effects.append(.cancelTimer(.requestTimeout(client)))
       }
@@ -80,7 +82,14 @@ public struct LocationEngine: Sendable {
       start(client, request, at: now, into: &effects)
     case .changeRequest(let client, let request):
       sessions[client]?.change(request)
+    case .allowDeferred(let client, let distance, let timeout):
+      allowDeferred(client, distance: distance, timeout: timeout, at: now, into: &effects)
+    case .disallowDeferred(let client):
+      finishDeferral(client, deferrals[client]?.disallow(), into: &effects)
+    case .timerFired(.deferralDeadline(let client)):
+      finishDeferral(client, deferrals[client]?.tick(at: now.monotonic), into: &effects)
     case .stopUpdates(let client):
+      finishDeferral(client, deferrals[client]?.stopUpdating(), into: &effects)
       if sessions[client]?.isActive == true {
         sessions[client]?.stop()
         effects.append(.cancelTimer(.requestTimeout(client)))
@@ -228,11 +237,13 @@ public struct LocationEngine: Sendable {
     var completed = false
     // Most engines serve one client; avoid sorting in that case.
     if sessions.count == 1, let client = sessions.keys.first {
-      completed = apply(
-        sessions[client]?.receive(fix, bestPossible: bestPossible), client, into: &effects)
+      completed = route(
+        sessions[client]?.receive(fix, bestPossible: bestPossible), client, at: now, into: &effects)
     } else {
       for client in sessions.keys.sorted() {
-        if apply(sessions[client]?.receive(fix, bestPossible: bestPossible), client, into: &effects)
+        if route(
+          sessions[client]?.receive(fix, bestPossible: bestPossible), client, at: now,
+          into: &effects)
         {
           completed = true
         }
@@ -245,7 +256,7 @@ public struct LocationEngine: Sendable {
 
   /// Appends what an action means; returns whether it finished a request.
   @discardableResult
-  private func apply(
+  func apply(
     _ action: UpdateSession.Action?, _ client: ClientID, into effects: inout [EngineEffect]
   ) -> Bool {
     switch action {

@@ -24,6 +24,9 @@ public enum HubDelivery: Sendable, Equatable {
   /// The magnetometer reads a field far from the Earth's: `CLError.headingFailure`, and the
   /// calibration question.
   case headingInterference(HeadingInterference)
+  /// This client's deferred updates finished, after the held batch was delivered: nil when the
+  /// distance or timeout was reached, else the `CLError.Code` raw value (11 to 15).
+  case deferredFinished(Int?)
 }
 
 /// A consumer of a hub's deliveries.

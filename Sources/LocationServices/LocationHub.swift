@@ -203,6 +203,12 @@ public final class LocationHub: Sendable {
     send(.startUpdates(id, request))
   }
 
+  /// Deferred updates for a client (`allowDeferredLocationUpdates(untilTraveled:timeout:)`):
+  /// timeouts are taken on the hub's monotonic clock.
+  public func allowDeferred(_ id: ClientID, distance: Double, timeout: Double) {
+    send(.allowDeferred(id, distance: distance, timeout: timeout))
+  }
+
   /// Asks for one location for a client (`requestLocation`).
   public func requestLocation(_ id: ClientID, _ request: UpdateRequest) {
     if authorization.status == AuthorizationSnapshot.notDetermined {
@@ -265,6 +271,8 @@ public final class LocationHub: Sendable {
       client(id)?.hub(self, deliver: .heading(heading))
     case .headingInterference(let id, let interference):
       client(id)?.hub(self, deliver: .headingInterference(interference))
+    case .deferredFinished(let id, let failure):
+      client(id)?.hub(self, deliver: .deferredFinished(failure?.rawValue))
     case .demandHeading(let wanted):
       let changed = state.withLock { state -> Bool in
         defer { state.headingDemand = wanted }

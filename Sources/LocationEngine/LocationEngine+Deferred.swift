@@ -1,0 +1,71 @@
+import Geodesy
+
+/// Deferred location updates in the step function (`DeferredUpdates` holds the rules): a client's
+/// locations, after its distance filter, are held and delivered as one batch when the distance or
+/// the timeout is reached, then `deferredFinished(nil)`; Apple's preconditions give their error
+/// codes; `disallowDeferredLocationUpdates` and stopping updates deliver the held batch and finish
+/// with `deferredCanceled`.
+///
+/// "GPS hardware" (Apple's precondition for deferral) is a running source whose nominal accuracy
+/// is GNSS-class (20 m or better) or a recording (replays of GNSS tracks).
+extension LocationEngine {
+  mutating func allowDeferred(
+    _ client: ClientID, distance: Double, timeout: Double, at now: EngineInstant,
+    into effects: inout [EngineEffect]
+  ) {
+    let session = sessions[client]
+    var streaming = false
+    if case .streaming = session?.mode { streaming = true }
+    let request = session?.request ?? UpdateRequest()
+    let conditions = DeferredUpdates.Conditions(
+      isUpdating: streaming && allowed, isPaused: false,
+      hasGNSS: sources.contains { $0.nominalAccuracy <= 20 || $0.nominalAccuracy == .infinity },
+      desiredAccuracy: request.desiredAccuracy, distanceFilter: request.distanceFilter)
+    var deferral = deferrals[client] ?? DeferredUpdates()
+    // The distance counts from the current location: the last one delivered to this client.
+    if !deferral.isDeferring, let last = session?.lastDelivered {
+      _ = deferral.fix(last, at: now.monotonic)
+    }
+    let action = deferral.allow(
+      untilTraveled: distance, timeout: timeout, conditions: conditions, at: now.monotonic)
+    deferrals[client] = deferral
+    finishDeferral(client, action, into: &effects)
+    // A new request over a running deferral finishes the old one and starts the new one.
+    if case .finish = action, let deadline = deferrals[client]?.deadline {
+      effects.append(.armTimer(.deferralDeadline(client), deadline: deadline))
+    }
+  }
+
+  /// Applies what the deferral says.
+  mutating func finishDeferral(
+    _ client: ClientID, _ action: DeferredUpdates.Action?, into effects: inout [EngineEffect]
+  ) {
+    switch action {
+    case nil, .some(.none), .some(.hold):
+      break
+    case .some(.deliver(let fix)):
+      effects.append(.deliverLocations(client, [fix]))
+    case .some(.started(let deadline)):
+      if let deadline { effects.append(.armTimer(.deferralDeadline(client), deadline: deadline)) }
+    case .some(.finish(let batch, let error)):
+      effects.append(.cancelTimer(.deferralDeadline(client)))
+      if !batch.isEmpty { effects.append(.deliverLocations(client, batch)) }
+      effects.append(.deferredFinished(client, error))
+    case .some(.reject(let failure)):
+      effects.append(.deferredFinished(client, failure))
+    }
+  }
+
+  /// Sends a session's action through the client's deferral: a location to deliver is held while
+  /// deferring. Returns whether a request was completed (as `apply`).
+  mutating func route(
+    _ action: UpdateSession.Action?, _ client: ClientID, at now: EngineInstant,
+    into effects: inout [EngineEffect]
+  ) -> Bool {
+    if case .some(.deliver(let fix)) = action, deferrals[client]?.isDeferring == true {
+      finishDeferral(client, deferrals[client]?.fix(fix, at: now.monotonic), into: &effects)
+      return false
+    }
+    return apply(action, client, into: &effects)
+  }
+}
