@@ -271,6 +271,10 @@ public final class GPXDecoder {
     let decoder: GPXDecoder
     if data.count <= Int(Int32.max) {
       decoder = data.withUnsafeBytes { GPXDecoder(file: file, wholeDocument: $0) }
+      // Room up front for as many points as a file of typical density holds (a track point with
+      // <ele> and <time> takes 100 to 200 bytes), so that a large file's array does not grow,
+      // copying itself, a dozen times. Pages never written are never made resident.
+      decoder.state.pointee.points.reserveCapacity(data.count / 128)
       try decoder.parseWholeDocument()
     } else {
       decoder = GPXDecoder(file: file)
