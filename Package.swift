@@ -92,11 +92,14 @@ let package = Package(
     ),
 
     // MARK: Tests (one test target per source target; end-to-end tests run the built programs)
+    // Test support shared by test targets (children started with an empty signal mask, a real
+    // gpsd under gpsfake); not a product.
+    .target(name: "RealComponents", path: "Tests/Support/RealComponents"),
     .testTarget(name: "GeodesyTests", dependencies: ["Geodesy"]),
     .testTarget(name: "LocationFormatsTests", dependencies: ["LocationFormats"]),
     .testTarget(name: "LocationEngineTests", dependencies: ["LocationEngine", "LocationFormats"]),
     .testTarget(name: "LocationStoreTests", dependencies: ["LocationStore"]),
-    .testTarget(name: "LocationSourcesTests", dependencies: ["LocationSources"]),
+    .testTarget(name: "LocationSourcesTests", dependencies: ["LocationSources", "RealComponents"]),
     .testTarget(
       name: "LocationServicesTests",
       dependencies: ["LocationServices", "LocationEngine", "LocationSources", "LocationStore"]
@@ -105,9 +108,10 @@ let package = Package(
       name: "CoreLocationTests",
       dependencies: [
         "CoreLocation", "CoreLocationTesting", "Geodesy", "LocationServices", "LocationSources",
+        "RealComponents",
       ]),
     .testTarget(name: "LocationCLITests", dependencies: ["LocationCLI"]),
-    .testTarget(name: "EndToEndTests", dependencies: []),
+    .testTarget(name: "EndToEndTests", dependencies: ["RealComponents"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -26,7 +26,4 @@ extension LocationEngine {
       }
     }
   }
-
-  /// Whether a client has heading updates running.
-  public func isUpdatingHeading(_ client: ClientID) -> Bool { headingSessions[client] != nil }
 }

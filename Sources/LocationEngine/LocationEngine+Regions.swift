@@ -71,7 +71,4 @@ extension LocationEngine {
   public func regionState(group: String, identifier: String) -> RegionState? {
     regions[group]?.state(of: identifier)
   }
-
-  /// How many regions are monitored in all groups.
-  public var regionCount: Int { regions.values.reduce(0) { $0 + $1.count } }
 }

@@ -33,6 +33,8 @@ public final class LocationHub: Sendable {
     var demand: Double?
     /// Whether some client wants headings.
     var headingDemand = false
+    /// Whether a configured source can produce headings, once asked (the configuration is fixed).
+    var headingCapable: Bool?
     var timers: [EngineTimer: any Cancellable] = [:]
     var problem: String?
     /// The last permanent failure was a refusal of this app.
@@ -138,11 +140,6 @@ public final class LocationHub: Sendable {
     executor.run { [self] in process(event) }
   }
 
-  /// Runs `work` on the hub's executor after everything sent before it.
-  public func perform(_ work: @escaping @Sendable () -> Void) {
-    executor.run(work)
-  }
-
   // MARK: Authorization
 
   /// The app's authorization now.
@@ -197,10 +194,15 @@ public final class LocationHub: Sendable {
   /// Starts location updates for a client. A `notDetermined` app asks for when-in-use authorization
   /// first, as starting a service does on Apple platforms.
   public func startUpdates(_ id: ClientID, _ request: UpdateRequest) {
-    if authorization.status == AuthorizationSnapshot.notDetermined {
-      requestAuthorization(always: false)
-    }
+    askIfUndetermined(always: false)
     send(.startUpdates(id, request))
+  }
+
+  /// Starting a service while `notDetermined` asks for authorization first, as on Apple platforms.
+  private func askIfUndetermined(always: Bool) {
+    if authorization.status == AuthorizationSnapshot.notDetermined {
+      requestAuthorization(always: always)
+    }
   }
 
   /// Deferred updates for a client (`allowDeferredLocationUpdates(untilTraveled:timeout:)`):
@@ -211,9 +213,7 @@ public final class LocationHub: Sendable {
 
   /// Asks for one location for a client (`requestLocation`).
   public func requestLocation(_ id: ClientID, _ request: UpdateRequest) {
-    if authorization.status == AuthorizationSnapshot.notDetermined {
-      requestAuthorization(always: false)
-    }
+    askIfUndetermined(always: false)
     send(.requestLocation(id, request))
   }
 
@@ -289,9 +289,7 @@ public final class LocationHub: Sendable {
   public func addRegion(
     _ spec: RegionSpec, group: String, initialState: RegionState = .unknown, requester: ClientID?
   ) {
-    if authorization.status == AuthorizationSnapshot.notDetermined {
-      requestAuthorization(always: true)
-    }
+    askIfUndetermined(always: true)
     send(.addRegion(group: group, spec, initialState: initialState, requester: requester))
   }
 
@@ -500,14 +498,21 @@ public final class LocationHub: Sendable {
   /// Whether a configured (or discovered) source can produce headings: a compass is present
   /// (`headingAvailable()`). Sources are made, not started, to ask them.
   public var headingAvailable: Bool {
+    if let known = state.withLock({ $0.headingCapable }) { return known }
     let existing = state.withLock { $0.candidates?.map(\.source) }
-    if let existing { return existing.contains { $0.descriptor.producesHeading } }
-    switch sources {
-    case .urls(let urls):
-      return urls.map { SourceFactory.make($0) }.contains { $0.descriptor.producesHeading }
-    case .objects(let make): return make().contains { $0.descriptor.producesHeading }
-    case .unavailable: return false
+    let sources: [any LocationSource]
+    if let existing {
+      sources = existing
+    } else {
+      switch self.sources {
+      case .urls(let urls): sources = urls.map { SourceFactory.make($0) }
+      case .objects(let make): sources = make()
+      case .unavailable: sources = []
+      }
     }
+    let capable = sources.contains { $0.descriptor.producesHeading }
+    state.withLock { $0.headingCapable = capable }
+    return capable
   }
 
   /// The URLs of the sources running now.

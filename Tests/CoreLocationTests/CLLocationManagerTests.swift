@@ -191,6 +191,17 @@ final class LegacyDelegate: NSObject, CLLocationManagerDelegate, @unchecked Send
     #expect(delegate.locations.first?.timestamp == cached.timestamp)
   }
 
+  /// Measured (not simulated) locations become the store's last known location.
+  @Test func deliveredLocationsAreStoredAsLastKnown() throws {
+    let world = SimulatedEnvironment(authorization: .authorizedAlways)
+    #expect(world.storedLastKnownLocation == nil)
+    let manager = world.run { CLLocationManager() }
+    manager.startUpdatingLocation()
+    world.deliver(location(world, north: 10))
+    let stored = try #require(world.storedLastKnownLocation)
+    #expect(abs(stored.coordinate.latitude - (Self.paris.latitude + 10 / 111_200)) < 1e-9)
+  }
+
   @Test func sourceFailureGivesLocationUnknownAndUpdatesResume() {
     let world = SimulatedEnvironment(authorization: .authorizedAlways)
     let delegate = RecordingDelegate()

@@ -2,6 +2,7 @@ import CoreLocation
 import Foundation
 import LocationServices
 import LocationSources
+import RealComponents
 import Synchronization
 import Testing
 
@@ -10,10 +11,8 @@ import Testing
 /// Missing gpsd or gpsfake: skipped with the reason, a failure under `CI=true`.
 @Suite(
   .enabled(
-    if: ProcessInfo.processInfo.environment["CI"] == "true"
-      || (FileManager.default.isExecutableFile(atPath: "/usr/bin/gpsfake")
-        && FileManager.default.isExecutableFile(atPath: "/usr/sbin/gpsd")),
-    "needs /usr/sbin/gpsd and /usr/bin/gpsfake (Debian's gpsd and gpsd-clients)")
+    if: ProcessInfo.processInfo.environment["CI"] == "true" || GPSFake.isInstalled,
+    Comment(rawValue: GPSFake.missingMessage))
 )
 struct GPSDHeadingTests {
   static let capture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -33,58 +32,14 @@ struct GPSDHeadingTests {
     }
   }
 
-  static func freePort() -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-      }
-    }
-    return Int(UInt16(bigEndian: address.sin_port))
-  }
-
   @Test func attBecomesCLHeading() async throws {
-    for tool in ["/usr/bin/gpsfake", "/usr/sbin/gpsd"]
-    where !FileManager.default.isExecutableFile(atPath: tool) {
-      Issue.record(
-        "\(tool) is missing: install Debian's gpsd and gpsd-clients (scripts/setup-debian.sh)")
+    guard GPSFake.isInstalled else {
+      Issue.record("\(GPSFake.missingMessage)")
       return
     }
-    let directory = NSTemporaryDirectory() + "gpsfake-heading-" + UUID().uuidString
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: directory) }
-    let port = Self.freePort()
-    let gpsfake = Process()
-    gpsfake.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-    gpsfake.arguments = [
-      "/usr/bin/gpsfake", "-1", "-q", "-c", "0.05", "-P", String(port), Self.capture,
-    ]
-    gpsfake.environment = [
-      "TMPDIR": directory, "GPSD_HOME": "/usr/sbin", "PATH": "/usr/sbin:/usr/bin:/bin",
-    ]
-    gpsfake.standardInput = FileHandle.nullDevice
-    gpsfake.standardOutput = FileHandle.nullDevice
-    gpsfake.standardError = FileHandle.nullDevice
-    // Children inherit the runner's blocked signals: clear the mask so that SIGTERM stops gpsfake.
-    var empty = sigset_t()
-    var saved = sigset_t()
-    sigemptyset(&empty)
-    pthread_sigmask(SIG_SETMASK, &empty, &saved)
-    try gpsfake.run()
-    pthread_sigmask(SIG_SETMASK, &saved, nil)
-    defer {
-      // gpsfake and the gpsd it started: SIGTERM, then SIGKILL to the whole group if needed.
-      if gpsfake.isRunning { kill(gpsfake.processIdentifier, SIGTERM) }
-      let stop = Date().addingTimeInterval(3)
-      while gpsfake.isRunning && Date() < stop { usleep(20_000) }
-      if gpsfake.isRunning { kill(gpsfake.processIdentifier, SIGKILL) }
-      gpsfake.waitUntilExit()
-    }
+    let gpsfake = try GPSFake(capture: Self.capture, secondsPerSentence: 0.1)
+    defer { gpsfake.stop() }
+    let port = gpsfake.port
 
     let persistence = MemoryPersistence()
     persistence.setAuthorization(

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Geodesy
 import LocationFormats
+import RealComponents
 import Synchronization
 import Testing
 
@@ -172,15 +173,7 @@ final class ChildProcess: Sendable {
     process.standardInput = FileHandle.nullDevice
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
-    // The child inherits the signal mask of the thread that spawns it, and the test runner's
-    // threads (dispatch and concurrency workers) block signals: without an empty mask SIGTERM
-    // would stay pending in the child forever.
-    var empty = sigset_t()
-    var saved = sigset_t()
-    sigemptyset(&empty)
-    pthread_sigmask(SIG_SETMASK, &empty, &saved)
-    defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
-    try process.run()
+    try runWithEmptySignalMask(process)
     self.process = process
     self.name = name
   }
