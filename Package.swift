@@ -16,6 +16,8 @@ let package = Package(
     .library(name: "CoreLocationTesting", targets: ["CoreLocationTesting"]),
     .executable(name: "whereami", targets: ["whereami"]),
     .executable(name: "locbench", targets: ["locbench"]),
+    .executable(name: "locationd", targets: ["locationd"]),
+    .executable(name: "locationctl", targets: ["locationctl"]),
   ],
   targets: [
     // MARK: C libraries (systemLibrary: a modulemap and one shim header each)
@@ -82,6 +84,14 @@ let package = Package(
       swiftSettings: swiftSettings),
     .executableTarget(
       name: "whereami", dependencies: ["LocationCLI"], swiftSettings: swiftSettings),
+    // locationd's server lives in LocationServices (DESIGN.md, "Layers"); its main is thin.
+    .executableTarget(
+      name: "locationd", dependencies: ["LocationServices"], swiftSettings: swiftSettings),
+    // locationctl: the control tool, a client of locationd's protocol.
+    .target(
+      name: "LocationControl", dependencies: ["LocationServices"], swiftSettings: swiftSettings),
+    .executableTarget(
+      name: "locationctl", dependencies: ["LocationControl"], swiftSettings: swiftSettings),
     .executableTarget(
       name: "locbench",
       dependencies: [
@@ -111,6 +121,9 @@ let package = Package(
         "RealComponents",
       ]),
     .testTarget(name: "LocationCLITests", dependencies: ["LocationCLI"]),
+    .testTarget(
+      name: "LocationControlTests",
+      dependencies: ["LocationControl", "LocationServices", "LocationStore", "RealComponents"]),
     .testTarget(name: "EndToEndTests", dependencies: ["RealComponents"]),
   ],
   swiftLanguageModes: [.v6]

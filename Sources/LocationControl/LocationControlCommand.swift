@@ -1,0 +1,14 @@
+import Foundation
+import LocationServices
+
+/// `locationctl`'s command line.
+public enum LocationControlCommand {
+  /// Runs the tool with the given arguments (without the program name).
+  ///
+  /// - Parameter arguments: The command-line arguments.
+  /// - Returns: The process's exit status.
+  public static func main(arguments: [String]) -> Int32 {
+    FileHandle.standardError.write(Data("locationctl: not built yet\n".utf8))
+    return 1
+  }
+}
