@@ -132,7 +132,7 @@ open class CLLocationManager: NSObject {
   /// The first location is delivered as soon as there is one (a last known location up to
   /// 5 minutes old counts); later ones when the device is 500 m or more from the last delivered
   /// location, no sooner than 5 minutes after it. `distanceFilter` and `desiredAccuracy` do not
-  /// apply. The service asks for 3 km accuracy, so a low-power source (GeoClue below street
+  /// apply. The service asks for 5 km accuracy, so a low-power source (GeoClue below street
   /// level, a static position) runs in preference to a receiver; a receiver that must serve is
   /// duty-cycled: on for one fix, off between, waking after `clamp(250 m / speed, 60 s, 300 s)`
   /// and never sooner than 5 minutes after the last delivery. Locations arrive at

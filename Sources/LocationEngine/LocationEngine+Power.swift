@@ -10,13 +10,14 @@ import Geodesy
 /// (a pause still stops deliveries and tells the delegate; significant change still delivers only
 /// 500 m / 5 min changes).
 ///
-/// Significant change asks the sources for `significantChangeAccuracy` (3 km), so the arbiter
-/// runs a low-power source that meets it (GeoClue below street level, a static position) in
-/// preference to a receiver, and duty-cycles the receiver when it is the only one.
+/// Significant change asks the sources for `significantChangeAccuracy` (5 km), so the arbiter
+/// runs a low-power source that meets it (GeoClue at neighbourhood level or finer, whose nominal
+/// figure is 5 km; a static position) in preference to a receiver, and duty-cycles the receiver
+/// when it is the only one.
 extension LocationEngine {
-  /// The accuracy significant-change monitoring asks of the sources, metres
-  /// (`kCLLocationAccuracyThreeKilometers`).
-  public static let significantChangeAccuracy = 3000.0
+  /// The accuracy significant-change monitoring asks of the sources, metres: GeoClue's
+  /// neighbourhood level, the first below street level.
+  public static let significantChangeAccuracy = 5000.0
   /// The time one duty-cycle burst may take to give a fix before the source goes off again and
   /// retries after the longest interval, seconds (a receiver's cold start takes up to about 30 s;
   /// two minutes leaves room for a weak sky).
