@@ -238,6 +238,31 @@ private final class PoweredSource: LocationSource {
     #expect(usage(hub, gps.descriptor.url)?.onSeconds == 303)
   }
 
+  /// A file costs nothing to keep on: a pause leaves it running, and its fixes resume updates as
+  /// soon as the device has moved.
+  @Test func autoPauseKeepsACheapSourceRunning() {
+    let file = PoweredSource("static:///etc/geolocation", accuracy: 5, power: .none)
+    let hub = hub([file])
+    let client = RecordingClient()
+    let id = hub.register(client)
+    hub.startUpdates(id, UpdateRequest(pausesAutomatically: true, activity: .other))
+    for step in 0...10 {
+      if step > 0 { clock.advance(by: 30) }
+      file.emit(north: 0)
+    }
+    #expect(client.deliveries.last == .paused)
+    #expect(file.isRunning)
+    clock.advance(by: 10)
+    file.emit(north: 10)
+    #expect(client.deliveries.last == .paused)
+    clock.advance(by: 10)
+    client.reset()
+    file.emit(north: 100)
+    #expect(client.deliveries.first == .resumed)
+    #expect(client.locations.count == 1)
+    #expect(file.starts == 1)
+  }
+
   /// A paused client on the receiver while another client's coarse demand runs a cheap source.
   /// The paused client must not pull the receiver back on: each swap changes the sources, which
   /// changes the demand, which swaps them back, recursively until the stack overflows.
