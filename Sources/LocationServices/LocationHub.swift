@@ -427,7 +427,8 @@ public final class LocationHub: Sendable {
       let infos = candidates.filter(\.running).map {
         SourceInfo(
           name: $0.source.descriptor.url, nominalAccuracy: $0.source.descriptor.nominalAccuracy,
-          power: $0.source.descriptor.power.rawValue)
+          power: $0.source.descriptor.power.rawValue,
+          producesLocation: $0.source.descriptor.producesLocation)
       }
       let allFinished =
         state.demand != nil && !candidates.isEmpty && candidates.allSatisfy(\.finished)
