@@ -30,6 +30,7 @@ import Testing
     .error(DaemonErrorMessage(code: .tooLarge, message: "too long")),
     .error(DaemonErrorMessage(code: .notFound, message: "no such app", id: 4)),
     .error(DaemonErrorMessage(code: .locationUnknown, message: "", client: 3)),
+    .ping(id: 12),
     .register(client: 1),
     .unregister(client: 2),
     .startUpdates(
@@ -141,7 +142,7 @@ import Testing
   }
 
   @Test func everyTypeIsCovered() {
-    #expect(Set(Self.messages.map(\.type)).count == 41)
+    #expect(Set(Self.messages.map(\.type)).count == 42)
   }
 
   @Test func typeComesFirstAndOptionalsAreNull() {
