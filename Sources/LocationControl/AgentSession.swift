@@ -157,7 +157,8 @@ public struct AgentSession: Sendable {
         switch Self.status(line) {
         case .none:
           if !line.trimmingSpaces.isEmpty {
-            actions.append(.show("Please answer o (once), w (while in use), a (always) or d (deny).\n"))
+            actions.append(
+              .show("Please answer o (once), w (while in use), a (always) or d (deny).\n"))
           }
           actions.append(.show(Self.statusQuestion(request)))
         case .some(.denied):

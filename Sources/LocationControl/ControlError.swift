@@ -34,7 +34,8 @@ public struct ControlError: Error, Equatable, Sendable, CustomStringConvertible 
   public var exitStatus: Int32 {
     switch code {
     case .cannotConnect: return LocationControlCommand.ExitCode.cannotConnect.rawValue
-    case .daemon, .protocolViolation, .io: return LocationControlCommand.ExitCode.daemonError.rawValue
+    case .daemon, .protocolViolation, .io:
+      return LocationControlCommand.ExitCode.daemonError.rawValue
     }
   }
 }

@@ -45,14 +45,19 @@ public enum ControlFormatter {
     if status.clients.isEmpty {
       text += "  (no client connected)\n"
     } else {
-      text += ControlTable(
-        [.init("app"), .init("role"), .init("pid", numeric: true), .init("uid", numeric: true),
-         .init("managers", numeric: true)],
-        rows: status.clients.map { client in
-          [client.app.isEmpty ? "-" : client.app, client.role.rawValue, String(client.pid),
-           String(client.uid), String(client.managers)]
-        }
-      ).rendered
+      text +=
+        ControlTable(
+          [
+            .init("app"), .init("role"), .init("pid", numeric: true), .init("uid", numeric: true),
+            .init("managers", numeric: true),
+          ],
+          rows: status.clients.map { client in
+            [
+              client.app.isEmpty ? "-" : client.app, client.role.rawValue, String(client.pid),
+              String(client.uid), String(client.managers),
+            ]
+          }
+        ).rendered
     }
     text += "\nActive apps:\n"
     if status.apps.isEmpty {
@@ -76,11 +81,15 @@ public enum ControlFormatter {
       return "  (no source configured or discovered)\n"
     }
     return ControlTable(
-      [.init("source"), .init("running"), .init("power"), .init("on (s)", numeric: true),
-       .init("users", numeric: true), .init("failure")],
+      [
+        .init("source"), .init("running"), .init("power"), .init("on (s)", numeric: true),
+        .init("users", numeric: true), .init("failure"),
+      ],
       rows: sources.map { source in
-        [source.url, source.running ? "yes" : "no", source.power, seconds(source.onSeconds),
-         source.users.map(String.init) ?? "-", source.failure ?? ""]
+        [
+          source.url, source.running ? "yes" : "no", source.power, seconds(source.onSeconds),
+          source.users.map(String.init) ?? "-", source.failure ?? "",
+        ]
       }
     ).rendered
   }
@@ -92,12 +101,16 @@ public enum ControlFormatter {
   public static func apps(_ apps: [DaemonAppInfo]) -> String {
     guard !apps.isEmpty else { return "No app has asked for location yet.\n" }
     return ControlTable(
-      [.init("app"), .init("authorization"), .init("accuracy"), .init("regions", numeric: true),
-       .init("pending", numeric: true), .init("connected")],
+      [
+        .init("app"), .init("authorization"), .init("accuracy"), .init("regions", numeric: true),
+        .init("pending", numeric: true), .init("connected"),
+      ],
       rows: apps.map { app in
-        [app.app, authorizationName(app.authorization.status),
-         accuracyName(app.authorization.accuracy), String(app.regions),
-         String(app.pendingEvents), app.connected ? "yes" : "no"]
+        [
+          app.app, authorizationName(app.authorization.status),
+          accuracyName(app.authorization.accuracy), String(app.regions),
+          String(app.pendingEvents), app.connected ? "yes" : "no",
+        ]
       }
     ).rendered
   }
@@ -113,17 +126,21 @@ public enum ControlFormatter {
       return "\(ControlTable.clean(app)) monitors no region.\n"
     }
     return ControlTable(
-      [.init("group"), .init("identifier"), .init("latitude", numeric: true),
-       .init("longitude", numeric: true), .init("radius (m)", numeric: true), .init("state"),
-       .init("notify")],
+      [
+        .init("group"), .init("identifier"), .init("latitude", numeric: true),
+        .init("longitude", numeric: true), .init("radius (m)", numeric: true), .init("state"),
+        .init("notify"),
+      ],
       rows: regions.map { entry in
         let region = entry.region
         var notify: [String] = []
         if region.notifyOnEntry { notify.append("entry") }
         if region.notifyOnExit { notify.append("exit") }
-        return [entry.group, region.identifier, fixed(region.latitude, 6),
-                fixed(region.longitude, 6), fixed(region.radius, 1), stateName(entry.state),
-                notify.isEmpty ? "-" : notify.joined(separator: ",")]
+        return [
+          entry.group, region.identifier, fixed(region.latitude, 6),
+          fixed(region.longitude, 6), fixed(region.radius, 1), stateName(entry.state),
+          notify.isEmpty ? "-" : notify.joined(separator: ","),
+        ]
       }
     ).rendered
   }

@@ -65,7 +65,9 @@ final class ControlSocket {
     }
     let result = withUnsafePointer(to: &address) { pointer in
       pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-        retryingInterrupts { Glibc.connect(fd, socketAddress, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        retryingInterrupts {
+          Glibc.connect(fd, socketAddress, socklen_t(MemoryLayout<sockaddr_un>.size))
+        }
       }
     }
     guard result == 0 else {
@@ -94,7 +96,8 @@ final class ControlSocket {
     while offset < bytes.count {
       let written = bytes.withUnsafeBytes { raw in
         retryingInterrupts {
-          Glibc.send(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset, Int32(MSG_NOSIGNAL))
+          Glibc.send(
+            fd, raw.baseAddress.map { $0 + offset }, raw.count - offset, Int32(MSG_NOSIGNAL))
         }
       }
       guard written > 0 else {

@@ -306,7 +306,8 @@ public enum LocationControlCommand {
   {
     var message = "locationd: \(error.message.isEmpty ? error.code.rawValue : error.message)"
     if error.code == .forbidden {
-      message += " (the \(role.rawValue) role needs root or the daemon's own user"
+      message +=
+        " (the \(role.rawValue) role needs root or the daemon's own user"
         + (socket.path == ControlOptions.systemSocket ? "; try sudo" : "") + ")"
     } else if error.code == .unsupportedVersion {
       message += " (this locationctl speaks protocol version \(DaemonProtocol.version))"
