@@ -183,7 +183,7 @@ public final class DaemonServer: Sendable {
     DaemonLog.write(
       "listening on \(path) (\(configuration.system ? "system" : "user") daemon, policy "
         + "\(configuration.policy.rawValue), sources: "
-        + "\(pool?.descriptors.map(\.url).joined(separator: ", ") ?? "none")")
+        + "\(pool?.descriptors.map(\.url).joined(separator: ", ") ?? "none"))")
     let thread = Thread { [self] in
       run()
       finished.signal()
