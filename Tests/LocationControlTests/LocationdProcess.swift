@@ -52,6 +52,7 @@ final class LocationdProcess: @unchecked Sendable {
   private let errors = TextBox()
   private let listening = DispatchSemaphore(value: 0)
   private let ended = DispatchSemaphore(value: 0)
+  private var stopped = false
 
   /// Everything locationd wrote to standard error so far.
   var log: String { errors.text.withLock { $0 } }
@@ -121,13 +122,17 @@ final class LocationdProcess: @unchecked Sendable {
 
   /// Stops locationd by pid (SIGTERM; SIGKILL if it has not ended 10 s later) and removes the
   /// directory. Returns its exit status.
+  /// Safe to call more than once.
   @discardableResult
   func stop() -> Int32 {
-    let pid = process.processIdentifier
-    if process.isRunning { kill(pid, SIGTERM) }
-    if ended.wait(timeout: .now() + 10) == .timedOut { kill(pid, SIGKILL) }
-    process.waitUntilExit()
-    try? FileManager.default.removeItem(atPath: directory)
+    if !stopped {
+      stopped = true
+      let pid = process.processIdentifier
+      if process.isRunning { kill(pid, SIGTERM) }
+      if ended.wait(timeout: .now() + 10) == .timedOut { kill(pid, SIGKILL) }
+      process.waitUntilExit()
+      try? FileManager.default.removeItem(atPath: directory)
+    }
     return process.terminationStatus
   }
 
