@@ -107,9 +107,6 @@ final class ControlSocket {
     }
   }
 
-  /// Whether a complete line is already buffered (no read needed to return it).
-  var hasBufferedLine: Bool { buffer.contains(0x0A) }
-
   /// Returns the next complete line if one is buffered, without reading.
   func bufferedLine() throws(ControlError) -> String? {
     guard let newline = buffer.firstIndex(of: 0x0A) else {
