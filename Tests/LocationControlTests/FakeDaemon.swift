@@ -111,6 +111,16 @@ final class FakeDaemon: Sendable {
   }
 
   static func listen(path: String) throws -> Int32 {
+    let fd = try bound(path: path)
+    guard Glibc.listen(fd, 4) == 0 else {
+      close(fd)
+      throw Failure(message: "listen failed: \(errno)")
+    }
+    return fd
+  }
+
+  /// A Unix stream socket bound to `path`, not listening.
+  static func bound(path: String) throws -> Int32 {
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { throw Failure(message: "socket failed") }
     var address = sockaddr_un()
@@ -125,9 +135,9 @@ final class FakeDaemon: Sendable {
         bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
       }
     }
-    guard bound == 0, Glibc.listen(fd, 4) == 0 else {
+    guard bound == 0 else {
       close(fd)
-      throw Failure(message: "bind/listen failed: \(errno)")
+      throw Failure(message: "bind failed: \(errno)")
     }
     return fd
   }

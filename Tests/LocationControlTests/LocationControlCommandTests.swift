@@ -265,6 +265,21 @@ import Testing
     }
   }
 
+  @Test func staleSocketFileIsAConnectError() throws {
+    // A socket file nobody listens on (a daemon that died without removing it): ECONNREFUSED.
+    let directory = "/tmp/lctl-stale-" + UUID().uuidString.prefix(8)
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let fd = try FakeDaemon.bound(path: directory + "/socket")
+    close(fd)
+    let captured = Captured()
+    let status = LocationControlCommand.run(
+      arguments: ["apps", "--socket", directory + "/socket"], environment: [:], io: captured.io())
+    #expect(status == 3)
+    #expect(captured.error.contains("Connection refused"))
+    #expect(captured.error.contains("is locationd running?"))
+  }
+
   @Test func tooLongSocketPathIsAConnectError() {
     let captured = Captured()
     let status = LocationControlCommand.run(
