@@ -94,6 +94,15 @@ struct LocationctlEndToEndTests {
     #expect(daemon.stop() == 0, "locationd log:\n\(daemon.log)")
   }
 
+  @Test func binaryHelpAndUsageExitCodes() throws {
+    let help = try LocationdProcess.runLocationctl(["--help"])
+    #expect(help.status == 0)
+    #expect(help.output.hasPrefix("USAGE: locationctl"))
+    let usage = try LocationdProcess.runLocationctl(["teleport"])
+    #expect(usage.status == 2)
+    #expect(usage.error == "locationctl: unknown command 'teleport' (see locationctl --help)\n")
+  }
+
   @Test func cannotConnectOnceTheDaemonHasStopped() throws {
     let daemon = try LocationdProcess()
     let socket = daemon.socket
