@@ -35,6 +35,9 @@ final class AppHost: HubClient {
     var retired = false
     /// The hub's answer to the host's own registration (not a change) has been seen.
     var registered = false
+    /// Batches of region events that `commitRegionEvents` kept in the store (the app was away)
+    /// and whose delivery from the hub, which follows, must not be sent live as well.
+    var keptBatches = 0
   }
 
   private let state: Mutex<State>
@@ -53,9 +56,11 @@ final class AppHost: HubClient {
     self.store = store
     self.launchCommand = launch
     self.reducer = reducer
+    let keeping = KeepingPersistence(base: persistence)
     hub = LocationHub(
-      app: app, sources: sources, persistence: persistence, policy: policy, clock: clock)
+      app: app, sources: sources, persistence: keeping, policy: policy, clock: clock)
     state = Mutex(State(groups: Set(persistence.regions(app: app).keys)))
+    keeping.host.withLock { $0.value = self }
   }
 
   /// Registers the host with its hub; restored regions start being watched.
@@ -92,36 +97,58 @@ final class AppHost: HubClient {
     }
   }
 
+  /// Commits one evaluation's region states and, when no connection of the app is open, the
+  /// events the app would be told (`shouldNotify`) as one pending batch, in one transaction: a
+  /// crash (even `kill -9`) leaves either both or neither, so no event is lost or doubled. Called
+  /// on the hub's executor, just before the hub delivers the same events (`regionEvents`); the
+  /// host's lock is held across, so a connection attaches either before (and hears them live) or
+  /// after (and receives the kept batch with the other pending events).
+  fileprivate func commitRegionEvents(
+    _ events: [RegionEvent], group: String, time: Double, base: any HubPersistence
+  ) {
+    state.withLock { state in
+      let told = events.filter(\.shouldNotify)
+      guard state.connections.isEmpty, !told.isEmpty else {
+        base.commitRegionEvents(events, group: group, app: app, time: time)
+        return
+      }
+      let line = DaemonProtocol.encode(
+        .regionEvents(
+          group: group, events: told.map { DaemonRegionEvent($0, date: time) }, sequence: nil))
+      let payload = String(decoding: line.dropLast(), as: UTF8.self)
+      do {
+        try store.transaction {
+          base.commitRegionEvents(events, group: group, app: app, time: time)
+          _ = try store.appendEvent(
+            PendingEvent(app: app, kind: Self.pendingKind, payload: payload, time: time))
+        }
+        state.keptBatches += 1
+      } catch {
+        DaemonLog.write("app \(app): region events could not be kept: \(error)")
+      }
+    }
+  }
+
   private func regionEvents(group: String, _ events: [RegionEvent]) {
     let date = hub.clock.now.wall
     let now = hub.clock.now.monotonic
     let launch = state.withLock { state -> Bool in
-      if !state.connections.isEmpty {
-        let message = DaemonMessage.regionEvents(
-          group: group, events: events.map { DaemonRegionEvent($0, date: date) }, sequence: nil)
-        let bytes = DaemonProtocol.encode(message)
-        for (_, connection) in state.connections.sorted(by: { $0.key < $1.key }) {
-          connection.enqueue(bytes, droppable: false)
-        }
-        return false
+      if state.keptBatches > 0 {
+        // Kept in the store by `commitRegionEvents`: the next connection receives them.
+        state.keptBatches -= 1
+        guard launchCommand != nil else { return false }
+        if let last = state.lastLaunch, now - last < Self.launchInterval { return false }
+        state.lastLaunch = now
+        return true
       }
-      let told = events.filter(\.shouldNotify)
-      guard !told.isEmpty else { return false }
-      let line = DaemonProtocol.encode(
-        .regionEvents(
-          group: group, events: told.map { DaemonRegionEvent($0, date: date) }, sequence: nil))
-      let payload = String(decoding: line.dropLast(), as: UTF8.self)
-      do {
-        // Committed before anything else happens (DAEMON.md, "Events for absent apps").
-        _ = try store.appendEvent(
-          PendingEvent(app: app, kind: Self.pendingKind, payload: payload, time: date))
-      } catch {
-        DaemonLog.write("app \(app): a region event could not be kept: \(error)")
+      guard !state.connections.isEmpty else { return false }
+      let message = DaemonMessage.regionEvents(
+        group: group, events: events.map { DaemonRegionEvent($0, date: date) }, sequence: nil)
+      let bytes = DaemonProtocol.encode(message)
+      for (_, connection) in state.connections.sorted(by: { $0.key < $1.key }) {
+        connection.enqueue(bytes, droppable: false)
       }
-      guard launchCommand != nil else { return false }
-      if let last = state.lastLaunch, now - last < Self.launchInterval { return false }
-      state.lastLaunch = now
-      return true
+      return false
     }
     if launch, let launchCommand { AppLauncher.launch(launchCommand, app: app) }
   }
@@ -395,5 +422,49 @@ public enum DaemonLog {
   public static func write(_ message: @autoclosure () -> String) {
     guard enabled.load(ordering: .relaxed) else { return }
     FileHandle.standardError.write(Data("locationd: \(message())\n".utf8))
+  }
+}
+
+/// The persistence an app host gives its hub: the daemon's, with region evaluations committed
+/// through the host, which keeps the events of an absent app in the same transaction.
+private final class KeepingPersistence: HubPersistence {
+  final class WeakHost: @unchecked Sendable {
+    // @unchecked: read and written only under the owner's mutex.
+    weak var value: AppHost?
+  }
+
+  let base: any HubPersistence
+  let host = Mutex(WeakHost())
+
+  init(base: any HubPersistence) { self.base = base }
+
+  func authorization(app: String) -> AuthorizationSnapshot? { base.authorization(app: app) }
+  func setAuthorization(_ snapshot: AuthorizationSnapshot, app: String) {
+    base.setAuthorization(snapshot, app: app)
+  }
+  func servicesEnabled() -> Bool { base.servicesEnabled() }
+  func setServicesEnabled(_ enabled: Bool) { base.setServicesEnabled(enabled) }
+  func lastKnownLocation() -> Fix? { base.lastKnownLocation() }
+  func saveLastKnownLocation(_ fix: Fix) { base.saveLastKnownLocation(fix) }
+  func regions(app: String) -> [String: [(spec: RegionSpec, state: RegionState)]] {
+    base.regions(app: app)
+  }
+  func saveRegion(_ spec: RegionSpec, state: RegionState, group: String, app: String) {
+    base.saveRegion(spec, state: state, group: group, app: app)
+  }
+  func deleteRegion(identifier: String, group: String, app: String) {
+    base.deleteRegion(identifier: identifier, group: group, app: app)
+  }
+  func saveRegionStates(
+    _ states: [(identifier: String, state: RegionState)], group: String, app: String, time: Double
+  ) {
+    base.saveRegionStates(states, group: group, app: app, time: time)
+  }
+  func commitRegionEvents(_ events: [RegionEvent], group: String, app: String, time: Double) {
+    if let host = host.withLock({ $0.value }) {
+      host.commitRegionEvents(events, group: group, time: time, base: base)
+    } else {
+      base.commitRegionEvents(events, group: group, app: app, time: time)
+    }
   }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import LocationStore
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -52,29 +53,41 @@ public enum DaemonCommand {
       return 1
     }
     // SIGPIPE is never wanted (writes use MSG_NOSIGNAL; this covers anything else); SIGTERM and
-    // SIGINT are taken by dispatch sources below.
+    // SIGINT are taken by dispatch sources, installed before the server starts so that a signal
+    // arriving while it starts is not lost: it stops the server as soon as it has started.
     signal(SIGPIPE, SIG_IGN)
     signal(SIGTERM, SIG_IGN)
     signal(SIGINT, SIG_IGN)
     let server = DaemonServer(configuration: configuration, store: store, environment: environment)
-    do {
-      try server.start()
-    } catch {
-      DaemonLog.write("\(error)")
-      return error.errno == EADDRINUSE ? 3 : 1
-    }
+    let flags = SignalFlags()
     let queue = DispatchQueue(label: "locationd.signals")
     let sources = [SIGTERM, SIGINT].map { number in
       let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
       source.setEventHandler {
         DaemonLog.write("signal \(number): stopping")
-        server.stop()
+        flags.stopRequested.store(true, ordering: .sequentiallyConsistent)
+        if flags.started.load(ordering: .sequentiallyConsistent) { server.stop() }
       }
       source.resume()
       return source
     }
+    do {
+      try server.start()
+    } catch {
+      for source in sources { source.cancel() }
+      DaemonLog.write("\(error)")
+      return error.errno == EADDRINUSE ? 3 : 1
+    }
+    flags.started.store(true, ordering: .sequentiallyConsistent)
+    if flags.stopRequested.load(ordering: .sequentiallyConsistent) { server.stop() }
     server.waitUntilStopped()
     for source in sources { source.cancel() }
     return 0
   }
+}
+
+/// What the signal handlers and the main thread share.
+private final class SignalFlags: Sendable {
+  let started = Atomic(false)
+  let stopRequested = Atomic(false)
 }
