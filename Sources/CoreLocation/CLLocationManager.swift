@@ -442,7 +442,7 @@ final class ManagerCore: HubClient {
 
   // MARK: HubClient
 
-  func hub(_ hub: LocationHub, deliver delivery: HubDelivery) {
+  func hub(_ hub: any LocationService, deliver delivery: HubDelivery) {
     let target = state.withLock { $0.target }
     switch delivery {
     case .locations(let fixes):
