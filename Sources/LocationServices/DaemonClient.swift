@@ -334,11 +334,8 @@ public final class DaemonClient: LocationService {
         while let item = reader.next() {
           switch item {
           case .line(let line):
-            let decoded: Result<DaemonMessage, DaemonProtocolError>
-            do {
-              decoded = .success(try DaemonProtocol.decode(line: line))
-            } catch {
-              decoded = .failure(error)
+            let decoded = Result { () throws(DaemonProtocolError) -> DaemonMessage in
+              try DaemonProtocol.decode(line: line)
             }
             queue.async { [self] in received(decoded, generation: generation) }
           case .tooLarge, .truncated:
