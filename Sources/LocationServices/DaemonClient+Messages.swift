@@ -21,10 +21,12 @@ extension DaemonClient {
       sendIfWelcomed(.changeRequest(client: id.rawValue, request: Self.wire(request)))
     case .stopUpdates(let id):
       guard
-        update(id, {
-          $0.updates = nil
-          $0.locationRequest = nil
-        })
+        update(
+          id,
+          {
+            $0.updates = nil
+            $0.locationRequest = nil
+          })
       else { return }
       sendIfWelcomed(.stopUpdates(client: id.rawValue))
     case .requestLocation(let id, let request):

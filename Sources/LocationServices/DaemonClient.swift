@@ -428,7 +428,8 @@ public final class DaemonClient: LocationService {
         write(.startUpdates(client: number, request: Self.wire(updates)))
       }
       if let heading = record.heading {
-        write(.startHeading(client: number, filter: heading.filter, orientation: heading.orientation))
+        write(
+          .startHeading(client: number, filter: heading.filter, orientation: heading.orientation))
       }
     }
     for message in outbox { write(message) }
