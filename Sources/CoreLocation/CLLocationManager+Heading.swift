@@ -90,7 +90,7 @@ extension ManagerCore {
         }
       }
     case .locations, .error, .authorization, .regionEvents, .regionStarted, .regionFailed,
-      .regionState, .deferredFinished:
+      .regionState, .deferredFinished, .paused, .resumed:
       break
     }
   }

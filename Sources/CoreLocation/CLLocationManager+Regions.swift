@@ -127,7 +127,9 @@ extension ManagerCore {
           manager, didDetermineState: CLRegionState(rawValue: state.rawValue) ?? .unknown,
           for: CLLocationManager.region(for: call.spec))
       }
-    case .locations, .error, .authorization, .heading, .headingInterference, .deferredFinished:
+    case .locations, .error, .authorization, .heading, .headingInterference, .deferredFinished,
+      .paused,
+      .resumed:
       break
     }
   }

@@ -62,6 +62,11 @@ open class CLLocationManager: NSObject {
   }
 
   /// The type of activity the app expects the user to typically perform. Default `.other`.
+  ///
+  /// It sets how long the device must stay within a radius before updates pause automatically
+  /// (our rule; Apple publishes none): `.other` 50 m for 5 minutes, `.fitness` 25 m for
+  /// 10 minutes, `.otherNavigation` 50 m for 30 minutes; `.automotiveNavigation` and `.airborne`
+  /// never pause.
   open var activityType: CLActivityType {
     get { core.settings.activityType }
     set { core.update { $0.activityType = newValue } }
@@ -69,6 +74,15 @@ open class CLLocationManager: NSObject {
 
   /// A Boolean value that indicates whether the location-manager object may pause location updates.
   /// Default `true`.
+  ///
+  /// When the device has stayed within the `activityType`'s radius for its time, the last location
+  /// is delivered, a GNSS receiver is switched off (cheap sources keep running) and
+  /// `locationManagerDidPauseLocationUpdates(_:)` is called. Every 60 seconds the receiver is
+  /// switched on for one fix; a fix farther than the radius plus its accuracy from where updates
+  /// paused resumes them: `locationManagerDidResumeLocationUpdates(_:)` is called and that
+  /// location is delivered. Apple leaves restarting to the app; a Linux program has no
+  /// location-triggered relaunch, so we restart on movement. Calling `startUpdatingLocation()`
+  /// while paused restarts at once, with no resume callback.
   open var pausesLocationUpdatesAutomatically: Bool {
     get { core.settings.pausesAutomatically }
     set { core.update { $0.pausesAutomatically = newValue } }
@@ -109,6 +123,34 @@ open class CLLocationManager: NSObject {
   /// Requests the one-time delivery of the user's current location.
   open func requestLocation() {
     core.requestLocation()
+  }
+
+  // MARK: Significant-change location service
+
+  /// Starts the generation of updates based on significant location changes.
+  ///
+  /// The first location is delivered as soon as there is one (a last known location up to
+  /// 5 minutes old counts); later ones when the device is 500 m or more from the last delivered
+  /// location, no sooner than 5 minutes after it. `distanceFilter` and `desiredAccuracy` do not
+  /// apply. The service asks for 5 km accuracy, so a low-power source (GeoClue below street
+  /// level, a static position) runs in preference to a receiver; a receiver that must serve is
+  /// duty-cycled: on for one fix, off between, waking after `clamp(250 m / speed, 60 s, 300 s)`
+  /// and never sooner than 5 minutes after the last delivery. Locations arrive at
+  /// `locationManager(_:didUpdateLocations:)`.
+  open func startMonitoringSignificantLocationChanges() {
+    core.startSignificantChanges()
+  }
+
+  /// Stops the delivery of location events based on significant location changes; the next start
+  /// delivers its first location at once.
+  open func stopMonitoringSignificantLocationChanges() {
+    core.stopSignificantChanges()
+  }
+
+  /// Returns a Boolean value indicating whether the significant-change location service is
+  /// available: true when a location source is configured or discovered.
+  open class func significantLocationChangeMonitoringAvailable() -> Bool {
+    HubEnvironment.current.hub.significantChangeAvailable
   }
 
   // MARK: Authorization
@@ -396,19 +438,20 @@ final class ManagerCore: HubClient {
 
   private var request: UpdateRequest {
     let settings = self.settings
-    return UpdateRequest(
-      desiredAccuracy: settings.desiredAccuracy, distanceFilter: settings.distanceFilter)
+    return Self.request(settings)
+  }
+
+  /// The engine's request for these settings.
+  static func request(_ settings: Settings) -> UpdateRequest {
+    UpdateRequest(
+      desiredAccuracy: settings.desiredAccuracy, distanceFilter: settings.distanceFilter,
+      pausesAutomatically: settings.pausesAutomatically, activity: settings.activityType.activity)
   }
 
   func update(_ change: (inout Settings) -> Void) {
     let (updating, request) = state.withLock { state -> (Bool, UpdateRequest) in
       change(&state.settings)
-      return (
-        state.updating,
-        UpdateRequest(
-          desiredAccuracy: state.settings.desiredAccuracy,
-          distanceFilter: state.settings.distanceFilter)
-      )
+      return (state.updating, Self.request(state.settings))
     }
     if updating, let id { environment.hub.send(.changeRequest(id, request)) }
   }
@@ -424,6 +467,15 @@ final class ManagerCore: HubClient {
   func stopUpdating() {
     state.withLock { $0.updating = false }
     if let id { environment.hub.send(.stopUpdates(id)) }
+  }
+
+  func startSignificantChanges() {
+    state.withLock { $0.target = DeliveryTarget.current(environment) }
+    if let id { environment.hub.startSignificantChanges(id) }
+  }
+
+  func stopSignificantChanges() {
+    if let id { environment.hub.send(.stopSignificantChanges(id)) }
   }
 
   func allowDeferred(distance: Double, timeout: Double) {
@@ -478,6 +530,16 @@ final class ManagerCore: HubClient {
       target.run { [self] in
         guard let manager = managerBox.value else { return }
         delegate?.locationManager(manager, didFinishDeferredUpdatesWithError: box.error)
+      }
+    case .paused:
+      target.run { [self] in
+        guard let manager = managerBox.value else { return }
+        delegate?.locationManagerDidPauseLocationUpdates(manager)
+      }
+    case .resumed:
+      target.run { [self] in
+        guard let manager = managerBox.value else { return }
+        delegate?.locationManagerDidResumeLocationUpdates(manager)
       }
     }
   }

@@ -122,6 +122,19 @@ extension CLLocationUpdate.LiveConfiguration {
   }
 }
 
+extension CLActivityType {
+  /// The stationary detector's activity for this type (the same table as `LiveConfiguration`).
+  var activity: StationaryDetector.Activity {
+    switch self {
+    case .other: return .other
+    case .airborne: return .airborne
+    case .automotiveNavigation: return .automotiveNavigation
+    case .fitness: return .fitness
+    case .otherNavigation: return .otherNavigation
+    }
+  }
+}
+
 /// The hub client behind a live-updates sequence.
 ///
 /// Stationary rule (`StationaryDetector`'s table): when the device has stayed within the
@@ -163,7 +176,7 @@ private final class LiveUpdatesClient: HubClient {
     case .error(.locationUnknown, _):
       continuation.yield(CLLocationUpdate(locationUnavailable: true, accuracyLimited: limited))
     case .authorization, .regionEvents, .regionStarted, .regionFailed, .regionState, .heading,
-      .headingInterference, .deferredFinished:
+      .headingInterference, .deferredFinished, .paused, .resumed:
       break
     }
   }

@@ -167,7 +167,9 @@ final class MonitorCore: HubClient {
       regionFailed(identifier, failure)
     case .authorization(let snapshot):
       authorizationChanged(snapshot)
-    case .locations, .error, .regionState, .heading, .headingInterference, .deferredFinished:
+    case .locations, .error, .regionState, .heading, .headingInterference, .deferredFinished,
+      .paused,
+      .resumed:
       break
     }
   }

@@ -108,6 +108,8 @@ final class Runner: NSObject, CLLocationManagerDelegate {
     manager.delegate = self
     manager.desiredAccuracy = options.accuracy
     manager.distanceFilter = options.distanceFilter
+    // A watch prints every location: a stationary machine keeps printing (no automatic pause).
+    manager.pausesLocationUpdatesAutomatically = false
     if !regions.isEmpty {
       // The file is the whole set: regions left by an earlier run that the file no longer has stop.
       // Regions it still has keep their stored state, so a crossing that happened between two runs

@@ -40,11 +40,27 @@ public struct UpdateRequest: Sendable, Equatable {
   public var desiredAccuracy: Double
   /// Minimum distance in metres between delivered locations; zero or negative delivers every fix.
   public var distanceFilter: Double
+  /// Whether updates pause while the device is stationary (`pausesLocationUpdatesAutomatically`;
+  /// see `AutoPause`).
+  public var pausesAutomatically: Bool
+  /// The client's activity type (`activityType`), which sets the stationary radius and time.
+  public var activity: StationaryDetector.Activity
 
   /// Creates a request.
-  public init(desiredAccuracy: Double = -1, distanceFilter: Double = -1) {
+  /// - Parameters:
+  ///   - desiredAccuracy: Wanted accuracy in metres; negative: best.
+  ///   - distanceFilter: Minimum distance between deliveries in metres; zero or negative: none.
+  ///   - pausesAutomatically: Whether updates pause while stationary (default false here; the
+  ///     public API's default is true).
+  ///   - activity: The activity type (default `.other`).
+  public init(
+    desiredAccuracy: Double = -1, distanceFilter: Double = -1, pausesAutomatically: Bool = false,
+    activity: StationaryDetector.Activity = .other
+  ) {
     self.desiredAccuracy = desiredAccuracy
     self.distanceFilter = distanceFilter
+    self.pausesAutomatically = pausesAutomatically
+    self.activity = activity
   }
 }
 
@@ -55,12 +71,19 @@ public struct SourceInfo: Sendable, Equatable {
   /// The best horizontal accuracy (68 %, metres) this source can produce; `.infinity` for a source
   /// whose every fix is as good as it will get (a replayed recording).
   public var nominalAccuracy: Double
+  /// Its power cost while running: 0 none (a file, a recording), 1 low (GeoClue, a compass),
+  /// 2 high (a GNSS receiver). Only high-power sources are switched off to save power.
+  public var power: Int
 
   /// Creates a description.
-  public init(name: String, nominalAccuracy: Double) {
+  public init(name: String, nominalAccuracy: Double, power: Int = 0) {
     self.name = name
     self.nominalAccuracy = nominalAccuracy
+    self.power = power
   }
+
+  /// The power cost from which a source is switched off between uses (a GNSS receiver).
+  public static let highPower = 2
 }
 
 /// Errors the engine reports to clients; the public layer maps them to `CLError`.
@@ -79,6 +102,12 @@ public enum EngineTimer: Hashable, Sendable {
   case requestTimeout(ClientID)
   /// The timeout of a client's deferred updates.
   case deferralDeadline(ClientID)
+  /// The low-rate movement check of a client whose updates paused (`AutoPause`).
+  case pauseCheck(ClientID)
+  /// The next wake of the duty-cycled source for a client's significant-change monitoring.
+  case dutyWake(ClientID)
+  /// The time allowed for one duty-cycle burst to give a fix.
+  case dutyGiveUp(ClientID)
 }
 
 /// Something that happened, handed to `LocationEngine.handle(_:at:)`.
@@ -134,6 +163,10 @@ public enum EngineEvent: Sendable {
   case allowDeferred(ClientID, distance: Double, timeout: Double)
   /// `disallowDeferredLocationUpdates()`.
   case disallowDeferred(ClientID)
+  /// `startMonitoringSignificantLocationChanges()`.
+  case startSignificantChanges(ClientID)
+  /// `stopMonitoringSignificantLocationChanges()`.
+  case stopSignificantChanges(ClientID)
 }
 
 /// Why a region is not monitored.
@@ -179,4 +212,9 @@ public enum EngineEffect: Sendable, Equatable {
   /// A client's deferred updates finished (nil: the distance or the timeout was reached), after
   /// any held batch was delivered.
   case deferredFinished(ClientID, DeferredUpdates.Failure?)
+  /// A client's updates paused automatically (`locationManagerDidPauseLocationUpdates`).
+  case pauseUpdates(ClientID)
+  /// A paused client's updates resumed on movement (`locationManagerDidResumeLocationUpdates`);
+  /// the fix that showed the movement follows.
+  case resumeUpdates(ClientID)
 }

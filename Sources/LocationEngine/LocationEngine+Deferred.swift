@@ -18,7 +18,7 @@ extension LocationEngine {
     if case .streaming = session?.mode { streaming = true }
     let request = session?.request ?? UpdateRequest()
     let conditions = DeferredUpdates.Conditions(
-      isUpdating: streaming && allowed, isPaused: false,
+      isUpdating: streaming && allowed, isPaused: isPaused(client),
       hasGNSS: sources.contains { $0.nominalAccuracy <= 20 || $0.nominalAccuracy == .infinity },
       desiredAccuracy: request.desiredAccuracy, distanceFilter: request.distanceFilter)
     var deferral = deferrals[client] ?? DeferredUpdates()

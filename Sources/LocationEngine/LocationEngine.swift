@@ -31,6 +31,10 @@ public struct LocationEngine: Sendable {
   var regions: [String: RegionMonitor] = [:]
   var headingSessions: [ClientID: HeadingPipeline] = [:]
   var deferrals: [ClientID: DeferredUpdates] = [:]
+  /// Auto-pause of streaming clients that asked for it.
+  var autoPauses: [ClientID: AutoPause] = [:]
+  /// Significant-change monitoring, per client.
+  var dutyCycles: [ClientID: DutyCycle] = [:]
   var lastHeadingDemand: Bool?
   private(set) var allowed: Bool
   var sources: [SourceInfo] = []
@@ -75,6 +79,8 @@ public struct LocationEngine: Sendable {
     case .removeClient(let client):
       headingSessions[client] = nil
       deferrals[client] = nil
+      clearPause(client, into: &effects)
+      stopSignificantChanges(client, into: &effects)
       if sessions.removeValue(forKey: client)?.isActive == true {
         effects.append(.cancelTimer(.requestTimeout(client)))
       }
@@ -82,6 +88,9 @@ public struct LocationEngine: Sendable {
       start(client, request, at: now, into: &effects)
     case .changeRequest(let client, let request):
       sessions[client]?.change(request)
+      if case .streaming = sessions[client]?.mode {
+        configurePause(client, request, into: &effects)
+      }
     case .allowDeferred(let client, let distance, let timeout):
       allowDeferred(client, distance: distance, timeout: timeout, at: now, into: &effects)
     case .disallowDeferred(let client):
@@ -90,6 +99,7 @@ public struct LocationEngine: Sendable {
       finishDeferral(client, deferrals[client]?.tick(at: now.monotonic), into: &effects)
     case .stopUpdates(let client):
       finishDeferral(client, deferrals[client]?.stopUpdating(), into: &effects)
+      clearPause(client, into: &effects)
       if sessions[client]?.isActive == true {
         sessions[client]?.stop()
         effects.append(.cancelTimer(.requestTimeout(client)))
@@ -97,8 +107,11 @@ public struct LocationEngine: Sendable {
     case .requestLocation(let client, let request):
       requestOne(client, request, at: now, into: &effects)
     case .fix(let fix):
-      // A fix changes demand only when it completes a request.
-      if receive(fix, at: now, into: &effects) { updateDemand(into: &effects) }
+      // A fix changes demand only when it completes a request, pauses or resumes a client, or
+      // ends a duty-cycle burst.
+      if receive(fix, at: now, into: &effects) || !autoPauses.isEmpty || !dutyCycles.isEmpty {
+        updateDemand(into: &effects)
+      }
       return
     case .sourcesChanged(let infos):
       sources = infos
@@ -120,12 +133,24 @@ public struct LocationEngine: Sendable {
       }
     case .timerFired(.requestTimeout(let client)):
       apply(sessions[client]?.timeout(), client, into: &effects)
+    case .timerFired(.pauseCheck(let client)):
+      pauseCheck(client, at: now, into: &effects)
+    case .timerFired(.dutyWake(let client)):
+      dutyWake(client, at: now, into: &effects)
+    case .timerFired(.dutyGiveUp(let client)):
+      dutyGiveUp(client, at: now, into: &effects)
+    case .startSignificantChanges(let client):
+      startSignificantChanges(client, at: now, into: &effects)
+    case .stopSignificantChanges(let client):
+      stopSignificantChanges(client, into: &effects)
     case .authorization(let isAllowed):
       allowed = isAllowed
       if !isAllowed {
         for client in sessions.keys.sorted() {
+          clearPause(client, into: &effects)
           apply(sessions[client]?.denied(), client, into: &effects)
         }
+        denySignificantChanges(into: &effects)
       }
     case .addRegion(let group, let spec, let initialState, let requester):
       addRegion(
@@ -172,6 +197,9 @@ public struct LocationEngine: Sendable {
     var session = sessions[client] ?? UpdateSession()
     if session.isActive { effects.append(.cancelTimer(.requestTimeout(client))) }
     session.start(request)
+    // Starting again (after a pause, too) runs with a fresh detector.
+    clearPause(client, into: &effects)
+    configurePause(client, request, into: &effects)
     if let cached = freshCachedFix(at: now) {
       apply(session.receive(cached, bestPossible: bestPossible), client, into: &effects)
     }
@@ -209,7 +237,7 @@ public struct LocationEngine: Sendable {
     sessions[client] = session
   }
 
-  private func freshCachedFix(at now: EngineInstant) -> Fix? {
+  func freshCachedFix(at now: EngineInstant) -> Fix? {
     guard let fix = latestFix, now.wall - fix.time <= cachedLocationMaxAge else { return nil }
     return fix
   }
@@ -237,21 +265,46 @@ public struct LocationEngine: Sendable {
     var completed = false
     // Most engines serve one client; avoid sorting in that case.
     if sessions.count == 1, let client = sessions.keys.first {
-      completed = route(
-        sessions[client]?.receive(fix, bestPossible: bestPossible), client, at: now, into: &effects)
+      completed = deliver(fix, to: client, at: now, into: &effects)
     } else {
-      for client in sessions.keys.sorted() {
-        if route(
-          sessions[client]?.receive(fix, bestPossible: bestPossible), client, at: now,
-          into: &effects)
-        {
-          completed = true
-        }
+      for client in sessions.keys.sorted() where deliver(fix, to: client, at: now, into: &effects) {
+        completed = true
+      }
+    }
+    if !dutyCycles.isEmpty {
+      for client in dutyCycles.keys.sorted() {
+        significantFix(fix, client, at: now, into: &effects)
       }
     }
     // Region events after the locations, so that a manager's `location` is the fix behind them.
     if !regions.isEmpty { evaluateRegions(fix, into: &effects) }
     return completed
+  }
+
+  /// One fix for one client's session, through its auto-pause and deferral; returns whether it
+  /// finished a request.
+  private mutating func deliver(
+    _ fix: Fix, to client: ClientID, at now: EngineInstant, into effects: inout [EngineEffect]
+  ) -> Bool {
+    if autoPauses.isEmpty {
+      return route(
+        sessions[client]?.receive(fix, bestPossible: bestPossible), client, at: now,
+        into: &effects)
+    }
+    switch pauseAllows(fix, client, at: now, into: &effects) {
+    case .hold:
+      return false
+    case .deliver:
+      return route(
+        sessions[client]?.receive(fix, bestPossible: bestPossible), client, at: now,
+        into: &effects)
+    case .deliverThenPause(let checkAt):
+      let completed = route(
+        sessions[client]?.receive(fix, bestPossible: bestPossible), client, at: now,
+        into: &effects)
+      pause(client, checkAt: checkAt, into: &effects)
+      return completed
+    }
   }
 
   /// Appends what an action means; returns whether it finished a request.
@@ -288,9 +341,12 @@ public struct LocationEngine: Sendable {
   /// Emits `demandSources` when the strongest accuracy asked for changes.
   private mutating func updateDemand(into effects: inout [EngineEffect]) {
     var demand: Double? = allowed && !regions.isEmpty ? regionAccuracy : nil
-    for session in sessions.values {
-      guard let request = session.request else { continue }
+    for (client, session) in sessions {
+      guard let request = session.request, updatesNeedSources(client) else { continue }
       demand = min(demand ?? .infinity, request.desiredAccuracy)
+    }
+    for duty in dutyCycles.values where significantChangeNeedsSources(duty) {
+      demand = min(demand ?? .infinity, Self.significantChangeAccuracy)
     }
     if case .some(let previous) = lastDemand, previous == demand { return }
     // Sources that start again (after nobody needed them) may produce again.

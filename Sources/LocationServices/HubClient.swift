@@ -27,6 +27,11 @@ public enum HubDelivery: Sendable, Equatable {
   /// This client's deferred updates finished, after the held batch was delivered: nil when the
   /// distance or timeout was reached, else the `CLError.Code` raw value (11 to 15).
   case deferredFinished(Int?)
+  /// This client's updates paused automatically (`locationManagerDidPauseLocationUpdates`).
+  case paused
+  /// This client's paused updates resumed on movement
+  /// (`locationManagerDidResumeLocationUpdates`); the locations follow.
+  case resumed
 }
 
 /// A consumer of a hub's deliveries.

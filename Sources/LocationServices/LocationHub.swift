@@ -50,6 +50,13 @@ public final class LocationHub: Sendable {
     var finished = false
     /// Bumped at every start and stop, so that calls from an older run are ignored.
     var generation = 0
+    /// When it was last started (hub monotonic seconds), while running.
+    var onSince: Double?
+    /// Seconds it ran before `onSince`.
+    var onSeconds = 0.0
+
+    /// Seconds it has run in all, up to `now`.
+    func onTime(at now: Double) -> Double { onSeconds + (onSince.map { now - $0 } ?? 0) }
 
     /// What the location arbiter sees: a source that gives no locations (a compass) is never
     /// chosen for locations.
@@ -211,6 +218,20 @@ public final class LocationHub: Sendable {
     send(.allowDeferred(id, distance: distance, timeout: timeout))
   }
 
+  /// Starts significant-change monitoring for a client. A `notDetermined` app asks for always
+  /// authorization first, as on Apple platforms.
+  public func startSignificantChanges(_ id: ClientID) {
+    askIfUndetermined(always: true)
+    send(.startSignificantChanges(id))
+  }
+
+  /// Whether significant-change monitoring can run: some location source is configured or was
+  /// discovered (any source serves: a receiver is duty-cycled).
+  public var significantChangeAvailable: Bool {
+    if case .unavailable = sources { return false }
+    return true
+  }
+
   /// Asks for one location for a client (`requestLocation`).
   public func requestLocation(_ id: ClientID, _ request: UpdateRequest) {
     askIfUndetermined(always: false)
@@ -273,6 +294,12 @@ public final class LocationHub: Sendable {
       client(id)?.hub(self, deliver: .headingInterference(interference))
     case .deferredFinished(let id, let failure):
       client(id)?.hub(self, deliver: .deferredFinished(failure?.rawValue))
+    case .pauseUpdates(let id):
+      HubLog.write(.info, "\(id)", "updates paused: stationary")
+      client(id)?.hub(self, deliver: .paused)
+    case .resumeUpdates(let id):
+      HubLog.write(.info, "\(id)", "updates resumed: moving")
+      client(id)?.hub(self, deliver: .resumed)
     case .demandHeading(let wanted):
       let changed = state.withLock { state -> Bool in
         defer { state.headingDemand = wanted }
@@ -362,6 +389,7 @@ public final class LocationHub: Sendable {
     }
     var toStart: [(Int, Int, any LocationSource)] = []
     var toStop: [any LocationSource] = []
+    let now = clock.now.monotonic
     let (infos, changed, allFinished) = state.withLock {
       state -> ([SourceInfo], Bool, Bool) in
       guard var candidates = state.candidates else { return ([], false, false) }
@@ -380,6 +408,13 @@ public final class LocationHub: Sendable {
         changed = true
         candidates[index].running = wanted
         candidates[index].generation += 1
+        // Every source reports when it is on (issue 7): on-time is kept on the hub's clock.
+        if wanted {
+          candidates[index].onSince = now
+        } else if let since = candidates[index].onSince {
+          candidates[index].onSeconds += now - since
+          candidates[index].onSince = nil
+        }
         if wanted {
           toStart.append((index, candidates[index].generation, candidates[index].source))
         } else {
@@ -391,7 +426,8 @@ public final class LocationHub: Sendable {
       if changed, !toStart.isEmpty { state.problem = nil }
       let infos = candidates.filter(\.running).map {
         SourceInfo(
-          name: $0.source.descriptor.url, nominalAccuracy: $0.source.descriptor.nominalAccuracy)
+          name: $0.source.descriptor.url, nominalAccuracy: $0.source.descriptor.nominalAccuracy,
+          power: $0.source.descriptor.power.rawValue)
       }
       let allFinished =
         state.demand != nil && !candidates.isEmpty && candidates.allSatisfy(\.finished)
@@ -515,6 +551,19 @@ public final class LocationHub: Sendable {
     return capable
   }
 
+  /// How long each configured source has been on, on the hub's clock (issue 7, "every source
+  /// reports when it is on"); empty before any source was needed.
+  public var sourceUsage: [SourceUsage] {
+    let now = clock.now.monotonic
+    return state.withLock { state in
+      (state.candidates ?? []).map {
+        SourceUsage(
+          url: $0.source.descriptor.url, power: $0.source.descriptor.power,
+          running: $0.running, onSeconds: $0.onTime(at: now))
+      }
+    }
+  }
+
   /// The URLs of the sources running now.
   public var runningSources: [String] {
     state.withLock { ($0.candidates ?? []).filter(\.running).map(\.source.descriptor.url) }
@@ -584,5 +633,25 @@ final class HubExecutor: Sendable {
     }) {
       next()
     }
+  }
+}
+
+/// How long one source has been on.
+public struct SourceUsage: Sendable, Equatable {
+  /// The source's URL.
+  public var url: String
+  /// Its power cost.
+  public var power: PowerCost
+  /// Whether it runs now.
+  public var running: Bool
+  /// Seconds it has been on since the hub made it (hub clock).
+  public var onSeconds: Double
+
+  /// Creates a record.
+  public init(url: String, power: PowerCost, running: Bool, onSeconds: Double) {
+    self.url = url
+    self.power = power
+    self.running = running
+    self.onSeconds = onSeconds
   }
 }

@@ -1,0 +1,202 @@
+import Geodesy
+
+/// Power in the step function (issue 7): significant-change monitoring (`DutyCycle` over the
+/// `SignificantChange` rule) and automatic pausing (`AutoPause`).
+///
+/// Which sources are switched off. Only high-power sources (`SourceInfo.power` 2, a GNSS
+/// receiver) are duty-cycled or stopped on a pause. While the running sources are all cheap (a
+/// static file, a recording, GeoClue), a paused client or a significant-change client keeps them
+/// running: nothing is saved by stopping them, and the rules are applied to every fix instead
+/// (a pause still stops deliveries and tells the delegate; significant change still delivers only
+/// 500 m / 5 min changes).
+///
+/// Significant change asks the sources for `significantChangeAccuracy` (5 km), so the arbiter
+/// runs a low-power source that meets it (GeoClue at neighbourhood level or finer, whose nominal
+/// figure is 5 km; a static position) in preference to a receiver, and duty-cycles the receiver
+/// when it is the only one.
+extension LocationEngine {
+  /// The accuracy significant-change monitoring asks of the sources, metres: GeoClue's
+  /// neighbourhood level, the first below street level.
+  public static let significantChangeAccuracy = 5000.0
+  /// The time one duty-cycle burst may take to give a fix before the source goes off again and
+  /// retries after the longest interval, seconds (a receiver's cold start takes up to about 30 s;
+  /// two minutes leaves room for a weak sky).
+  public static let dutyTimeToFixLimit = 120.0
+
+  /// Whether the running sources are all cheap to keep on (and at least one runs).
+  var cheapSourcesRunning: Bool {
+    !sources.isEmpty && sources.allSatisfy { $0.power < SourceInfo.highPower }
+  }
+
+  /// Whether a client's updates ask for sources now: not while paused between checks on a
+  /// high-power source.
+  func updatesNeedSources(_ client: ClientID) -> Bool {
+    guard let pause = autoPauses[client], case .paused = pause.state else { return true }
+    return cheapSourcesRunning
+  }
+
+  /// Whether a significant-change client asks for sources now: during a burst, or always while
+  /// only cheap sources run.
+  func significantChangeNeedsSources(_ duty: DutyCycle) -> Bool {
+    if case .on = duty.state { return true }
+    return cheapSourcesRunning
+  }
+
+  /// Whether a client's updates are paused.
+  public func isPaused(_ client: ClientID) -> Bool { autoPauses[client]?.isPaused ?? false }
+
+  // MARK: Auto-pause
+
+  /// Sets up (or clears) a client's auto-pause when its updates start or its request changes;
+  /// a client that was paused resumes.
+  mutating func configurePause(
+    _ client: ClientID, _ request: UpdateRequest?, into effects: inout [EngineEffect]
+  ) {
+    let existing = autoPauses[client]
+    if let request, request.pausesAutomatically,
+      request.activity != .automotiveNavigation, request.activity != .airborne
+    {
+      if let existing, existing.activity == request.activity, !existing.isPaused { return }
+      autoPauses[client] = AutoPause(activity: request.activity)
+    } else {
+      autoPauses[client] = nil
+    }
+    if existing?.isPaused == true {
+      effects.append(.cancelTimer(.pauseCheck(client)))
+      if request != nil { effects.append(.resumeUpdates(client)) }
+    }
+  }
+
+  /// A fix for a streaming client with auto-pause: returns what to do with the session's action
+  /// (false: the fix is not delivered, the client is paused).
+  mutating func pauseAllows(
+    _ fix: Fix, _ client: ClientID, at now: EngineInstant, into effects: inout [EngineEffect]
+  ) -> PauseDecision {
+    guard var pause = autoPauses[client] else { return .deliver }
+    let action = pause.fix(fix, at: now.monotonic)
+    autoPauses[client] = pause
+    switch action {
+    case .deliver, .startCheck:
+      return .deliver
+    case .deliverAndPause(let checkAt):
+      return .deliverThenPause(checkAt: checkAt)
+    case .none:
+      return .hold
+    case .stayPaused(let checkAt):
+      effects.append(.armTimer(.pauseCheck(client), deadline: checkAt))
+      return .hold
+    case .resume:
+      effects.append(.cancelTimer(.pauseCheck(client)))
+      effects.append(.resumeUpdates(client))
+      return .deliver
+    }
+  }
+
+  /// What auto-pause says about one fix for one client.
+  enum PauseDecision {
+    case deliver
+    case deliverThenPause(checkAt: Double)
+    case hold
+  }
+
+  /// The client's updates pause: held deferred locations are delivered and the deferral ends
+  /// (`deferredCanceled`), the delegate is told, and the check timer is armed.
+  mutating func pause(_ client: ClientID, checkAt: Double, into effects: inout [EngineEffect]) {
+    finishDeferral(client, deferrals[client]?.stopUpdating(), into: &effects)
+    effects.append(.pauseUpdates(client))
+    effects.append(.armTimer(.pauseCheck(client), deadline: checkAt))
+  }
+
+  /// The check timer fired: the source runs for one check fix.
+  mutating func pauseCheck(
+    _ client: ClientID, at now: EngineInstant, into effects: inout [EngineEffect]
+  ) {
+    guard var pause = autoPauses[client] else { return }
+    let action = pause.check(at: now.monotonic)
+    autoPauses[client] = pause
+    if case .startCheck(let next) = action {
+      effects.append(.armTimer(.pauseCheck(client), deadline: next))
+    }
+  }
+
+  /// Forgets a client's auto-pause (updates stopped, client gone, authorization withdrawn).
+  mutating func clearPause(_ client: ClientID, into effects: inout [EngineEffect]) {
+    if autoPauses.removeValue(forKey: client)?.isPaused == true {
+      effects.append(.cancelTimer(.pauseCheck(client)))
+    }
+  }
+
+  // MARK: Significant change
+
+  /// `startMonitoringSignificantLocationChanges()`: the source goes on for a first fix (a fresh
+  /// cached location counts as it, delivered at once).
+  mutating func startSignificantChanges(
+    _ client: ClientID, at now: EngineInstant, into effects: inout [EngineEffect]
+  ) {
+    guard allowed else {
+      effects.append(.deliverError(client, .denied))
+      return
+    }
+    guard dutyCycles[client] == nil else { return }
+    var duty = DutyCycle()
+    _ = duty.start(at: now.monotonic)
+    effects.append(
+      .armTimer(.dutyGiveUp(client), deadline: now.monotonic + Self.dutyTimeToFixLimit))
+    dutyCycles[client] = duty
+    if let cached = freshCachedFix(at: now) {
+      significantFix(cached, client, at: now, into: &effects)
+    }
+  }
+
+  /// `stopMonitoringSignificantLocationChanges()`.
+  mutating func stopSignificantChanges(_ client: ClientID, into effects: inout [EngineEffect]) {
+    guard var duty = dutyCycles.removeValue(forKey: client) else { return }
+    _ = duty.stop()
+    effects.append(.cancelTimer(.dutyWake(client)))
+    effects.append(.cancelTimer(.dutyGiveUp(client)))
+  }
+
+  /// A fix for a significant-change client.
+  mutating func significantFix(
+    _ fix: Fix, _ client: ClientID, at now: EngineInstant, into effects: inout [EngineEffect]
+  ) {
+    guard var duty = dutyCycles[client] else { return }
+    let action = duty.fix(fix, at: now.monotonic)
+    dutyCycles[client] = duty
+    if action.deliver { effects.append(.deliverLocations(client, [fix])) }
+    if let next = action.nextWake {
+      effects.append(.cancelTimer(.dutyGiveUp(client)))
+      effects.append(.armTimer(.dutyWake(client), deadline: next))
+    }
+  }
+
+  /// The wake timer fired: the source goes on for one fix.
+  mutating func dutyWake(
+    _ client: ClientID, at now: EngineInstant, into effects: inout [EngineEffect]
+  ) {
+    guard var duty = dutyCycles[client] else { return }
+    if duty.wake(at: now.monotonic) {
+      effects.append(
+        .armTimer(.dutyGiveUp(client), deadline: now.monotonic + Self.dutyTimeToFixLimit))
+    }
+    dutyCycles[client] = duty
+  }
+
+  /// A burst gave no fix in time: off until the longest interval has passed.
+  mutating func dutyGiveUp(
+    _ client: ClientID, at now: EngineInstant, into effects: inout [EngineEffect]
+  ) {
+    guard var duty = dutyCycles[client] else { return }
+    let action = duty.giveUp(at: now.monotonic)
+    dutyCycles[client] = duty
+    if let next = action.nextWake { effects.append(.armTimer(.dutyWake(client), deadline: next)) }
+  }
+
+  /// Authorization withdrawn: significant-change clients are told `denied` and stop.
+  mutating func denySignificantChanges(into effects: inout [EngineEffect]) {
+    for client in dutyCycles.keys.sorted() {
+      stopSignificantChanges(client, into: &effects)
+      effects.append(.deliverError(client, .denied))
+    }
+  }
+}
