@@ -6,8 +6,17 @@ import LocationEngine
 extension DaemonClient {
   /// The wire form of an update request.
   static func wire(_ request: UpdateRequest) -> DaemonUpdateRequest {
-    DaemonUpdateRequest(
-      desiredAccuracy: request.desiredAccuracy, distanceFilter: request.distanceFilter)
+    let activity: DaemonActivity
+    switch request.activity {
+    case .other: activity = .other
+    case .automotiveNavigation: activity = .automotiveNavigation
+    case .fitness: activity = .fitness
+    case .otherNavigation: activity = .otherNavigation
+    case .airborne: activity = .airborne
+    }
+    return DaemonUpdateRequest(
+      desiredAccuracy: request.desiredAccuracy, distanceFilter: request.distanceFilter,
+      pausesAutomatically: request.pausesAutomatically, activity: activity)
   }
 
   /// Sends a client's request, keeping what must be sent again after a reconnection.
@@ -64,6 +73,12 @@ extension DaemonClient {
         _ = update(id) { $0.deferring = false }
         deliver(.deferredFinished(DeferredUpdates.Failure.deferredFailed.rawValue), to: id.rawValue)
       }
+    case .startSignificantChanges(let id):
+      guard update(id, { $0.significantChanges = true }) else { return }
+      sendOrFail(id, .startSignificantChanges(client: id.rawValue))
+    case .stopSignificantChanges(let id):
+      guard update(id, { $0.significantChanges = false }) else { return }
+      sendIfWelcomed(.stopSignificantChanges(client: id.rawValue))
     case .disallowDeferred(let id):
       guard update(id, { $0.deferring = false }) else { return }
       sendIfWelcomed(.disallowDeferred(client: id.rawValue))
@@ -154,9 +169,10 @@ extension DaemonClient {
     case .deferredFinished(let client, let code):
       _ = update(ClientID(client)) { $0.deferring = false }
       deliver(.deferredFinished(code), to: client)
-    case .paused, .resumed:
-      // Issue 7's auto-pause deliveries: handed over once `HubDelivery` has them.
-      HubLog.write(.debug, "daemon", "\(message.type) not handled yet")
+    case .paused(let client):
+      deliver(.paused, to: client)
+    case .resumed(let client):
+      deliver(.resumed, to: client)
     case .hello, .register, .unregister, .startUpdates, .changeRequest, .stopUpdates,
       .requestLocation, .startSignificantChanges, .stopSignificantChanges, .requestAuthorization,
       .addRegion, .removeRegion, .requestRegionState, .startHeading, .changeHeading, .stopHeading,

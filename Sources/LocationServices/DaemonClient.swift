@@ -36,6 +36,7 @@ public final class DaemonClient: LocationService {
     var updates: UpdateRequest?
     var locationRequest: UpdateRequest?
     var heading: (filter: Double, orientation: Int32)?
+    var significantChanges = false
     var deferring = false
   }
 
@@ -206,6 +207,14 @@ public final class DaemonClient: LocationService {
     send(.requestLocation(id, request))
   }
 
+  public func startSignificantChanges(_ id: ClientID) {
+    send(.startSignificantChanges(id))
+  }
+
+  /// True: the daemon owns the sources (the welcome does not say whether it has any; a daemon with
+  /// none reports errors to the manager when monitoring starts).
+  public var significantChangeAvailable: Bool { true }
+
   public func allowDeferred(_ id: ClientID, distance: Double, timeout: Double) {
     send(.allowDeferred(id, distance: distance, timeout: timeout))
   }
@@ -361,7 +370,7 @@ public final class DaemonClient: LocationService {
       return (true, was)
     }
     DaemonClientSocket.close(fd)
-    guard current else { return }
+    guard current, !state.withLock({ $0.closed }) else { return }
     guard wasWelcomed else {
       connectionFailed(reason: "locationd closed the connection before its welcome")
       return
@@ -385,7 +394,9 @@ public final class DaemonClient: LocationService {
       if record.deferring {
         deliver(.deferredFinished(DeferredUpdates.Failure.deferredFailed.rawValue), to: number)
       }
-      if record.updates != nil || record.locationRequest != nil || record.heading != nil {
+      if record.updates != nil || record.locationRequest != nil || record.heading != nil
+        || record.significantChanges
+      {
         deliver(.error(.locationUnknown, message: problem), to: number)
       }
     }
@@ -427,6 +438,7 @@ public final class DaemonClient: LocationService {
       if let updates = record.updates {
         write(.startUpdates(client: number, request: Self.wire(updates)))
       }
+      if record.significantChanges { write(.startSignificantChanges(client: number)) }
       if let heading = record.heading {
         write(
           .startHeading(client: number, filter: heading.filter, orientation: heading.orientation))

@@ -52,6 +52,14 @@ public protocol LocationService: AnyObject, Sendable {
   ///   - request: its accuracy and distance filter.
   func requestLocation(_ id: ClientID, _ request: UpdateRequest)
 
+  /// Starts significant-change monitoring for a client, asking for always authorization first when
+  /// the app has no decision yet.
+  /// - Parameter id: the client.
+  func startSignificantChanges(_ id: ClientID)
+
+  /// Whether significant-change monitoring can run (some location source exists).
+  var significantChangeAvailable: Bool { get }
+
   /// Deferred updates for a client (`allowDeferredLocationUpdates(untilTraveled:timeout:)`).
   /// - Parameters:
   ///   - id: the client.
