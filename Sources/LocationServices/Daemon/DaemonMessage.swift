@@ -18,6 +18,10 @@ public enum DaemonMessage: Sendable, Equatable {
   /// An error: a protocol error (`id` set when it answers a control request) or a delivery error
   /// for one manager (`client` set).
   case error(DaemonErrorMessage)
+  /// Peer to daemon, any role after `hello`: answered by an empty `reply` with the same `id` once
+  /// every message sent before it has been handled (a barrier for tests and a liveness check).
+  /// Added after the first version of protocol 1; a daemon without it answers `unknownType`.
+  case ping(id: Int)
 
   // MARK: App requests
 
@@ -116,6 +120,7 @@ public enum DaemonMessage: Sendable, Equatable {
     case .hello: "hello"
     case .welcome: "welcome"
     case .error: "error"
+    case .ping: "ping"
     case .register: "register"
     case .unregister: "unregister"
     case .startUpdates: "startUpdates"

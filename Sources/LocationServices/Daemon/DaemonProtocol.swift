@@ -102,6 +102,7 @@ public enum DaemonProtocol {
           code: DaemonErrorCode(rawValue: try f.string("code")),
           message: try f.optionalString("message") ?? "", id: try f.optionalInt("id"),
           client: try f.optionalInt("client")))
+    case "ping": return .ping(id: try f.int("id"))
     case "register": return .register(client: try f.int("client"))
     case "unregister": return .unregister(client: try f.int("client"))
     case "startUpdates":
@@ -544,7 +545,7 @@ public enum DaemonProtocol {
       w.int(client)
       w.key("code")
       if let code { w.int(code) } else { w.null() }
-    case .status(let id), .apps(let id), .sources(let id):
+    case .status(let id), .apps(let id), .sources(let id), .ping(let id):
       w.key("id")
       w.int(id)
     case .authorize(let id, let app, let status, let accuracy):

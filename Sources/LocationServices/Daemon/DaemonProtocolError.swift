@@ -24,14 +24,16 @@ public struct DaemonErrorCode: RawRepresentable, Sendable, Hashable, CustomStrin
   public static let missingField = DaemonErrorCode(rawValue: "missingField")
   /// A `client` number that was never registered on this connection (or already unregistered).
   public static let notRegistered = DaemonErrorCode(rawValue: "notRegistered")
-  /// The peer may not do this (control or agent role without privileges, app requests on a
-  /// control connection).
+  /// The peer may not do this: the control or agent role without privileges, a request of another
+  /// role (an app request on a control connection, a control request on an app connection), a
+  /// peer whose executable cannot be identified.
   public static let forbidden = DaemonErrorCode(rawValue: "forbidden")
   /// The named app, region or request does not exist.
   public static let notFound = DaemonErrorCode(rawValue: "notFound")
   /// Understood but not available in this daemon.
   public static let unsupported = DaemonErrorCode(rawValue: "unsupported")
-  /// Out of order: a message before `hello`, a second `hello`, an app request on another role.
+  /// Out of order: a message before `hello`, a second `hello`, a manager number registered twice, a
+  /// message only the daemon sends.
   public static let outOfOrder = DaemonErrorCode(rawValue: "protocol")
   /// Delivery: no location could be obtained right now (`CLError.locationUnknown`).
   public static let locationUnknown = DaemonErrorCode(rawValue: "locationUnknown")
