@@ -183,13 +183,14 @@ struct FakeDaemonError: Error, CustomStringConvertible {
 /// Polls `condition` until it holds or `timeout` seconds pass (bounded polling of real sockets and
 /// threads, no fixed waits). `pump` runs queued delegate calls before each check.
 func eventually(
-  timeout: Double = 10, pump: (() -> Void)? = nil, _ condition: () -> Bool
+  timeout: Double = 10, interval: Double = 0.005, pump: (() -> Void)? = nil,
+  _ condition: () -> Bool
 ) async -> Bool {
   let deadline = Date().addingTimeInterval(timeout)
   while true {
     pump?()
     if condition() { return true }
     if Date() > deadline { return false }
-    try? await Task.sleep(for: .milliseconds(5))
+    try? await Task.sleep(for: .seconds(interval))
   }
 }
