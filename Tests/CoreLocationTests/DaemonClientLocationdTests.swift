@@ -73,15 +73,11 @@ struct DaemonClientLocationdTests {
     // The app goes away; the device moves into the region: the event waits in the daemon's store.
     first.client.close()
     let app = try #require(daemon.apps().first?["app"] as? String)
-    #expect(
-      await eventually(
-        timeout: 20, interval: 0.05,
-        pump: {
-          feed.feed(latitude: Self.there.latitude, longitude: Self.there.longitude)
-        }
-      ) {
-        (daemon.apps().first { $0["app"] as? String == app }?["pendingEvents"] as? Int ?? 0) > 0
-      })
+    let pumpThere = {
+      feed.feed(latitude: Self.there.latitude, longitude: Self.there.longitude)
+    }
+    let pending = { daemon.apps().first { $0["app"] as? String == app }?["pendingEvents"] as? Int }
+    #expect(await eventually(timeout: 20, interval: 0.05, pump: pumpThere) { (pending() ?? 0) > 0 })
 
     // The next manager of the app hears it, once, and the daemon forgets it.
     let second = App(socketPath: daemon.socketPath)
@@ -89,10 +85,7 @@ struct DaemonClientLocationdTests {
     #expect(second.client.waitForConnection(timeout: 10))
     #expect(
       await eventually(pump: second.scheduler.pump) { second.delegate.contains("enter there") })
-    #expect(
-      await eventually(interval: 0.05) {
-        daemon.apps().first { $0["app"] as? String == app }?["pendingEvents"] as? Int == 0
-      })
+    #expect(await eventually(interval: 0.05) { pending() == 0 })
     #expect(second.delegate.count("enter there") == 1)
     #expect(second.manager.monitoredRegions.map(\.identifier) == ["there"])
   }
