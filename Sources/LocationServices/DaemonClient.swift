@@ -156,6 +156,10 @@ public final class DaemonClient: LocationService {
 
   // MARK: LocationService
 
+  /// Adds a client under the next `client` number; it is told the mirrored authorization at once,
+  /// and the daemon hears `register` (now, or after the next welcome).
+  /// - Parameter client: the consumer of the deliveries.
+  /// - Returns: the client's identifier (its `client` number).
   public func register(_ client: any HubClient) -> ClientID {
     let number = state.withLock { state -> Int in
       let number = state.nextClient
@@ -175,6 +179,8 @@ public final class DaemonClient: LocationService {
     return ClientID(number)
   }
 
+  /// Removes a client; the daemon hears `unregister` and ends what it asked for.
+  /// - Parameter id: the client.
   public func unregister(_ id: ClientID) {
     queue.async { [self] in
       let (known, welcomed) = state.withLock { state in
@@ -184,29 +190,46 @@ public final class DaemonClient: LocationService {
     }
   }
 
+  /// Sends a client's request as its protocol message (events an app cannot send are ignored).
+  /// - Parameter event: the request.
   public func send(_ event: EngineEvent) {
     queue.async { [self] in handle(event) }
   }
 
+  /// The app's authorization as the daemon last said.
   public var authorization: AuthorizationSnapshot { state.withLock { $0.mirror.authorization } }
 
+  /// Asks the daemon for authorization (its agent or policy decides).
+  /// - Parameter always: whether always authorization is asked for.
   public func requestAuthorization(always: Bool) {
     queue.async { [self] in request(.requestAuthorization(always: always)) }
   }
 
+  /// Ignored: the daemon decides an app's authorization (`locationctl authorize`).
+  /// - Parameter snapshot: the authorization the caller wanted.
   public func setAuthorization(_ snapshot: AuthorizationSnapshot) {
     HubLog.write(
       .info, "daemon", "setAuthorization ignored: locationd decides (locationctl authorize)")
   }
 
+  /// Starts location updates for a client (`startUpdates`; sent again after a reconnection).
+  /// - Parameters:
+  ///   - id: the client.
+  ///   - request: accuracy, distance filter, pausing and activity.
   public func startUpdates(_ id: ClientID, _ request: UpdateRequest) {
     send(.startUpdates(id, request))
   }
 
+  /// Asks for one location for a client (`requestLocation`).
+  /// - Parameters:
+  ///   - id: the client.
+  ///   - request: accuracy and distance filter.
   public func requestLocation(_ id: ClientID, _ request: UpdateRequest) {
     send(.requestLocation(id, request))
   }
 
+  /// Starts significant-change monitoring for a client (sent again after a reconnection).
+  /// - Parameter id: the client.
   public func startSignificantChanges(_ id: ClientID) {
     send(.startSignificantChanges(id))
   }
@@ -215,36 +238,67 @@ public final class DaemonClient: LocationService {
   /// none reports errors to the manager when monitoring starts).
   public var significantChangeAvailable: Bool { true }
 
+  /// Deferred updates for a client (`allowDeferred`); a lost connection finishes them with
+  /// `deferredFailed`.
+  /// - Parameters:
+  ///   - id: the client.
+  ///   - distance: metres.
+  ///   - timeout: seconds.
   public func allowDeferred(_ id: ClientID, distance: Double, timeout: Double) {
     send(.allowDeferred(id, distance: distance, timeout: timeout))
   }
 
+  /// Monitors a region (`addRegion`); the mirror lists it once the daemon says it started.
+  /// - Parameters:
+  ///   - spec: the region.
+  ///   - group: `manager` or `monitor:NAME`.
+  ///   - initialState: the state assumed until a decisive fix.
+  ///   - requester: the client told `regionStarted` or `regionFailed`.
   public func addRegion(
     _ spec: RegionSpec, group: String, initialState: RegionState, requester: ClientID?
   ) {
     send(.addRegion(group: group, spec, initialState: initialState, requester: requester))
   }
 
+  /// Stops monitoring a region: gone from the mirror at once, the daemon hears `removeRegion`.
+  /// - Parameters:
+  ///   - identifier: the region.
+  ///   - group: its group.
   public func removeRegion(identifier: String, group: String) {
     send(.removeRegion(group: group, identifier: identifier))
   }
 
+  /// Asks the daemon for a region's state (`requestRegionState`).
+  /// - Parameters:
+  ///   - identifier: the region.
+  ///   - group: its group.
+  ///   - requester: the client told the answer.
   public func requestRegionState(identifier: String, group: String, requester: ClientID) {
     send(.requestRegionState(requester, group: group, identifier: identifier))
   }
 
+  /// The mirrored regions of a group, by identifier.
+  /// - Parameter group: the group.
+  /// - Returns: its regions and their states.
   public func regions(group: String) -> [(spec: RegionSpec, state: RegionState)] {
     state.withLock { state in
       (state.mirror.regions[group] ?? [:]).values.sorted { $0.spec.identifier < $1.spec.identifier }
     }
   }
 
+  /// One mirrored region.
+  /// - Parameters:
+  ///   - identifier: the region.
+  ///   - group: its group.
+  /// - Returns: the region and its state, or `nil`.
   public func region(identifier: String, group: String) -> (spec: RegionSpec, state: RegionState)? {
     state.withLock { $0.mirror.regions[group]?[identifier] }
   }
 
+  /// The daemon's largest region radius, metres (from the welcome).
   public var maximumRegionRadius: Double { state.withLock { $0.mirror.maximumRegionRadius } }
 
+  /// Whether the daemon has a source that can produce headings (from the welcome).
   public var headingAvailable: Bool { state.withLock { $0.mirror.headingAvailable } }
 
   // MARK: Requests (on the queue)
