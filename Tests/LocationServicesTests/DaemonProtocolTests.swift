@@ -26,7 +26,7 @@ import Testing
         app: "org.example.App", uid: 1000,
         authorization: AuthorizationSnapshot(status: 4, accuracy: 1, servicesEnabled: false),
         regions: [DaemonRegionEntry(group: "monitor:fence", region: region, state: .inside)],
-        maximumRegionRadius: 1_000_000, headingAvailable: true)),
+        maximumRegionRadius: 1_000_000, headingAvailable: true, significantChangeAvailable: true)),
     .error(DaemonErrorMessage(code: .tooLarge, message: "too long")),
     .error(DaemonErrorMessage(code: .notFound, message: "no such app", id: 4)),
     .error(DaemonErrorMessage(code: .locationUnknown, message: "", client: 3)),

@@ -454,4 +454,89 @@ import Testing
     #expect(slowReceived.last?.time == 1_767_225_600 + Double(count))
     #expect(zip(slowReceived, slowReceived.dropFirst()).allSatisfy { $0.time < $1.time })
   }
+
+  /// A client that falls more than four times the queue limit behind on deliveries that cannot be
+  /// dropped is disconnected; the daemon and its other clients carry on.
+  @Test func aClientFarBehindIsDisconnected() throws {
+    let daemon = try DaemonFixture { $0.queueLimit = 1024 }
+    defer { daemon.stop() }
+    let slow = try daemon.connectApp()
+    let (control, _) = try daemon.peer(.control)
+    var id = 0
+    for _ in 0..<40 {
+      for _ in 0..<50 {
+        id += 1
+        control.send(.services(id: id, enabled: id % 2 == 0))
+      }
+      for _ in 0..<50 { _ = try control.next() }
+    }
+    let received = try slow.readUntilClosed()
+    #expect(received.count < 2000)
+    control.send(.status(id: 0))
+    guard case .reply(0, .status(let status)) = try control.next() else {
+      Issue.record("no status")
+      return
+    }
+    #expect(status.clients.map(\.role) == [.control])
+  }
+
+  @Test func onceLastsUntilTheAppsLastConnectionCloses() throws {
+    let daemon = try DaemonFixture(policy: .deny)
+    defer { daemon.stop() }
+    let (agent, _) = try daemon.peer(.agent)
+    do {
+      let peer = try daemon.connectApp()
+      let other = try daemon.connectApp()
+      peer.send(.requestAuthorization(always: false))
+      guard case .authorizationRequest(let id, _, _) = try agent.next() else {
+        Issue.record("the agent was not asked")
+        return
+      }
+      agent.send(.authorizationDecision(id: id, status: .once, accuracy: .full))
+      _ = try agent.sync()
+      #expect(try other.sync() == [.authorization(AuthorizationSnapshot(status: 4))])
+      peer.shutdownWrite()
+      _ = try peer.readUntilClosed()
+      #expect(try daemon.waitForApps { $0.first?.authorization.status == 4 }.count == 1)
+      other.shutdownWrite()
+      _ = try other.readUntilClosed()
+    }
+    _ = try daemon.waitForApps { $0.first?.authorization.status == 0 }
+  }
+
+  /// An app with a launch command is started when a region event is kept for it.
+  @Test func anAbsentAppWithALaunchCommandIsStartedForARegionEvent() throws {
+    let directory = NSTemporaryDirectory() + "ld-" + String(UUID().uuidString.prefix(8))
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let fifo = directory + "/launched"
+    #expect(mkfifo(fifo, 0o600) == 0)
+    let executable = HubConfiguration.executablePath()
+    let daemon = try DaemonFixture(directory: directory) {
+      $0.apps = [
+        DaemonConfiguration.App(
+          id: "org.example.Tests", executables: [executable],
+          launch: "echo \"$CORELOCATION_LAUNCH_REASON\" > '\(fifo)'")
+      ]
+    }
+    defer { daemon.stop() }
+    do {
+      let (peer, welcome) = try daemon.peer(.app)
+      #expect(welcome.app == "org.example.Tests")
+      peer.send(.register(client: 1))
+      peer.send(.addRegion(client: 1, group: "manager", region: Self.home, initialState: .unknown))
+      _ = try peer.sync()
+      peer.shutdownWrite()
+      _ = try peer.readUntilClosed()
+    }
+    _ = try daemon.waitForApps { $0.first?.connected == false }
+    let reader = open(fifo, O_RDONLY | O_NONBLOCK)
+    #expect(reader >= 0)
+    defer { close(reader) }
+    daemon.source.emit(fix(52, 5, time: 1_767_225_601))
+    var descriptor = pollfd(fd: reader, events: Int16(POLLIN), revents: 0)
+    #expect(poll(&descriptor, 1, 10_000) == 1, "the launch command ran")
+    var bytes = [UInt8](repeating: 0, count: 64)
+    let count = read(reader, &bytes, bytes.count)
+    #expect(String(decoding: bytes[0..<max(0, count)], as: UTF8.self) == "location\n")
+  }
 }

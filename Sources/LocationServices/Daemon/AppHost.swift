@@ -86,7 +86,7 @@ final class AppHost: HubClient {
     case .regionEvents(let group, let events):
       regionEvents(group: group, events)
     case .locations, .error, .regionStarted, .regionFailed, .regionState, .heading,
-      .headingInterference, .deferredFinished:
+      .headingInterference, .deferredFinished, .paused, .resumed:
       // The host asks for nothing of its own.
       break
     }
@@ -320,6 +320,10 @@ final class ManagerProxy: HubClient {
       connection.send(.headingInterference(client: client, interference))
     case .deferredFinished(let code):
       connection.send(.deferredFinished(client: client, code: code))
+    case .paused:
+      connection.send(.paused(client: client))
+    case .resumed:
+      connection.send(.resumed(client: client))
     }
   }
 }
