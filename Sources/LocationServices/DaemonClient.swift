@@ -9,8 +9,8 @@ import Synchronization
 ///
 /// Rules (ours; Apple's `locationd` is private):
 /// - The connection says `hello` as an `app`; the daemon's `welcome` fills a local mirror of the
-///   app's authorization, regions (every group, with their states), largest region radius and
-///   heading availability, which deliveries keep current, so the synchronous getters answer at once.
+///   app's authorization, regions (every group, with their states), largest region radius, heading
+///   and significant-change availability, which deliveries keep current, so the synchronous getters answer at once.
 /// - A manager's `ClientID` is the protocol's `client` number (1, 2, ... in registration order,
 ///   never reused in a process).
 /// - Requests are written, and deliveries handed to clients, in order, on one serial queue; the
@@ -47,6 +47,7 @@ public final class DaemonClient: LocationService {
     var regions: [String: [String: (spec: RegionSpec, state: RegionState)]] = [:]
     var maximumRegionRadius = 1_000_000.0
     var headingAvailable = false
+    var significantChangeAvailable = false
   }
 
   /// A sequenced region event not yet handed to any client.
@@ -234,9 +235,10 @@ public final class DaemonClient: LocationService {
     send(.startSignificantChanges(id))
   }
 
-  /// True: the daemon owns the sources (the welcome does not say whether it has any; a daemon with
-  /// none reports errors to the manager when monitoring starts).
-  public var significantChangeAvailable: Bool { true }
+  /// Whether the daemon has a location source (from the welcome).
+  public var significantChangeAvailable: Bool {
+    state.withLock { $0.mirror.significantChangeAvailable }
+  }
 
   /// Deferred updates for a client (`allowDeferred`); a lost connection finishes them with
   /// `deferredFailed`.
@@ -476,7 +478,8 @@ public final class DaemonClient: LocationService {
       state.mirror = Mirror(
         authorization: welcome.authorization, regions: regions,
         maximumRegionRadius: welcome.maximumRegionRadius,
-        headingAvailable: welcome.headingAvailable)
+        headingAvailable: welcome.headingAvailable,
+        significantChangeAvailable: welcome.significantChangeAvailable)
       state.welcomed = true
       state.app = welcome.app
       state.backoff = Self.initialBackoff
