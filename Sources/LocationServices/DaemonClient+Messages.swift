@@ -177,7 +177,7 @@ extension DaemonClient {
       .requestLocation, .startSignificantChanges, .stopSignificantChanges, .requestAuthorization,
       .addRegion, .removeRegion, .requestRegionState, .startHeading, .changeHeading, .stopHeading,
       .allowDeferred, .disallowDeferred, .ack, .status, .apps, .authorize, .regions, .sources,
-      .services, .reply, .authorizationRequest, .authorizationDecision:
+      .services, .ping, .reply, .authorizationRequest, .authorizationDecision:
       HubLog.write(.info, "daemon", "unexpected \(message.type) from locationd; ignored")
     }
   }
@@ -212,16 +212,35 @@ extension DaemonClient {
 
   /// The new states a batch of region events implies.
   private func updateMirror(group: String, _ events: [RegionEvent]) {
-    state.withLock { state in
-      for event in events {
-        let regionState: RegionState
-        switch event.kind {
-        case .determined(let value): regionState = value
-        case .entered: regionState = .inside
-        case .exited: regionState = .outside
-        }
-        state.mirror.regions[group]?[event.identifier]?.state = regionState
+    state.withLock { state in Self.apply(events, group: group, to: &state.mirror) }
+  }
+
+  /// Sets the mirrored states that a batch of events leads to.
+  static func apply(_ events: [RegionEvent], group: String, to mirror: inout Mirror) {
+    for event in events {
+      let regionState: RegionState
+      switch event.kind {
+      case .determined(let value): regionState = value
+      case .entered: regionState = .inside
+      case .exited: regionState = .outside
       }
+      mirror.regions[group]?[event.identifier]?.state = regionState
+    }
+  }
+
+  /// Sets the mirrored states to what they were before a held batch: the daemon's welcome already
+  /// has the states after it, and a `CLMonitor` opened now must see the change when the batch is
+  /// handed over (the state before an entry is outside, before an exit inside, before a first
+  /// determination unknown).
+  static func rewind(_ held: HeldEvents, in mirror: inout Mirror) {
+    for event in held.events.reversed() {
+      let before: RegionState
+      switch event.kind {
+      case .determined: before = .unknown
+      case .entered: before = .outside
+      case .exited: before = .inside
+      }
+      mirror.regions[held.group]?[event.identifier]?.state = before
     }
   }
 
@@ -229,15 +248,17 @@ extension DaemonClient {
   /// the app was away) is dropped when seen before, held while no client of its group is
   /// registered, else handed over and acknowledged.
   private func regionEvents(group: String, _ events: [RegionEvent], sequence: Int64?) {
-    updateMirror(group: group, events)
     guard let sequence else {
+      updateMirror(group: group, events)
       deliverToAll(.regionEvents(group: group, events))
       return
     }
     let seen = state.withLock { state -> Bool in
       if sequence <= state.acknowledged || state.sequences[sequence] != nil { return true }
       state.sequences[sequence] = false
-      state.held.append(HeldEvents(group: group, events: events, sequence: sequence))
+      let held = HeldEvents(group: group, events: events, sequence: sequence)
+      state.held.append(held)
+      Self.rewind(held, in: &state.mirror)
       return false
     }
     if seen {
@@ -258,7 +279,10 @@ extension DaemonClient {
       for item in ready { state.sequences[item.sequence] = true }
       return ready.sorted { $0.sequence < $1.sequence }
     }
-    for item in ready { deliverToAll(.regionEvents(group: item.group, item.events)) }
+    for item in ready {
+      updateMirror(group: item.group, item.events)
+      deliverToAll(.regionEvents(group: item.group, item.events))
+    }
     acknowledge()
   }
 

@@ -480,6 +480,7 @@ public final class DaemonClient: LocationService {
         maximumRegionRadius: welcome.maximumRegionRadius,
         headingAvailable: welcome.headingAvailable,
         significantChangeAvailable: welcome.significantChangeAvailable)
+      for held in state.held.reversed() { Self.rewind(held, in: &state.mirror) }
       state.welcomed = true
       state.app = welcome.app
       state.backoff = Self.initialBackoff

@@ -205,6 +205,47 @@ final class DaemonDelegate: NSObject, CLLocationManagerDelegate, @unchecked Send
     #expect(await eventually { daemon.messages("ack").contains { $0["sequence"] as? Int == 3 } })
   }
 
+  @Test func monitorTakesItsConditionsAndHeldEventsFromTheDaemon() async throws {
+    let daemon = try FakeDaemon(
+      welcome: FakeDaemon.welcomeLine(
+        status: 3,
+        regions: [FakeDaemon.regionEntry("gate", group: "monitor:Test", state: "outside")]
+      ))
+    defer { daemon.stop() }
+    let client = DaemonClient(socketPath: daemon.path)
+    defer { client.close() }
+    #expect(client.waitForConnection(timeout: 10))
+    // A manager (group "manager") does not take the monitor's event.
+    let manager = HubEnvironment.$bound.withValue(HubEnvironment(hub: client, scheduler: nil)) {
+      CLLocationManager()
+    }
+    #expect(await eventually { !daemon.messages("register").isEmpty })
+    daemon.send(
+      #"{"type":"regionEvents","group":"monitor:Test","events":[{"identifier":"gate","#
+        + #""kind":"exit","state":"outside","date":1767225600}],"sequence":11}"#)
+    #expect(
+      await eventually {
+        client.region(identifier: "gate", group: "monitor:Test")?.state == .inside
+      })
+    // The welcome has the state after the held exit; until the exit is handed over, the mirror
+    // shows the state before it (so that the monitor sees the change).
+    #expect(daemon.messages("ack").isEmpty)
+
+    let monitor = await HubEnvironment.$bound.withValue(
+      HubEnvironment(hub: client, scheduler: nil)
+    ) { await CLMonitor("Test") }
+    #expect(await monitor.identifiers == ["gate"])
+    let deadline = Date().addingTimeInterval(10)
+    var state = await monitor.record(for: "gate")?.lastEvent.state
+    while state != .unsatisfied && Date() < deadline {
+      try await Task.sleep(for: .milliseconds(5))
+      state = await monitor.record(for: "gate")?.lastEvent.state
+    }
+    #expect(state == .unsatisfied)
+    #expect(await eventually { daemon.messages("ack").contains { $0["sequence"] as? Int == 11 } })
+    withExtendedLifetime(manager) {}
+  }
+
   @Test func reconnectsAndResumesAfterTheDaemonGoesAway() async throws {
     let setup = try Setup()
     defer { setup.stop() }
