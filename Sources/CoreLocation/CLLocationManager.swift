@@ -8,7 +8,8 @@ import Synchronization
 ///
 /// On Linux a manager is a client of `locationd` when its socket exists
 /// (`$CORELOCATION_DAEMON_SOCKET`, else `$XDG_RUNTIME_DIR/locationd/socket`, else
-/// `/run/locationd/socket`), otherwise of the process's own location hub (embedded mode), which runs
+/// `/run/locationd/socket`) and the process does not name its own source with
+/// `CORELOCATION_SOURCE`; otherwise of the process's own location hub (embedded mode), which runs
 /// the sources named by `CORELOCATION_SOURCE`, the configuration files or discovery (see the
 /// README). `CORELOCATION_DAEMON=off` forces embedded mode; `CORELOCATION_DAEMON=required` makes a
 /// missing daemon an error instead: services fail with `CLError.locationUnknown` saying the daemon

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// | `CORELOCATION_DAEMON` | behaviour |
 /// | --- | --- |
-/// | unset, empty or `auto` | the daemon when its socket exists and it answers the hello within 5 s, else the embedded hub |
+/// | unset, empty or `auto` | the daemon when its socket exists and it answers the hello within 5 s, else the embedded hub; also the embedded hub when the process names its own source with `CORELOCATION_SOURCE` (`whereami --source`, replays), which a daemon cannot honour |
 /// | `off` (also `0`, `no`, `false`, `embedded`) | the embedded hub, even when a socket exists |
 /// | `required` | the daemon; when it is missing or unreachable, no fallback: every service a manager starts fails with `CLError.locationUnknown` whose message says the daemon is required and not running, and the client keeps trying to connect (the daemon may be started later) |
 ///
@@ -78,6 +78,11 @@ public enum LiveServiceSelection {
     case .off:
       return .embedded
     case .auto:
+      if let source = environment["CORELOCATION_SOURCE"],
+        !source.trimmingCharacters(in: .whitespaces).isEmpty
+      {
+        return .embedded
+      }
       guard let existing else { return .embedded }
       return .daemon(socketPaths: [existing], required: false)
     case .required:

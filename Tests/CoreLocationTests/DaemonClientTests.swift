@@ -295,6 +295,14 @@ final class DaemonDelegate: NSObject, CLLocationManagerDelegate, @unchecked Send
     ([String: String](), false, LiveServiceSelection.Choice.embedded),
     (["CORELOCATION_DAEMON_SOCKET": "/s"], true, .daemon(socketPaths: ["/s"], required: false)),
     (["CORELOCATION_DAEMON_SOCKET": "/s"], false, .embedded),
+    (["CORELOCATION_DAEMON_SOCKET": "/s", "CORELOCATION_SOURCE": "static:///g"], true, .embedded),
+    (
+      [
+        "CORELOCATION_DAEMON": "required", "CORELOCATION_DAEMON_SOCKET": "/s",
+        "CORELOCATION_SOURCE": "x",
+      ],
+      true, .daemon(socketPaths: ["/s"], required: true)
+    ),
     (["CORELOCATION_DAEMON": "off", "CORELOCATION_DAEMON_SOCKET": "/s"], true, .embedded),
     (
       ["CORELOCATION_DAEMON": "required", "CORELOCATION_DAEMON_SOCKET": "/s"], false,
