@@ -205,7 +205,7 @@ extension DaemonClient {
     HubLog.write(.info, "daemon", "locationd: \(error.code.rawValue): \(error.message)")
     if !state.withLock({ $0.welcomed }), let fd = state.withLock({ $0.fd }) {
       // A refused hello (unsupportedVersion): the reader sees the end and a retry is scheduled.
-      state.withLock { $0.problem = "locationd refused the connection: \(error.message)" }
+      state.withLock { $0.refusal = "\(error.code.rawValue): \(error.message)" }
       DaemonClientSocket.shutdown(fd)
     }
   }

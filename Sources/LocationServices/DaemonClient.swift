@@ -80,6 +80,8 @@ public final class DaemonClient: LocationService {
     var backoff = DaemonClient.initialBackoff
     /// Why the client is not connected, for the errors clients receive.
     var problem: String
+    /// Why the daemon refused the current connection's hello, if it did.
+    var refusal: String?
     /// The first connection attempt has an outcome (`waitForConnection`).
     var firstOutcome = false
     var closed = false
@@ -351,6 +353,7 @@ public final class DaemonClient: LocationService {
         let generation = state.withLock { state -> Int in
           state.fd = fd
           state.welcomed = false
+          state.refusal = nil
           state.generation += 1
           return state.generation
         }
@@ -428,7 +431,10 @@ public final class DaemonClient: LocationService {
     DaemonClientSocket.close(fd)
     guard current, !state.withLock({ $0.closed }) else { return }
     guard wasWelcomed else {
-      connectionFailed(reason: "locationd closed the connection before its welcome")
+      let refusal = state.withLock { $0.refusal }
+      connectionFailed(
+        reason: refusal.map { "locationd refused the connection: \($0)" }
+          ?? "locationd closed the connection before its welcome")
       return
     }
     let problem =

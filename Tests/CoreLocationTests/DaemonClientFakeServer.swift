@@ -49,10 +49,18 @@ final class FakeDaemon: Sendable {
 
   /// Listens on a new socket; `listen: false` leaves a bound socket nobody accepts on (a stale
   /// socket file).
-  init(welcome: String = FakeDaemon.welcomeLine(), listen: Bool = true) throws {
-    var template = Array("/tmp/cl-daemon-XXXXXX".utf8CString)
-    guard let made = mkdtemp(&template) else { throw FakeDaemonError("mkdtemp failed") }
-    directory = String(cString: made)
+  /// `socketIn` puts the socket in that directory (made if missing) instead of a new one.
+  init(
+    welcome: String = FakeDaemon.welcomeLine(), listen: Bool = true, socketIn: String? = nil
+  ) throws {
+    if let socketIn {
+      mkdir(socketIn, 0o700)
+      directory = socketIn
+    } else {
+      var template = Array("/tmp/cl-daemon-XXXXXX".utf8CString)
+      guard let made = mkdtemp(&template) else { throw FakeDaemonError("mkdtemp failed") }
+      directory = String(cString: made)
+    }
     path = directory + "/socket"
     self.welcome = Mutex(welcome)
     listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)

@@ -42,6 +42,10 @@ final class DaemonDelegate: NSObject, CLLocationManagerDelegate, @unchecked Send
     calls.withLock { $0.append("error \(error.code.rawValue)") }
   }
 
+  func locationManager(_ manager: CLLocationManager, didUpdateHeading newHeading: CLHeading) {
+    calls.withLock { $0.append("heading \(newHeading.magneticHeading)") }
+  }
+
   func locationManager(_ manager: CLLocationManager, didStartMonitoringFor region: CLRegion) {
     calls.withLock { $0.append("start \(region.identifier)") }
   }
@@ -272,6 +276,23 @@ final class DaemonDelegate: NSObject, CLLocationManagerDelegate, @unchecked Send
     #expect(await setup.until { !setup.delegate.locations.withLock { $0.isEmpty } })
   }
 
+  @Test func headingsThroughTheDaemon() async throws {
+    let setup = try Setup()
+    defer { setup.stop() }
+    setup.manager.headingFilter = 5
+    setup.manager.startUpdatingHeading()
+    #expect(await setup.until { !setup.daemon.messages("startHeading").isEmpty })
+    let start = try #require(setup.daemon.messages("startHeading").first)
+    #expect(start["filter"] as? Double == 5)
+    setup.daemon.send(
+      #"{"type":"heading","client":1,"heading":{"magneticHeading":42.5,"trueHeading":-1,"#
+        + #""accuracy":5,"x":null,"y":null,"z":null,"time":1767225600,"source":"fake://","#
+        + #""isSimulated":false,"declination":null,"limitation":{"kind":"locationUpdatesOff"}}}"#)
+    #expect(await setup.until { setup.delegate.contains("heading 42.5") })
+    setup.manager.stopUpdatingHeading()
+    #expect(await setup.until { !setup.daemon.messages("stopHeading").isEmpty })
+  }
+
   @Test func liveUpdatesStreamThroughTheDaemon() async throws {
     let daemon = try FakeDaemon()
     defer { daemon.stop() }
@@ -366,6 +387,65 @@ final class DaemonDelegate: NSObject, CLLocationManagerDelegate, @unchecked Send
     let chosen = LiveServiceSelection.choose(
       environment: ["CORELOCATION_DAEMON_SOCKET": stale.path], embedded: { hub })
     #expect(chosen === hub)
+  }
+
+  @Test func aRefusedHelloFallsBackOrIsReported() async throws {
+    let refusing = try FakeDaemon(
+      welcome: #"{"type":"error","code":"unsupportedVersion","message":"this daemon speaks 2"}"#)
+    defer { refusing.stop() }
+    let hub = Self.embedded()
+    let auto = LiveServiceSelection.choose(
+      environment: ["CORELOCATION_DAEMON_SOCKET": refusing.path], embedded: { hub })
+    #expect(auto === hub)
+
+    let chosen = LiveServiceSelection.choose(
+      environment: [
+        "CORELOCATION_DAEMON": "required", "CORELOCATION_DAEMON_SOCKET": refusing.path,
+      ],
+      embedded: { hub })
+    let client = try #require(chosen as? DaemonClient)
+    defer { client.close() }
+    let scheduler = PumpedScheduler()
+    let delegate = DaemonDelegate()
+    let manager = HubEnvironment.$bound.withValue(HubEnvironment(hub: client, scheduler: scheduler))
+    {
+      CLLocationManager()
+    }
+    manager.delegate = delegate
+    manager.startUpdatingLocation()
+    #expect(await eventually(pump: scheduler.pump) { delegate.contains("error 0") })
+    let message =
+      delegate.errors.withLock { $0.first }?.userInfo[NSLocalizedDescriptionKey] as? String
+    #expect(message?.contains("unsupportedVersion") == true, "\(message ?? "")")
+  }
+
+  @Test func requiredConnectsWhenTheDaemonStartsLater() async throws {
+    var template = Array("/tmp/cl-later-XXXXXX".utf8CString)
+    let directory = try #require(mkdtemp(&template).map { String(cString: $0) })
+    let chosen = LiveServiceSelection.choose(
+      environment: [
+        "CORELOCATION_DAEMON": "required", "CORELOCATION_DAEMON_SOCKET": directory + "/socket",
+      ], timeout: 1, embedded: { Self.embedded() })
+    let client = try #require(chosen as? DaemonClient)
+    defer { client.close() }
+    let scheduler = PumpedScheduler()
+    let delegate = DaemonDelegate()
+    let manager = HubEnvironment.$bound.withValue(HubEnvironment(hub: client, scheduler: scheduler))
+    {
+      CLLocationManager()
+    }
+    manager.delegate = delegate
+    manager.startUpdatingLocation()
+    #expect(await eventually(pump: scheduler.pump) { delegate.contains("error 0") })
+
+    let daemon = try FakeDaemon(socketIn: directory)
+    defer { daemon.stop() }
+    #expect(await eventually(pump: scheduler.pump) { !daemon.messages("startUpdates").isEmpty })
+    #expect(await eventually(pump: scheduler.pump) { delegate.contains("authorization 4") })
+    daemon.send(
+      #"{"type":"locations","client":1,"locations":["#
+        + FakeDaemon.fixLine(latitude: 1, longitude: 2) + "]}")
+    #expect(await eventually(pump: scheduler.pump) { !delegate.locations.withLock { $0.isEmpty } })
   }
 
   @Test func requiredWithoutADaemonReportsTheError() async throws {
