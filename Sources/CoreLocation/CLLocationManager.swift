@@ -87,7 +87,7 @@ open class CLLocationManager: NSObject {
   /// `locationManagerDidPauseLocationUpdates(_:)` is called. Every 60 seconds the receiver is
   /// switched on for one fix; a fix farther than the radius plus its accuracy from where updates
   /// paused resumes them: `locationManagerDidResumeLocationUpdates(_:)` is called and that
-  /// location is delivered. Apple leaves restarting to the app; a Linux program has no
+  /// location is delivered (through `distanceFilter`, as every location). Apple leaves restarting to the app; a Linux program has no
   /// location-triggered relaunch, so we restart on movement. Calling `startUpdatingLocation()`
   /// while paused restarts at once, with no resume callback.
   open var pausesLocationUpdatesAutomatically: Bool {
@@ -456,11 +456,14 @@ final class ManagerCore: HubClient {
   }
 
   func update(_ change: (inout Settings) -> Void) {
-    let (updating, request) = state.withLock { state -> (Bool, UpdateRequest) in
+    let (updating, request, before) = state.withLock {
+      state -> (Bool, UpdateRequest, UpdateRequest) in
+      let before = Self.request(state.settings)
       change(&state.settings)
-      return (state.updating, Self.request(state.settings))
+      return (state.updating, Self.request(state.settings), before)
     }
-    if updating, let id { environment.hub.send(.changeRequest(id, request)) }
+    // Settings outside the request (background flags) change nothing in the engine.
+    if updating, request != before, let id { environment.hub.send(.changeRequest(id, request)) }
   }
 
   func startUpdating() {

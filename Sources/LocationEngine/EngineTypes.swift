@@ -74,12 +74,16 @@ public struct SourceInfo: Sendable, Equatable {
   /// Its power cost while running: 0 none (a file, a recording), 1 low (GeoClue, a compass),
   /// 2 high (a GNSS receiver). Only high-power sources are switched off to save power.
   public var power: Int
+  /// Whether it gives locations (a compass gives headings only).
+  public var producesLocation: Bool
 
   /// Creates a description.
-  public init(name: String, nominalAccuracy: Double, power: Int = 0) {
+  public init(name: String, nominalAccuracy: Double, power: Int = 0, producesLocation: Bool = true)
+  {
     self.name = name
     self.nominalAccuracy = nominalAccuracy
     self.power = power
+    self.producesLocation = producesLocation
   }
 
   /// The power cost from which a source is switched off between uses (a GNSS receiver).

@@ -19,7 +19,9 @@ extension LocationEngine {
     let request = session?.request ?? UpdateRequest()
     let conditions = DeferredUpdates.Conditions(
       isUpdating: streaming && allowed, isPaused: isPaused(client),
-      hasGNSS: sources.contains { $0.nominalAccuracy <= 20 || $0.nominalAccuracy == .infinity },
+      hasGNSS: sources.contains {
+        $0.producesLocation && ($0.nominalAccuracy <= 20 || $0.nominalAccuracy == .infinity)
+      },
       desiredAccuracy: request.desiredAccuracy, distanceFilter: request.distanceFilter)
     var deferral = deferrals[client] ?? DeferredUpdates()
     // The distance counts from the current location: the last one delivered to this client.

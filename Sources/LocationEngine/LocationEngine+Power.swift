@@ -23,23 +23,35 @@ extension LocationEngine {
   /// two minutes leaves room for a weak sky).
   public static let dutyTimeToFixLimit = 120.0
 
-  /// Whether the running sources are all cheap to keep on (and at least one runs).
-  var cheapSourcesRunning: Bool {
-    !sources.isEmpty && sources.allSatisfy { $0.power < SourceInfo.highPower }
+  /// The accuracy that keeps the running location sources as they are, when they are all cheap
+  /// (and at least one runs): the best nominal accuracy among them. A paused client, or a
+  /// significant-change client between bursts, asks for this and nothing better, so it keeps a
+  /// cheap source running without ever recalling a receiver (the arbiter prefers the cheapest
+  /// source that meets a demand, and the running cheap source meets its own figure). Nil while a
+  /// high-power source runs or none does. Sources that give no locations (a compass) do not count.
+  var cheapSourcesAccuracy: Double? {
+    var best: Double?
+    for source in sources where source.producesLocation {
+      guard source.power < SourceInfo.highPower else { return nil }
+      best = min(best ?? .infinity, source.nominalAccuracy)
+    }
+    return best
   }
 
-  /// Whether a client's updates ask for sources now: not while paused between checks on a
-  /// high-power source.
-  func updatesNeedSources(_ client: ClientID) -> Bool {
-    guard let pause = autoPauses[client], case .paused = pause.state else { return true }
-    return cheapSourcesRunning
+  /// What a client's updates ask of the sources now: its accuracy while running or checking;
+  /// while paused between checks, only to keep cheap sources running (`cheapSourcesAccuracy`).
+  func updatesDemand(_ client: ClientID, _ request: UpdateRequest) -> Double? {
+    guard let pause = autoPauses[client], case .paused = pause.state else {
+      return request.desiredAccuracy
+    }
+    return cheapSourcesAccuracy
   }
 
-  /// Whether a significant-change client asks for sources now: during a burst, or always while
-  /// only cheap sources run.
-  func significantChangeNeedsSources(_ duty: DutyCycle) -> Bool {
-    if case .on = duty.state { return true }
-    return cheapSourcesRunning
+  /// What a significant-change client asks of the sources now: `significantChangeAccuracy` during
+  /// a burst; between bursts, only to keep cheap sources running.
+  func significantChangeDemand(_ duty: DutyCycle) -> Double? {
+    if case .on = duty.state { return Self.significantChangeAccuracy }
+    return cheapSourcesAccuracy
   }
 
   /// Whether a client's updates are paused.
@@ -156,14 +168,16 @@ extension LocationEngine {
     effects.append(.cancelTimer(.dutyGiveUp(client)))
   }
 
-  /// A fix for a significant-change client.
+  /// A fix for a significant-change client; `streamed` says its updates delivered this fix
+  /// already (a manager running both services gets each location once).
   mutating func significantFix(
-    _ fix: Fix, _ client: ClientID, at now: EngineInstant, into effects: inout [EngineEffect]
+    _ fix: Fix, _ client: ClientID, streamed: Bool = false, at now: EngineInstant,
+    into effects: inout [EngineEffect]
   ) {
     guard var duty = dutyCycles[client] else { return }
     let action = duty.fix(fix, at: now.monotonic)
     dutyCycles[client] = duty
-    if action.deliver { effects.append(.deliverLocations(client, [fix])) }
+    if action.deliver, !streamed { effects.append(.deliverLocations(client, [fix])) }
     if let next = action.nextWake {
       effects.append(.cancelTimer(.dutyGiveUp(client)))
       effects.append(.armTimer(.dutyWake(client), deadline: next))
@@ -192,11 +206,12 @@ extension LocationEngine {
     if let next = action.nextWake { effects.append(.armTimer(.dutyWake(client), deadline: next)) }
   }
 
-  /// Authorization withdrawn: significant-change clients are told `denied` and stop.
-  mutating func denySignificantChanges(into effects: inout [EngineEffect]) {
+  /// Authorization withdrawn, the sources refused the app, or every source ended: significant-change
+  /// clients are told (`denied`, or `sourcesEnded`) and monitoring stops, as updates do.
+  mutating func endSignificantChanges(with error: EngineError, into effects: inout [EngineEffect]) {
     for client in dutyCycles.keys.sorted() {
       stopSignificantChanges(client, into: &effects)
-      effects.append(.deliverError(client, .denied))
+      effects.append(.deliverError(client, error))
     }
   }
 }

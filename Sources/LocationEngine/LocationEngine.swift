@@ -126,11 +126,14 @@ public struct LocationEngine: Sendable {
       for client in sessions.keys.sorted() {
         apply(sessions[client]?.sourcesEnded(), client, into: &effects)
       }
+      endSignificantChanges(with: .sourcesEnded, into: &effects)
     case .sourcesDenied:
       sourcesHaveEnded = true
       for client in sessions.keys.sorted() {
+        clearPause(client, into: &effects)
         apply(sessions[client]?.denied(), client, into: &effects)
       }
+      endSignificantChanges(with: .denied, into: &effects)
     case .timerFired(.requestTimeout(let client)):
       apply(sessions[client]?.timeout(), client, into: &effects)
     case .timerFired(.pauseCheck(let client)):
@@ -150,7 +153,7 @@ public struct LocationEngine: Sendable {
           clearPause(client, into: &effects)
           apply(sessions[client]?.denied(), client, into: &effects)
         }
-        denySignificantChanges(into: &effects)
+        endSignificantChanges(with: .denied, into: &effects)
       }
     case .addRegion(let group, let spec, let initialState, let requester):
       addRegion(
@@ -263,6 +266,7 @@ public struct LocationEngine: Sendable {
     }
     guard allowed else { return false }
     var completed = false
+    let start = effects.count
     // Most engines serve one client; avoid sorting in that case.
     if sessions.count == 1, let client = sessions.keys.first {
       completed = deliver(fix, to: client, at: now, into: &effects)
@@ -273,7 +277,12 @@ public struct LocationEngine: Sendable {
     }
     if !dutyCycles.isEmpty {
       for client in dutyCycles.keys.sorted() {
-        significantFix(fix, client, at: now, into: &effects)
+        // A manager running both services gets each location once.
+        let streamed = effects[start...].contains {
+          if case .deliverLocations(client, let fixes) = $0 { return fixes.last == fix }
+          return false
+        }
+        significantFix(fix, client, streamed: streamed, at: now, into: &effects)
       }
     }
     // Region events after the locations, so that a manager's `location` is the fix behind them.
@@ -342,11 +351,14 @@ public struct LocationEngine: Sendable {
   private mutating func updateDemand(into effects: inout [EngineEffect]) {
     var demand: Double? = allowed && !regions.isEmpty ? regionAccuracy : nil
     for (client, session) in sessions {
-      guard let request = session.request, updatesNeedSources(client) else { continue }
-      demand = min(demand ?? .infinity, request.desiredAccuracy)
+      guard let request = session.request, let wanted = updatesDemand(client, request) else {
+        continue
+      }
+      demand = min(demand ?? .infinity, wanted)
     }
-    for duty in dutyCycles.values where significantChangeNeedsSources(duty) {
-      demand = min(demand ?? .infinity, Self.significantChangeAccuracy)
+    for duty in dutyCycles.values {
+      guard let wanted = significantChangeDemand(duty) else { continue }
+      demand = min(demand ?? .infinity, wanted)
     }
     if case .some(let previous) = lastDemand, previous == demand { return }
     // Sources that start again (after nobody needed them) may produce again.

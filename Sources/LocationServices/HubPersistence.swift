@@ -27,6 +27,32 @@ public protocol HubPersistence: Sendable {
   /// Stores new states of regions, all or nothing; returns only once they are committed.
   func saveRegionStates(
     _ states: [(identifier: String, state: RegionState)], group: String, app: String, time: Double)
+  /// Commits what one evaluation changed: the new states behind `events` (and, for a persistence
+  /// that keeps events for absent apps, the events themselves, in the same transaction, so that a
+  /// crash never leaves a state without its event or an event twice). Returns once committed.
+  /// The default stores the states with `saveRegionStates`.
+  func commitRegionEvents(_ events: [RegionEvent], group: String, app: String, time: Double)
+}
+
+extension HubPersistence {
+  public func commitRegionEvents(
+    _ events: [RegionEvent], group: String, app: String, time: Double
+  ) {
+    let states = RegionEvent.determinedStates(events)
+    if !states.isEmpty { saveRegionStates(states, group: group, app: app, time: time) }
+  }
+}
+
+extension RegionEvent {
+  /// The new state of each region that `events` determine, in order.
+  public static func determinedStates(_ events: [RegionEvent]) -> [(
+    identifier: String, state: RegionState
+  )] {
+    events.compactMap { event in
+      if case .determined(let state) = event.kind { return (event.identifier, state) }
+      return nil
+    }
+  }
 }
 
 /// Persistence in memory only.

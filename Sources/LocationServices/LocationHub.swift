@@ -275,15 +275,7 @@ public final class LocationHub: Sendable {
       persistence.deleteRegion(identifier: identifier, group: group, app: app)
     case .regionEvents(let group, let events):
       // Committed before anyone is told (DESIGN.md, "Store").
-      var states: [(identifier: String, state: RegionState)] = []
-      for event in events {
-        if case .determined(let regionState) = event.kind {
-          states.append((event.identifier, regionState))
-        }
-      }
-      if !states.isEmpty {
-        persistence.saveRegionStates(states, group: group, app: app, time: clock.now.wall)
-      }
+      persistence.commitRegionEvents(events, group: group, app: app, time: clock.now.wall)
       let clients = state.withLock { $0.clients.sorted { $0.key < $1.key }.map(\.value) }
       for client in clients { client.hub(self, deliver: .regionEvents(group: group, events)) }
     case .regionStateReply(let id, let group, let event):
@@ -427,7 +419,8 @@ public final class LocationHub: Sendable {
       let infos = candidates.filter(\.running).map {
         SourceInfo(
           name: $0.source.descriptor.url, nominalAccuracy: $0.source.descriptor.nominalAccuracy,
-          power: $0.source.descriptor.power.rawValue)
+          power: $0.source.descriptor.power.rawValue,
+          producesLocation: $0.source.descriptor.producesLocation)
       }
       let allFinished =
         state.demand != nil && !candidates.isEmpty && candidates.allSatisfy(\.finished)

@@ -206,7 +206,7 @@ final class PowerDelegate: NSObject, CLLocationManagerDelegate, @unchecked Senda
   }
 
   /// A property that is not part of the request (no effect on Linux) must not end a pause.
-  @Test(.disabled("bug: any settings change while updating resumes a pause"))
+  @Test
   func unrelatedSettingWhilePausedStaysPaused() {
     let world = SimulatedEnvironment(authorization: .authorizedAlways)
     let (manager, delegate) = manager(world)

@@ -172,8 +172,18 @@ private func isDeferredFinish(_ effect: EngineEffect) -> Bool {
     #expect(moved.delivered.count == 1)
   }
 
-  /// Demand: 3 km during a burst; between bursts none with a receiver, still 3 km with cheap
-  /// sources (nothing is saved by stopping them).
+  /// A manager running both standard updates and significant change gets each location once.
+  @Test func bothServicesDeliverEachLocationOnce() {
+    var rig = PowerRig()
+    _ = rig.send(.startSignificantChanges(rig.client), at: 0)
+    _ = rig.send(.startUpdates(rig.client, UpdateRequest()), at: 0)
+    #expect(rig.fix(north: 0, at: 1).delivered.count == 1)
+    #expect(rig.fix(north: 700, at: 400).delivered.count == 1)
+  }
+
+  /// Demand: 5 km during a burst; between bursts none with a receiver, and with cheap sources
+  /// their own nominal accuracy (5 m here), which keeps them running (nothing is saved by stopping
+  /// them) without recalling a receiver.
   @Test(arguments: [
     (power: 2, offBetween: true), (power: 1, offBetween: false), (power: 0, offBetween: false),
   ])
@@ -181,13 +191,14 @@ private func isDeferredFinish(_ effect: EngineEffect) -> Bool {
     var rig = PowerRig(power: power)
     let accuracy = LocationEngine.significantChangeAccuracy
     #expect(rig.send(.startSignificantChanges(rig.client), at: 0).demand == .some(accuracy))
+    let between: Double? = offBetween ? nil : 5
     let first = rig.fix(north: 0, at: 5)
-    #expect(first.demand == (offBetween ? .some(nil) : .none))
+    #expect(first.demand == .some(between))
     let woken = rig.send(.timerFired(.dutyWake(rig.client)), at: 305)
-    #expect(woken.demand == (offBetween ? .some(accuracy) : .none))
+    #expect(woken.demand == .some(accuracy))
     #expect(woken.armed(.dutyGiveUp(rig.client)) == PowerRig.monotonic(305 + 120))
     let gaveUp = rig.send(.timerFired(.dutyGiveUp(rig.client)), at: 425)
-    #expect(gaveUp.demand == (offBetween ? .some(nil) : .none))
+    #expect(gaveUp.demand == .some(between))
     #expect(gaveUp.armed(.dutyWake(rig.client)) == PowerRig.monotonic(425 + 300))
   }
 
@@ -298,7 +309,7 @@ private func isDeferredFinish(_ effect: EngineEffect) -> Bool {
 
   /// The only sources refused the app (GeoClue's access denied): "updates stop with `denied`, as
   /// when authorization is withdrawn" (`EngineEvent.sourcesDenied`), significant changes too.
-  @Test(.disabled("bug: sourcesDenied does not reach significant-change clients"))
+  @Test
   func refusedSourcesStopMonitoringWithDenied() {
     var rig = PowerRig()
     _ = rig.send(.startSignificantChanges(rig.client), at: 0)
@@ -309,7 +320,7 @@ private func isDeferredFinish(_ effect: EngineEffect) -> Bool {
 
   /// Every source ended for good (a replay without `loop`): a significant-change client is told,
   /// as a streaming one is, instead of waiting for fixes that cannot come.
-  @Test(.disabled("bug: sourcesEnded does not reach significant-change clients"))
+  @Test
   func endedSourcesAreReportedToSignificantChangeClients() {
     var rig = PowerRig()
     _ = rig.send(.startSignificantChanges(rig.client), at: 0)
@@ -425,7 +436,8 @@ private func isDeferredFinish(_ effect: EngineEffect) -> Bool {
     _ = rig.send(.startUpdates(rig.client, Self.request()), at: 0)
     let pausing = Self.stayStill(&rig, radius: 50, until: 300)
     #expect(pausing.contains(where: isPause))
-    #expect(pausing.demand == .none)  // demand unchanged: the file keeps running
+    // The file keeps running: demand becomes its own nominal accuracy (5 m).
+    #expect(pausing.demand == .some(5))
     // Fixes from the running file count as checks: still, held; moved, resumed.
     let still = rig.fix(north: 10, at: 310)
     #expect(still.delivered.isEmpty)
@@ -605,7 +617,7 @@ private func isDeferredFinish(_ effect: EngineEffect) -> Bool {
   /// A paused client on a receiver, and another client whose demand a cheap source meets (as the
   /// hub runs it): the paused client must not bring the receiver back, or the arbiter swaps the
   /// two sources for ever (each `sourcesChanged` flips the demand).
-  @Test(.disabled("bug: a paused client re-demands its accuracy whenever only cheap sources run"))
+  @Test
   func pausedClientDoesNotRecallTheReceiverWhenACheapSourceRunsForAnother() {
     var rig = PowerRig()
     let coarse = ClientID(2)
@@ -618,6 +630,12 @@ private func isDeferredFinish(_ effect: EngineEffect) -> Bool {
     let cheap = rig.send(
       .sourcesChanged([SourceInfo(name: "static:///file", nominalAccuracy: 1000, power: 0)]),
       at: 300)
-    #expect(cheap.demand == .none)
+    // The paused client asks only for what the file gives (1 km), which the file meets: the
+    // arbiter keeps the file, and the next report changes nothing (no swap).
+    #expect(cheap.demand == .some(1000))
+    let again = rig.send(
+      .sourcesChanged([SourceInfo(name: "static:///file", nominalAccuracy: 1000, power: 0)]),
+      at: 301)
+    #expect(again.demand == .none)
   }
 }

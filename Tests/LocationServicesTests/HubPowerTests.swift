@@ -266,7 +266,7 @@ private final class PoweredSource: LocationSource {
   /// A paused client on the receiver while another client's coarse demand runs a cheap source.
   /// The paused client must not pull the receiver back on: each swap changes the sources, which
   /// changes the demand, which swaps them back, recursively until the stack overflows.
-  @Test(.disabled("bug: endless source swap, crashes the test process (stack overflow)"))
+  @Test
   func pausedClientAndACoarseClientDoNotSwapSourcesForEver() {
     let file = PoweredSource("static:///etc/geolocation", accuracy: 1000, power: .none)
     let gps = receiver()
@@ -287,7 +287,7 @@ private final class PoweredSource: LocationSource {
 
   /// The same swap with a compass kept on for headings: a low-power heading-only source counts as
   /// a cheap running source for the paused client.
-  @Test(.disabled("bug: endless source swap, crashes the test process (stack overflow)"))
+  @Test
   func pausedClientWithACompassRunningDoesNotSwapForEver() {
     let compass = PoweredSource(
       "iio:///sys/bus/iio/devices/iio:device0", accuracy: .infinity, power: .low, locations: false,
