@@ -31,7 +31,8 @@ final class LocationdProcess: Sendable {
   let directory: String
   let socketPath: String
   let storePath: String
-  private let process: Process
+  private let arguments: [String]
+  private let process: Mutex<Process?> = Mutex(nil)
 
   /// Starts `locationd --foreground --socket DIR/socket --store DIR/store.sqlite` with the given
   /// extra arguments.
@@ -42,24 +43,40 @@ final class LocationdProcess: Sendable {
     directory = String(cString: made)
     socketPath = directory + "/run/socket"
     storePath = directory + "/store.sqlite"
-    process = Process()
-    process.executableURL = URL(fileURLWithPath: binary)
-    process.arguments =
+    self.arguments =
       ["--foreground", "--socket", socketPath, "--store", storePath] + arguments
+    try start(binary)
+  }
+
+  private func start(_ binary: String) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: binary)
+    process.arguments = arguments
     var environment = ProcessInfo.processInfo.environment
     environment["XDG_CONFIG_HOME"] = directory + "/config"
     process.environment = environment
     process.standardOutput = FileHandle.nullDevice
     try runWithEmptySignalMask(process)
+    self.process.withLock { $0 = process }
+  }
+
+  /// Sends a signal to the daemon by pid and waits for it to exit.
+  func kill(_ signal: Int32) {
+    guard let process = process.withLock({ $0 }), process.isRunning else { return }
+    Glibc.kill(process.processIdentifier, signal)
+    process.waitUntilExit()
+  }
+
+  /// Starts the daemon again on the same socket and store.
+  func restart() throws {
+    guard let binary = Self.binary else { throw FakeDaemonError(Self.missingMessage) }
+    try start(binary)
   }
 
   /// Stops the daemon by pid (SIGTERM: it closes its connections and removes its socket) and
   /// removes its files.
   func stop() {
-    if process.isRunning {
-      kill(process.processIdentifier, SIGTERM)
-      process.waitUntilExit()
-    }
+    kill(SIGTERM)
     try? FileManager.default.removeItem(atPath: directory)
   }
 

@@ -89,4 +89,37 @@ struct DaemonClientLocationdTests {
     #expect(second.delegate.count("enter there") == 1)
     #expect(second.manager.monitoredRegions.map(\.identifier) == ["there"])
   }
+
+  @Test func updatesResumeAfterTheDaemonIsKilledAndRestarted() async throws {
+    let feed = try NMEAFeed()
+    defer { feed.stop() }
+    let daemon = try LocationdProcess(arguments: [
+      "--source", "nmea+tcp://127.0.0.1:\(feed.port)", "--policy", "grant",
+    ])
+    defer { daemon.stop() }
+    #expect(await eventually { FileManager.default.fileExists(atPath: daemon.socketPath) })
+    let app = App(socketPath: daemon.socketPath)
+    defer { app.client.close() }
+    #expect(app.client.waitForConnection(timeout: 10))
+    let pump = {
+      feed.feed(latitude: Self.here.latitude, longitude: Self.here.longitude)
+      app.scheduler.pump()
+    }
+    app.manager.startUpdatingLocation()
+    #expect(
+      await eventually(timeout: 20, pump: pump) { !app.delegate.locations.withLock { $0.isEmpty } })
+
+    daemon.kill(SIGKILL)
+    #expect(await eventually(pump: pump) { app.delegate.contains("error 0") })  // locationUnknown
+    let message = app.delegate.errors.withLock { $0.last }?.userInfo[NSLocalizedDescriptionKey]
+    #expect((message as? String)?.contains("locationd") == true)
+
+    // A stale socket file is left behind by kill -9; the new daemon replaces it.
+    try daemon.restart()
+    #expect(await eventually(timeout: 20, pump: pump) { app.client.isConnected })
+    app.delegate.locations.withLock { $0.removeAll() }
+    #expect(
+      await eventually(timeout: 20, pump: pump) { !app.delegate.locations.withLock { $0.isEmpty } })
+    #expect(app.manager.authorizationStatus == .authorizedWhenInUse)
+  }
 }
