@@ -25,8 +25,8 @@ struct DaemonClientError: Error, Sendable, CustomStringConvertible {
 enum DaemonClientSocket {
   /// Connects to a listening Unix stream socket.
   /// - Parameter path: the socket's path.
-  /// - Returns: the connected descriptor (close-on-exec, blocking, with a 5 s send timeout so that a
-  ///   daemon that stopped reading cannot hold the client's queue for long).
+  /// - Returns: the connected descriptor (close-on-exec, blocking, with a 5 s send timeout so
+  ///   that a daemon that stopped reading cannot hold the client's queue for long).
   static func connect(path: String) throws(DaemonClientError) -> Int32 {
     var address = sockaddr_un()
     address.sun_family = sa_family_t(AF_UNIX)

@@ -10,7 +10,8 @@ import Synchronization
 /// Rules (ours; Apple's `locationd` is private):
 /// - The connection says `hello` as an `app`; the daemon's `welcome` fills a local mirror of the
 ///   app's authorization, regions (every group, with their states), largest region radius, heading
-///   and significant-change availability, which deliveries keep current, so the synchronous getters answer at once.
+///   and significant-change availability, which deliveries keep current, so the synchronous
+///   getters answer at once.
 /// - A manager's `ClientID` is the protocol's `client` number (1, 2, ... in registration order,
 ///   never reused in a process).
 /// - Requests are written, and deliveries handed to clients, in order, on one serial queue; the
@@ -19,13 +20,16 @@ import Synchronization
 ///   clients once a client of its group (`HubClient.regionGroups`) is registered, then acknowledged
 ///   (`ack` names the highest sequence below which everything was handed over). A sequence seen
 ///   before (the daemon restarted before it stored the acknowledgement) is dropped: exactly once.
+///   While an event is held, the mirror shows its region's state before the event (the welcome
+///   already has the state after it), so that a `CLMonitor` opened later sees the change.
 /// - When the daemon goes away, every client with updates, a location request or headings running
 ///   receives `locationUnknown` (with a message saying the daemon is being reconnected, or, in
-///   `CORELOCATION_DAEMON=required` mode before the first connection, that it is required and not
-///   running); a pending `requestLocation` ends with that error, deferred updates finish with
-///   `deferredFailed`. The client reconnects with backoff (50 ms, doubling to 5 s) and sends again
-///   what is running: every client's registration, updates and heading. Region and authorization
-///   requests made while disconnected are sent, in order, after the reconnection.
+///   `CORELOCATION_DAEMON=required` mode, that it is required and not running); so does a service
+///   started while disconnected. A pending `requestLocation` ends with that error, deferred updates
+///   finish with `deferredFailed`. The client reconnects with backoff (50 ms, doubling to 5 s) and
+///   sends again what is running: every client's registration, updates, significant-change
+///   monitoring and heading. Region and authorization requests made while disconnected are sent,
+///   in order, after the reconnection. It never falls back to embedded mode once chosen.
 /// - `setAuthorization` is not available to an app: the daemon decides (`locationctl authorize`);
 ///   the call is ignored.
 public final class DaemonClient: LocationService {

@@ -2,8 +2,8 @@ import Geodesy
 import LocationEngine
 
 /// What the public layer (`CLLocationManager`, `CLMonitor`, `CLLocationUpdate.liveUpdates`) asks of
-/// the location runtime: the in-process `LocationHub` (embedded mode) or a `DaemonClient` that speaks
-/// to `locationd`.
+/// the location runtime: the in-process `LocationHub` (embedded mode) or a `DaemonClient` that
+/// speaks to `locationd`.
 ///
 /// Both behave the same for the caller: clients are registered and told the app's authorization at
 /// once, requests are handled in the order they were made, deliveries reach each client in order

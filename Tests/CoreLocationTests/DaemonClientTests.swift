@@ -4,7 +4,7 @@ import LocationServices
 import Synchronization
 import Testing
 
-/// Delegate calls queued until the test pumps them (so a delegate set after `init` sees every call).
+/// Delegate calls queued until the test pumps them (a delegate set after `init` sees every call).
 final class PumpedScheduler: DeliveryScheduler {
   private let work = Mutex<[@Sendable () -> Void]>([])
 
