@@ -252,6 +252,46 @@ final class DaemonDelegate: NSObject, CLLocationManagerDelegate, @unchecked Send
     withExtendedLifetime(manager) {}
   }
 
+  @Test func anAcknowledgementNeverPassesAHeldEvent() async throws {
+    let daemon = try FakeDaemon(
+      welcome: FakeDaemon.welcomeLine(
+        status: 3,
+        regions: [
+          FakeDaemon.regionEntry("gate", group: "monitor:X", state: "inside"),
+          FakeDaemon.regionEntry("home", state: "outside"),
+        ]))
+    defer { daemon.stop() }
+    let client = DaemonClient(socketPath: daemon.path)
+    defer { client.close() }
+    #expect(client.waitForConnection(timeout: 10))
+    let scheduler = PumpedScheduler()
+    let delegate = DaemonDelegate()
+    let manager = HubEnvironment.$bound.withValue(HubEnvironment(hub: client, scheduler: scheduler))
+    {
+      CLLocationManager()
+    }
+    manager.delegate = delegate
+    #expect(await eventually { !daemon.messages("register").isEmpty })
+    // 5 waits for a monitor named X; 6 is for the manager, handed over at once but not
+    // acknowledged, since acknowledging 6 would make the daemon forget 5.
+    daemon.send(
+      #"{"type":"regionEvents","group":"monitor:X","events":[{"identifier":"gate","#
+        + #""kind":"exit","state":"outside","date":1767225600},{"identifier":"gate","#
+        + #""kind":"determined","state":"outside","date":1767225600}],"sequence":5}"#)
+    daemon.send(
+      #"{"type":"regionEvents","group":"manager","events":[{"identifier":"home","kind":"enter","#
+        + #""state":"inside","date":1767225600}],"sequence":6}"#)
+    #expect(await eventually(pump: scheduler.pump) { delegate.contains("enter home") })
+    #expect(daemon.messages("ack").isEmpty)
+
+    let monitor = await HubEnvironment.$bound.withValue(
+      HubEnvironment(hub: client, scheduler: nil)
+    ) { await CLMonitor("X") }
+    #expect(await eventually { !daemon.messages("ack").isEmpty })
+    #expect(daemon.messages("ack").map { $0["sequence"] as? Int } == [6])
+    #expect(await monitor.record(for: "gate")?.lastEvent.state == .unsatisfied)
+  }
+
   @Test func reconnectsAndResumesAfterTheDaemonGoesAway() async throws {
     let setup = try Setup()
     defer { setup.stop() }
