@@ -1,0 +1,242 @@
+import LocationEngine
+import LocationServices
+
+/// Turns the daemon's control replies into text for people (tables) or scripts (JSON).
+///
+/// Tables: one section per kind of thing, each an aligned ``ControlTable``; an empty list prints
+/// a line saying so instead of a bare heading. JSON: the reply's payload as the daemon sent it
+/// (every member, also ones this version of `locationctl` does not know), keys sorted, one line.
+public enum ControlFormatter {
+  /// The name of a `CLAuthorizationStatus` raw value, for tables.
+  ///
+  /// - Parameter status: The raw value.
+  /// - Returns: `not determined`, `restricted`, `denied`, `always`, `when in use`, or the number.
+  public static func authorizationName(_ status: Int32) -> String {
+    switch status {
+    case AuthorizationSnapshot.notDetermined: return "not determined"
+    case AuthorizationSnapshot.restricted: return "restricted"
+    case AuthorizationSnapshot.denied: return "denied"
+    case AuthorizationSnapshot.authorizedAlways: return "always"
+    case AuthorizationSnapshot.authorizedWhenInUse: return "when in use"
+    default: return "status \(status)"
+    }
+  }
+
+  /// The name of a `CLAccuracyAuthorization` raw value: `precise`, `approximate` or the number.
+  ///
+  /// - Parameter accuracy: The raw value.
+  /// - Returns: The name.
+  public static func accuracyName(_ accuracy: Int) -> String {
+    switch accuracy {
+    case 0: return "precise"
+    case 1: return "approximate"
+    default: return "accuracy \(accuracy)"
+    }
+  }
+
+  /// The `status` reply as tables: sources, clients, apps, and the services switch.
+  ///
+  /// - Parameter status: The reply.
+  /// - Returns: The text, ending in a newline.
+  public static func status(_ status: DaemonStatus) -> String {
+    var text = "Location services: \(status.servicesEnabled ? "on" : "off")\n\n"
+    text += "Sources:\n" + sourcesTable(status.sources) + "\n"
+    text += "Clients:\n"
+    if status.clients.isEmpty {
+      text += "  (no client connected)\n"
+    } else {
+      text +=
+        ControlTable(
+          [
+            .init("app"), .init("role"), .init("pid", numeric: true), .init("uid", numeric: true),
+            .init("managers", numeric: true),
+          ],
+          rows: status.clients.map { client in
+            [
+              client.app.isEmpty ? "-" : client.app, client.role.rawValue, String(client.pid),
+              String(client.uid), String(client.managers),
+            ]
+          }
+        ).rendered
+    }
+    text += "\nActive apps:\n"
+    if status.apps.isEmpty {
+      text += "  (none: no app is connected or monitoring regions)\n"
+    } else {
+      text += ControlTable([.init("app")], rows: status.apps.map { [$0] }).rendered
+    }
+    return text
+  }
+
+  /// The `sources` reply (and the sources section of `status`) as a table.
+  ///
+  /// - Parameter sources: The sources.
+  /// - Returns: The text, ending in a newline.
+  public static func sources(_ sources: [DaemonSourceStatus]) -> String {
+    sourcesTable(sources)
+  }
+
+  private static func sourcesTable(_ sources: [DaemonSourceStatus]) -> String {
+    guard !sources.isEmpty else {
+      return "  (no source configured or discovered)\n"
+    }
+    return ControlTable(
+      [
+        .init("source"), .init("running"), .init("power"), .init("on (s)", numeric: true),
+        .init("users", numeric: true), .init("failure"),
+      ],
+      rows: sources.map { source in
+        [
+          source.url, source.running ? "yes" : "no", source.power, seconds(source.onSeconds),
+          source.users.map(String.init) ?? "-", source.failure ?? "",
+        ]
+      }
+    ).rendered
+  }
+
+  /// The `apps` reply as a table.
+  ///
+  /// - Parameter apps: The apps.
+  /// - Returns: The text, ending in a newline.
+  public static func apps(_ apps: [DaemonAppInfo]) -> String {
+    guard !apps.isEmpty else { return "No app has asked for location yet.\n" }
+    return ControlTable(
+      [
+        .init("app"), .init("authorization"), .init("accuracy"), .init("regions", numeric: true),
+        .init("pending", numeric: true), .init("connected"),
+      ],
+      rows: apps.map { app in
+        [
+          app.app, authorizationName(app.authorization.status),
+          accuracyName(app.authorization.accuracy), String(app.regions),
+          String(app.pendingEvents), app.connected ? "yes" : "no",
+        ]
+      }
+    ).rendered
+  }
+
+  /// The `regions` reply as a table (coordinates in degrees, radius in metres).
+  ///
+  /// - Parameters:
+  ///   - regions: The regions.
+  ///   - app: The app they belong to, for the empty message.
+  /// - Returns: The text, ending in a newline.
+  public static func regions(_ regions: [DaemonRegionEntry], app: String) -> String {
+    guard !regions.isEmpty else {
+      return "\(ControlTable.clean(app)) monitors no region.\n"
+    }
+    return ControlTable(
+      [
+        .init("group"), .init("identifier"), .init("latitude", numeric: true),
+        .init("longitude", numeric: true), .init("radius (m)", numeric: true), .init("state"),
+        .init("notify"),
+      ],
+      rows: regions.map { entry in
+        let region = entry.region
+        var notify: [String] = []
+        if region.notifyOnEntry { notify.append("entry") }
+        if region.notifyOnExit { notify.append("exit") }
+        return [
+          entry.group, region.identifier, fixed(region.latitude, 6),
+          fixed(region.longitude, 6), fixed(region.radius, 1), stateName(entry.state),
+          notify.isEmpty ? "-" : notify.joined(separator: ","),
+        ]
+      }
+    ).rendered
+  }
+
+  /// The name of a region state: `inside`, `outside` or `unknown`.
+  ///
+  /// - Parameter state: The state.
+  /// - Returns: The name.
+  public static func stateName(_ state: RegionState) -> String {
+    switch state {
+    case .unknown: return "unknown"
+    case .inside: return "inside"
+    case .outside: return "outside"
+    }
+  }
+
+  /// A number with `digits` decimals (no locale, no exponent).
+  static func fixed(_ value: Double, _ digits: Int) -> String {
+    guard value.isFinite else { return String(value) }
+    var scale = 1.0
+    for _ in 0..<digits { scale *= 10 }
+    let rounded = (abs(value) * scale).rounded()
+    guard rounded < 9e15 else { return String(value) }
+    let whole = Int64(rounded / scale)
+    var fraction = String(Int64(rounded) - whole * Int64(scale))
+    while fraction.count < digits { fraction = "0" + fraction }
+    let sign = value < 0 && rounded != 0 ? "-" : ""
+    return digits == 0 ? "\(sign)\(whole)" : "\(sign)\(whole).\(fraction)"
+  }
+
+  /// Seconds with one decimal.
+  static func seconds(_ value: Double) -> String { fixed(value, 1) }
+
+  /// One JSON value on one line, object keys sorted; non-finite numbers as the protocol writes
+  /// them (`"NaN"`, `"Infinity"`, `"-Infinity"`); integral numbers without a fraction.
+  ///
+  /// - Parameter value: The value.
+  /// - Returns: The JSON text, without a newline.
+  public static func json(_ value: DaemonJSON) -> String {
+    var text = ""
+    write(value, to: &text)
+    return text
+  }
+
+  private static func write(_ value: DaemonJSON, to text: inout String) {
+    switch value {
+    case .null: text += "null"
+    case .bool(let flag): text += flag ? "true" : "false"
+    case .number(let number):
+      if number.isNaN {
+        text += "\"NaN\""
+      } else if number.isInfinite {
+        text += number > 0 ? "\"Infinity\"" : "\"-Infinity\""
+      } else if number == number.rounded(), abs(number) < 9e15 {
+        text += String(Int64(number))
+      } else {
+        text += "\(number)"
+      }
+    case .string(let string): writeString(string, to: &text)
+    case .array(let elements):
+      text += "["
+      for (index, element) in elements.enumerated() {
+        if index > 0 { text += "," }
+        write(element, to: &text)
+      }
+      text += "]"
+    case .object(let members):
+      text += "{"
+      for (index, key) in members.keys.sorted().enumerated() {
+        if index > 0 { text += "," }
+        writeString(key, to: &text)
+        text += ":"
+        if let member = members[key] { write(member, to: &text) }
+      }
+      text += "}"
+    }
+  }
+
+  private static func writeString(_ string: String, to text: inout String) {
+    text += "\""
+    for scalar in string.unicodeScalars {
+      switch scalar {
+      case "\"": text += "\\\""
+      case "\\": text += "\\\\"
+      case "\n": text += "\\n"
+      case "\r": text += "\\r"
+      case "\t": text += "\\t"
+      default:
+        if scalar.value < 0x20 || scalar.value == 0x7F {
+          let hex = String(scalar.value, radix: 16)
+          text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        } else {
+          text.unicodeScalars.append(scalar)
+        }
+      }
+    }
+    text += "\""
+  }
+}

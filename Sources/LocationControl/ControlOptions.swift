@@ -1,0 +1,266 @@
+/// `locationctl`'s command line, parsed.
+///
+/// Options may come before or after the command: `locationctl --json apps` and
+/// `locationctl apps --json` are the same. `--name=value` is `--name value`.
+public struct ControlOptions: Equatable, Sendable {
+  /// A grant that `locationctl authorize` can store for an app.
+  public enum Grant: String, Equatable, Sendable, CaseIterable {
+    /// `CLAuthorizationStatus.authorizedAlways`.
+    case always
+    /// `CLAuthorizationStatus.authorizedWhenInUse` (spelled `when-in-use` on the command line).
+    case whenInUse
+    /// `CLAuthorizationStatus.denied`.
+    case denied
+    /// Forget the decision: the app is `notDetermined` again and its next request is asked.
+    case reset
+
+    /// The spelling on the command line.
+    public var argument: String {
+      switch self {
+      case .always: return "always"
+      case .whenInUse: return "when-in-use"
+      case .denied: return "denied"
+      case .reset: return "reset"
+      }
+    }
+
+    /// Parses the command-line spelling (`when-in-use`, also `wheninuse`, `when_in_use`).
+    ///
+    /// - Parameter text: The argument.
+    /// - Returns: The grant, or nil when the text names none.
+    public static func parse(_ text: String) -> Grant? {
+      switch text.lowercased() {
+      case "always": return .always
+      case "when-in-use", "wheninuse", "when_in_use": return .whenInUse
+      case "denied", "deny": return .denied
+      case "reset": return .reset
+      default: return nil
+      }
+    }
+  }
+
+  /// What to do.
+  public enum Command: Equatable, Sendable {
+    /// `status`: sources, clients and apps.
+    case status
+    /// `apps`: every app the daemon knows, with its authorization.
+    case apps
+    /// `authorize APP GRANT [--approximate]`.
+    case authorize(app: String, grant: Grant, approximate: Bool)
+    /// `regions APP`: an app's monitored regions and their states.
+    case regions(app: String)
+    /// `sources`: the daemon's location sources.
+    case sources
+    /// `agent`: answer authorization requests interactively.
+    case agent
+    /// `services on|off`: the global location services switch.
+    case services(enabled: Bool)
+    /// `help` or `--help`.
+    case help
+  }
+
+  /// The command.
+  public var command: Command
+  /// `--json`: print the daemon's answer as JSON instead of a table.
+  public var json: Bool
+  /// `--socket PATH` or `--system`; nil: the default from the environment.
+  public var socket: String?
+
+  /// Creates options.
+  ///
+  /// - Parameters:
+  ///   - command: The command.
+  ///   - json: Whether to print JSON.
+  ///   - socket: The socket path given on the command line, if any.
+  public init(command: Command, json: Bool = false, socket: String? = nil) {
+    self.command = command
+    self.json = json
+    self.socket = socket
+  }
+
+  /// A usage error: the message says what is wrong.
+  public struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What is wrong.
+    public var message: String
+    /// The message.
+    public var description: String { message }
+  }
+
+  /// The system daemon's socket (`--system`).
+  public static let systemSocket = "/run/locationd/socket"
+
+  /// The socket to use when none is given: `$CORELOCATION_DAEMON_SOCKET`, else
+  /// `$XDG_RUNTIME_DIR/locationd/socket`, else the system daemon's `/run/locationd/socket`.
+  ///
+  /// - Parameter environment: The process environment.
+  /// - Returns: The socket path.
+  public static func defaultSocket(environment: [String: String]) -> String {
+    if let path = environment["CORELOCATION_DAEMON_SOCKET"], !path.isEmpty { return path }
+    if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
+      return runtime + "/locationd/socket"
+    }
+    return systemSocket
+  }
+
+  /// The socket these options name, with the environment's default.
+  ///
+  /// - Parameter environment: The process environment.
+  /// - Returns: The socket path.
+  public func socketPath(environment: [String: String]) -> String {
+    socket ?? Self.defaultSocket(environment: environment)
+  }
+
+  /// Parses arguments (without the program name).
+  ///
+  /// - Parameter rawArguments: The command-line arguments.
+  /// - Returns: The options.
+  /// - Throws: `UsageError` naming the problem: an unknown command or option, a missing or extra
+  ///   argument, a bad grant, `--approximate` outside `authorize`, `--socket` with `--system`.
+  public static func parse(_ rawArguments: [String]) throws(UsageError) -> ControlOptions {
+    var arguments: [String] = []
+    var afterDashes = false
+    for argument in rawArguments {
+      if !afterDashes, argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+        arguments.append(String(argument[..<equals]))
+        arguments.append(String(argument[argument.index(after: equals)...]))
+      } else {
+        if argument == "--" { afterDashes = true }
+        arguments.append(argument)
+      }
+    }
+    var json = false
+    var help = false
+    var socket: String?
+    var system = false
+    var approximate = false
+    var words: [String] = []
+    var index = 0
+    var dashes = false
+    while index < arguments.count {
+      let argument = arguments[index]
+      index += 1
+      if dashes || !argument.hasPrefix("-") || argument == "-" {
+        words.append(argument)
+        continue
+      }
+      switch argument {
+      case "--": dashes = true
+      case "--json", "-j": json = true
+      case "--help", "-h": help = true
+      case "--system": system = true
+      case "--approximate": approximate = true
+      case "--socket":
+        guard index < arguments.count, !arguments[index].isEmpty else {
+          throw UsageError(message: "--socket needs a path")
+        }
+        socket = arguments[index]
+        index += 1
+      default:
+        throw UsageError(message: "unknown option '\(argument)' (see locationctl --help)")
+      }
+    }
+    if system {
+      guard socket == nil else {
+        throw UsageError(message: "--socket and --system cannot be used together")
+      }
+      socket = systemSocket
+    }
+    if help || words.first == "help" {
+      return ControlOptions(command: .help, json: json, socket: socket)
+    }
+    guard let name = words.first else {
+      throw UsageError(message: "no command given (see locationctl --help)")
+    }
+    let rest = Array(words.dropFirst())
+    func expect(_ count: Int, _ usage: String) throws(UsageError) {
+      if rest.count < count { throw UsageError(message: "usage: locationctl \(usage)") }
+      if rest.count > count {
+        throw UsageError(
+          message: "unexpected argument '\(rest[count])' (usage: locationctl \(usage))")
+      }
+    }
+    let command: Command
+    switch name {
+    case "status":
+      try expect(0, "status [--json]")
+      command = .status
+    case "apps":
+      try expect(0, "apps [--json]")
+      command = .apps
+    case "sources":
+      try expect(0, "sources [--json]")
+      command = .sources
+    case "agent":
+      try expect(0, "agent")
+      command = .agent
+    case "regions":
+      try expect(1, "regions APP [--json]")
+      command = .regions(app: rest[0])
+    case "services":
+      try expect(1, "services on|off")
+      switch rest[0].lowercased() {
+      case "on", "enable", "enabled", "true", "1": command = .services(enabled: true)
+      case "off", "disable", "disabled", "false", "0": command = .services(enabled: false)
+      default:
+        throw UsageError(message: "services takes on or off, not '\(rest[0])'")
+      }
+    case "authorize":
+      let usage = "authorize APP always|when-in-use|denied|reset [--approximate]"
+      try expect(2, usage)
+      guard let grant = Grant.parse(rest[1]) else {
+        throw UsageError(
+          message: "authorize takes always, when-in-use, denied or reset, not '\(rest[1])'")
+      }
+      if approximate, grant == .denied || grant == .reset {
+        throw UsageError(message: "--approximate applies to always and when-in-use only")
+      }
+      command = .authorize(app: rest[0], grant: grant, approximate: approximate)
+    default:
+      throw UsageError(message: "unknown command '\(name)' (see locationctl --help)")
+    }
+    if approximate {
+      guard case .authorize = command else {
+        throw UsageError(message: "--approximate applies to authorize only")
+      }
+    }
+    return ControlOptions(command: command, json: json, socket: socket)
+  }
+
+  /// The help text.
+  public static let helpText = """
+    USAGE: locationctl [--json] [--socket PATH | --system] COMMAND [ARGUMENTS]
+
+    Shows and changes what locationd (the location daemon) knows: sources, connected clients,
+    apps, their authorization and regions.
+
+    COMMANDS:
+      status                      Sources, connected clients and apps
+      apps                        Every app with its authorization, regions and pending events
+      authorize APP GRANT         Store a decision for APP; GRANT is always, when-in-use, denied
+                                  or reset (forget it: the app is asked again). The app's
+                                  running managers are told at once.
+          --approximate           With always or when-in-use: reduced accuracy (locations
+                                  snapped to a grid of about 3 km)
+      regions APP                 APP's monitored regions and their states
+      sources                     The daemon's location sources
+      services on|off             The global switch behind locationServicesEnabled()
+      agent                       Answer apps' authorization requests in this terminal; reads
+                                  answers from standard input, ends at end of input (Ctrl-D)
+
+    OPTIONS:
+      --json                      Print JSON instead of a table (every command)
+      --socket PATH               The daemon's socket (default: $CORELOCATION_DAEMON_SOCKET, else
+                                  $XDG_RUNTIME_DIR/locationd/socket, else /run/locationd/socket)
+      --system                    The system daemon's socket, /run/locationd/socket
+      -h, --help                  Show this help
+
+    APP is the app identifier locationd uses: the desktop-file-style id from its configuration,
+    else the executable's path (see `locationctl apps`).
+
+    EXIT STATUS:
+      0 success
+      1 the daemon answered with an error (or broke the protocol)
+      2 usage error
+      3 cannot connect to the daemon (not running, or no permission)
+    """
+}

@@ -1,0 +1,228 @@
+import Foundation
+import RealComponents
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The built `locationctl` against the built `locationd`, both real processes: the daemon on a
+/// private socket and store in a temporary directory, stopped by pid. Skipped (with the reason)
+/// when the programs are not built, a failure under `CI=true`.
+@Suite(
+  .enabled(
+    if: LocationdProcess.isCI
+      || (LocationdProcess.locationd != nil && LocationdProcess.locationctl != nil),
+    "needs the built locationd and locationctl (swift build)"),
+  .serialized)
+struct LocationctlEndToEndTests {
+  /// Parses one line of JSON output.
+  func json(_ run: LocationdProcess.Run) throws -> Any {
+    try JSONSerialization.jsonObject(with: Data(run.output.utf8), options: [.fragmentsAllowed])
+  }
+
+  @Test func statusAuthorizeServicesAndApps() throws {
+    let daemon = try LocationdProcess()
+    defer { daemon.stop() }
+
+    let status = try daemon.locationctl(["status", "--json"])
+    #expect(status.status == 0, "\(status.error)")
+    let object = try #require(try json(status) as? [String: Any])
+    #expect(object["servicesEnabled"] as? Bool == true)
+    let sources = try #require(object["sources"] as? [[String: Any]])
+    #expect(sources.count == 1)
+    #expect((sources.first?["url"] as? String)?.hasPrefix("static://") == true)
+    let clients = try #require(object["clients"] as? [[String: Any]])
+    // locationctl itself is connected (role control) while it asks.
+    #expect(clients.contains { $0["role"] as? String == "control" })
+
+    let table = try daemon.locationctl(["status"])
+    #expect(table.status == 0)
+    #expect(table.output.hasPrefix("Location services: on\n"))
+    #expect(table.output.contains("static://"))
+
+    let authorize = try daemon.locationctl(
+      ["authorize", "org.example.E2E", "always", "--approximate"])
+    #expect(authorize.status == 0, "\(authorize.error)")
+    #expect(authorize.output == "org.example.E2E: always, approximate location.\n")
+
+    let apps = try #require(
+      try json(try daemon.locationctl(["apps", "--json"])) as? [[String: Any]])
+    let app = try #require(apps.first { $0["app"] as? String == "org.example.E2E" })
+    let authorization = try #require(app["authorization"] as? [String: Any])
+    #expect(authorization["status"] as? Int == 3)
+    #expect(authorization["accuracy"] as? Int == 1)
+    #expect(app["connected"] as? Bool == false)
+
+    let appsTable = try daemon.locationctl(["apps"])
+    #expect(appsTable.output.contains("org.example.E2E"))
+    #expect(appsTable.output.contains("always"))
+    #expect(appsTable.output.contains("approximate"))
+
+    let regions = try daemon.locationctl(["regions", "org.example.E2E", "--json"])
+    #expect(regions.status == 0, "\(regions.error)")
+    #expect(regions.output == "[]\n")
+    let unknown = try daemon.locationctl(["regions", "org.example.Nobody"])
+    #expect(unknown.status == 1)
+    #expect(unknown.error.contains("org.example.Nobody"))
+
+    let off = try daemon.locationctl(["services", "off"])
+    #expect(off.status == 0, "\(off.error)")
+    #expect(off.output == "Location services off.\n")
+    let statusOff = try #require(
+      try json(try daemon.locationctl(["status", "--json"])) as? [String: Any])
+    #expect(statusOff["servicesEnabled"] as? Bool == false)
+    #expect(try daemon.locationctl(["services", "on"]).status == 0)
+    let statusOn = try #require(
+      try json(try daemon.locationctl(["status", "--json"])) as? [String: Any])
+    #expect(statusOn["servicesEnabled"] as? Bool == true)
+
+    let reset = try daemon.locationctl(["authorize", "org.example.E2E", "reset"])
+    #expect(reset.status == 0, "\(reset.error)")
+    let after = try #require(
+      try json(try daemon.locationctl(["apps", "--json"])) as? [[String: Any]])
+    let status0 =
+      after.first { $0["app"] as? String == "org.example.E2E" }
+      .flatMap { $0["authorization"] as? [String: Any] }?["status"] as? Int
+    #expect(status0 == nil || status0 == 0)
+
+    let sourcesTable = try daemon.locationctl(["sources"])
+    #expect(sourcesTable.status == 0)
+    #expect(sourcesTable.output.hasPrefix("SOURCE"))
+
+    #expect(daemon.stop() == 0, "locationd log:\n\(daemon.log)")
+  }
+
+  @Test func binaryHelpAndUsageExitCodes() throws {
+    let help = try LocationdProcess.runLocationctl(["--help"])
+    #expect(help.status == 0)
+    #expect(help.output.hasPrefix("USAGE: locationctl"))
+    let usage = try LocationdProcess.runLocationctl(["teleport"])
+    #expect(usage.status == 2)
+    #expect(usage.error == "locationctl: unknown command 'teleport' (see locationctl --help)\n")
+  }
+
+  @Test func cannotConnectOnceTheDaemonHasStopped() throws {
+    let daemon = try LocationdProcess()
+    let socket = daemon.socket
+    // One round trip first: locationd installs its SIGTERM handler just after it starts
+    // listening, and a SIGTERM in between would be lost (reported to the daemon's owner).
+    #expect(try daemon.locationctl(["status"]).status == 0)
+    #expect(daemon.stop() == 0)
+    let run = try LocationdProcess.runLocationctl(["status", "--socket", socket])
+    #expect(run.status == 3)
+    #expect(run.error.contains("locationd --foreground"))
+  }
+
+  /// An app (this test process, speaking the protocol by hand) asks for authorization; the daemon
+  /// asks `locationctl agent`, which asks "the user" (this test, through its standard input).
+  @Test func agentAnswersAnAppsRequest() throws {
+    let daemon = try LocationdProcess()
+    defer { daemon.stop() }
+    guard let binary = LocationdProcess.locationctl else { return }
+
+    let agent = Process()
+    agent.executableURL = URL(fileURLWithPath: binary)
+    agent.arguments = ["agent", "--socket", daemon.socket]
+    agent.environment = ["PATH": "/usr/bin:/bin"]
+    let input = Pipe()
+    let output = Pipe()
+    let errors = Pipe()
+    agent.standardInput = input
+    agent.standardOutput = output
+    agent.standardError = errors
+    try runWithEmptySignalMask(agent)
+    let pid = agent.processIdentifier
+    let guardTimer = DispatchWorkItem { kill(pid, SIGKILL) }
+    DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: guardTimer)
+    defer {
+      guardTimer.cancel()
+      if agent.isRunning { kill(pid, SIGKILL) }
+      agent.waitUntilExit()
+    }
+
+    // The agent says so on standard error once it is registered.
+    var agentLog = ""
+    while !agentLog.contains("answering location requests") {
+      let data = errors.fileHandleForReading.availableData
+      if data.isEmpty { break }
+      agentLog += String(decoding: data, as: UTF8.self)
+    }
+    try #require(agentLog.contains("answering location requests"), "\(agentLog)")
+
+    // The app: this process, identified by its executable.
+    let app = try Self.connect(daemon.socket)
+    defer { close(app.fd) }
+    app.send(#"{"type":"hello","version":1,"role":"app"}"#)
+    let welcome = try #require(app.readLine())
+    #expect(welcome.contains(#""type":"welcome""#), "\(welcome)")
+    #expect(welcome.contains(#""status":0"#))
+    app.send(#"{"type":"register","client":1}"#)
+    app.send(#"{"type":"requestAuthorization","always":false}"#)
+
+    // The user answers "while in use, approximate" once each question shows.
+    var shown = ""
+    func waitFor(_ text: String) -> Bool {
+      while !shown.contains(text) {
+        let data = output.fileHandleForReading.availableData
+        if data.isEmpty { return false }
+        shown += String(decoding: data, as: UTF8.self)
+      }
+      return true
+    }
+    try #require(waitFor("[d]eny? "), "\(shown)")
+    #expect(shown.contains("wants your location (when in use)"))
+    input.fileHandleForWriting.write(Data("w\n".utf8))
+    try #require(waitFor("[a]pproximate? "), "\(shown)")
+    input.fileHandleForWriting.write(Data("a\n".utf8))
+    try #require(waitFor("Allowed"), "\(shown)")
+    try input.fileHandleForWriting.close()
+    agent.waitUntilExit()
+    #expect(agent.terminationStatus == 0)
+
+    // The app is told at once: when in use (4), reduced accuracy (1).
+    var told: String?
+    while let line = app.readLine() {
+      if line.contains(#""type":"authorization""#) {
+        told = line
+        break
+      }
+    }
+    let authorization = try #require(told)
+    #expect(authorization.contains(#""status":4"#), "\(authorization)")
+    #expect(authorization.contains(#""accuracy":1"#), "\(authorization)")
+
+    // locationctl lists the app under its executable's path, connected, with the decision.
+    let apps = try #require(
+      try JSONSerialization.jsonObject(
+        with: Data(try daemon.locationctl(["apps", "--json"]).output.utf8)) as? [[String: Any]])
+    let me = try #require(apps.first { $0["connected"] as? Bool == true }, "\(apps)")
+    #expect((me["app"] as? String)?.hasPrefix("/") == true)
+    #expect((me["authorization"] as? [String: Any])?["status"] as? Int == 4)
+  }
+
+  /// A connected client socket with a 30 s receive timeout (a guard, never a wait).
+  static func connect(_ path: String) throws -> FakeDaemon.Peer {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      raw.copyBytes(from: bytes)
+      raw[bytes.count] = 0
+    }
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    guard fd >= 0, connected == 0 else {
+      close(fd)
+      throw LocationdProcess.Failure(message: "cannot connect to \(path): \(errno)")
+    }
+    var limit = timeval(tv_sec: 30, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+    return FakeDaemon.Peer(fd: fd, log: LineLog())
+  }
+}
