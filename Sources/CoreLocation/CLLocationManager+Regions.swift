@@ -33,6 +33,9 @@ extension CLLocationManager {
 }
 
 extension ManagerCore {
+  /// A manager reports the regions of the `manager` group.
+  var regionGroups: Set<String> { [CLLocationManager.regionGroup] }
+
   func startMonitoring(_ region: CLRegion, hysteresis: Double) {
     guard let id else { return }
     rememberRegion(region)
@@ -48,7 +51,8 @@ extension ManagerCore {
       identifier: region.identifier, latitude: region.storedCenter.latitude,
       longitude: region.storedCenter.longitude, radius: region.storedRadius, hysteresis: hysteresis,
       notifyOnEntry: region.notifyOnEntry, notifyOnExit: region.notifyOnExit)
-    environment.hub.addRegion(spec, group: CLLocationManager.regionGroup, requester: id)
+    environment.hub.addRegion(
+      spec, group: CLLocationManager.regionGroup, initialState: .unknown, requester: id)
   }
 
   func requestState(_ region: CLRegion) {

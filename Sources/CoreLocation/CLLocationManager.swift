@@ -6,9 +6,16 @@ import Synchronization
 
 /// The object you use to start and stop the delivery of location-related events to your app.
 ///
-/// On Linux a manager is a client of the process's location hub (embedded mode), which runs the
-/// sources named by `CORELOCATION_SOURCE`, the configuration files or discovery (see the README).
-/// Behaviour beyond what Apple documents:
+/// On Linux a manager is a client of `locationd` when its socket exists
+/// (`$CORELOCATION_DAEMON_SOCKET`, else `$XDG_RUNTIME_DIR/locationd/socket`, else
+/// `/run/locationd/socket`) and the process does not name its own source with
+/// `CORELOCATION_SOURCE`; otherwise of the process's own location hub (embedded mode), which runs
+/// the sources named by `CORELOCATION_SOURCE`, the configuration files or discovery (see the
+/// README). `CORELOCATION_DAEMON=off` forces embedded mode; `CORELOCATION_DAEMON=required` makes a
+/// missing daemon an error instead: services fail with `CLError.locationUnknown` saying the daemon
+/// is required and not running, and the manager keeps trying to connect. When a daemon goes away,
+/// running services receive `CLError.locationUnknown` and resume once it is back. Both modes behave
+/// the same otherwise. Behaviour beyond what Apple documents:
 /// - Delegate calls run on the run loop of the thread that started the service (for authorization
 ///   changes, the thread that created the manager); on the main thread through the main dispatch
 ///   queue, so `RunLoop.main.run()` and `dispatchMain()` both work.
@@ -497,7 +504,7 @@ final class ManagerCore: HubClient {
 
   // MARK: HubClient
 
-  func hub(_ hub: LocationHub, deliver delivery: HubDelivery) {
+  func hub(_ hub: any LocationService, deliver delivery: HubDelivery) {
     let target = state.withLock { $0.target }
     switch delivery {
     case .locations(let fixes):

@@ -150,7 +150,7 @@ private final class LiveUpdatesClient: HubClient {
     self.detector = Mutex(detector)
   }
 
-  func hub(_ hub: LocationHub, deliver delivery: HubDelivery) {
+  func hub(_ hub: any LocationService, deliver delivery: HubDelivery) {
     let limited = hub.authorization.accuracy == 1
     switch delivery {
     case .locations(let fixes):

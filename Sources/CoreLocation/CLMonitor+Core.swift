@@ -38,12 +38,12 @@ final class MonitorCore: HubClient {
     var id: ClientID?
   }
 
-  let hub: LocationHub
+  let hub: any LocationService
   let group: String
   let mailbox: MonitorMailbox
   private let state: Mutex<State>
 
-  init(hub: LocationHub, group: String, mailbox: MonitorMailbox) {
+  init(hub: any LocationService, group: String, mailbox: MonitorMailbox) {
     self.hub = hub
     self.group = group
     self.mailbox = mailbox
@@ -147,7 +147,10 @@ final class MonitorCore: HubClient {
 
   // MARK: HubClient
 
-  func hub(_ hub: LocationHub, deliver delivery: HubDelivery) {
+  /// A monitor reports the regions of its own group.
+  var regionGroups: Set<String> { [group] }
+
+  func hub(_ hub: any LocationService, deliver delivery: HubDelivery) {
     switch delivery {
     case .regionEvents(let group, let events):
       guard group == self.group else { return }

@@ -35,9 +35,21 @@ public enum HubDelivery: Sendable, Equatable {
 }
 
 /// A consumer of a hub's deliveries.
+///
+/// Implement one of the two `hub(_:deliver:)` methods: the `LocationService` one to receive
+/// deliveries from any service (an in-process `LocationHub` or a `DaemonClient`), or the
+/// `LocationHub` one for a client that only ever runs inside a hub (the other is forwarded to it by
+/// default).
 public protocol HubClient: AnyObject, Sendable {
-  /// Receives one delivery. Called on the hub's executor, in order; must not block.
+  /// Receives one delivery from a hub. Called on the hub's executor, in order; must not block.
   func hub(_ hub: LocationHub, deliver delivery: HubDelivery)
+  /// Receives one delivery from a service. Called on the service's executor, in order; must not
+  /// block.
+  func hub(_ service: any LocationService, deliver delivery: HubDelivery)
+  /// The region groups whose events this client reports (`manager`, `monitor:NAME`). A daemon
+  /// client holds region events that were stored for the app while it was away until a client of
+  /// their group is registered, so that they reach a delegate exactly once.
+  var regionGroups: Set<String> { get }
 }
 
 /// The app's authorization as the hub knows it. Raw values are Apple's (`CLAuthorizationStatus`,

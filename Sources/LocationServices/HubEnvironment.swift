@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// Runs delegate calls for a simulated environment (instead of a thread's run loop).
@@ -9,17 +10,19 @@ public protocol DeliveryScheduler: Sendable {
 /// The hub (and, in simulations, the delivery scheduler) that a new `CLLocationManager` or
 /// live-updates stream binds to.
 ///
-/// Normal programs use `LocationHub.shared`. `CoreLocationTesting` binds a simulated hub for the
-/// duration of a closure (a task-local value, so parallel tests do not see each other's
-/// environments) or for the whole process.
+/// Normal programs use the live service (`HubEnvironment.live`): `locationd` through a
+/// `DaemonClient` when its socket exists, else the embedded `LocationHub.shared` (the rules are in
+/// `LiveServiceSelection`). `CoreLocationTesting` binds a simulated hub for the duration of a
+/// closure (a task-local value, so parallel tests do not see each other's environments) or for the
+/// whole process; a bound environment always wins over the live service.
 public struct HubEnvironment: Sendable {
-  /// The hub.
-  public var hub: LocationHub
+  /// The service (an in-process hub or a daemon client).
+  public var hub: any LocationService
   /// Where delegate calls run; `nil` for the run-loop rule.
   public var scheduler: (any DeliveryScheduler)?
 
   /// Creates an environment.
-  public init(hub: LocationHub, scheduler: (any DeliveryScheduler)?) {
+  public init(hub: any LocationService, scheduler: (any DeliveryScheduler)?) {
     self.hub = hub
     self.scheduler = scheduler
   }
@@ -34,8 +37,13 @@ public struct HubEnvironment: Sendable {
     global.withLock { $0 = environment }
   }
 
-  /// The environment new managers bind to: the task's, else the process's, else the live hub.
+  /// The environment new managers bind to: the task's, else the process's, else the live service.
   public static var current: HubEnvironment {
-    bound ?? global.withLock { $0 } ?? HubEnvironment(hub: .shared, scheduler: nil)
+    bound ?? global.withLock { $0 } ?? HubEnvironment(hub: live, scheduler: nil)
   }
+
+  /// The process's live service, chosen on first use from the environment
+  /// (`LiveServiceSelection.choose`): the daemon, or the embedded hub.
+  public static let live: any LocationService = LiveServiceSelection.choose(
+    environment: ProcessInfo.processInfo.environment)
 }

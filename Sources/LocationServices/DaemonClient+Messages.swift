@@ -1,0 +1,306 @@
+import Geodesy
+import LocationEngine
+
+// Translation between the hub's vocabulary (`EngineEvent`, `HubDelivery`) and protocol messages.
+// Everything here runs on the client's queue.
+extension DaemonClient {
+  /// The wire form of an update request.
+  static func wire(_ request: UpdateRequest) -> DaemonUpdateRequest {
+    let activity: DaemonActivity
+    switch request.activity {
+    case .other: activity = .other
+    case .automotiveNavigation: activity = .automotiveNavigation
+    case .fitness: activity = .fitness
+    case .otherNavigation: activity = .otherNavigation
+    case .airborne: activity = .airborne
+    }
+    return DaemonUpdateRequest(
+      desiredAccuracy: request.desiredAccuracy, distanceFilter: request.distanceFilter,
+      pausesAutomatically: request.pausesAutomatically, activity: activity)
+  }
+
+  /// Sends a client's request, keeping what must be sent again after a reconnection.
+  func handle(_ event: EngineEvent) {
+    switch event {
+    case .startUpdates(let id, let request):
+      guard update(id, { $0.updates = request }) else { return }
+      sendOrFail(id, .startUpdates(client: id.rawValue, request: Self.wire(request)))
+    case .changeRequest(let id, let request):
+      guard update(id, { if $0.updates != nil { $0.updates = request } }) else { return }
+      sendIfWelcomed(.changeRequest(client: id.rawValue, request: Self.wire(request)))
+    case .stopUpdates(let id):
+      guard
+        update(
+          id,
+          {
+            $0.updates = nil
+            $0.locationRequest = nil
+          })
+      else { return }
+      sendIfWelcomed(.stopUpdates(client: id.rawValue))
+    case .requestLocation(let id, let request):
+      guard update(id, { $0.locationRequest = request }) else { return }
+      if !sendOrFail(id, .requestLocation(client: id.rawValue, request: Self.wire(request))) {
+        _ = update(id) { $0.locationRequest = nil }
+      }
+    case .addRegion(let group, let spec, let initialState, let requester):
+      state.withLock { $0.initialStates[Self.key(group, spec.identifier)] = initialState }
+      request(
+        .addRegion(
+          client: requester?.rawValue ?? 0, group: group, region: spec,
+          initialState: initialState))
+    case .removeRegion(let group, let identifier):
+      state.withLock { _ = $0.mirror.regions[group]?.removeValue(forKey: identifier) }
+      request(.removeRegion(group: group, identifier: identifier))
+    case .requestRegionState(let id, let group, let identifier):
+      request(.requestRegionState(client: id.rawValue, group: group, identifier: identifier))
+    case .startHeading(let id, let filter, let orientation):
+      guard update(id, { $0.heading = (filter, orientation) }) else { return }
+      sendOrFail(
+        id, .startHeading(client: id.rawValue, filter: filter, orientation: orientation))
+    case .changeHeading(let id, let filter, let orientation):
+      guard update(id, { if $0.heading != nil { $0.heading = (filter, orientation) } }) else {
+        return
+      }
+      sendIfWelcomed(.changeHeading(client: id.rawValue, filter: filter, orientation: orientation))
+    case .stopHeading(let id):
+      guard update(id, { $0.heading = nil }) else { return }
+      sendIfWelcomed(.stopHeading(client: id.rawValue))
+    case .allowDeferred(let id, let distance, let timeout):
+      guard update(id, { $0.deferring = true }) else { return }
+      if !sendIfWelcomed(.allowDeferred(client: id.rawValue, distance: distance, timeout: timeout))
+      {
+        _ = update(id) { $0.deferring = false }
+        deliver(.deferredFinished(DeferredUpdates.Failure.deferredFailed.rawValue), to: id.rawValue)
+      }
+    case .startSignificantChanges(let id):
+      guard update(id, { $0.significantChanges = true }) else { return }
+      sendOrFail(id, .startSignificantChanges(client: id.rawValue))
+    case .stopSignificantChanges(let id):
+      guard update(id, { $0.significantChanges = false }) else { return }
+      sendIfWelcomed(.stopSignificantChanges(client: id.rawValue))
+    case .disallowDeferred(let id):
+      guard update(id, { $0.deferring = false }) else { return }
+      sendIfWelcomed(.disallowDeferred(client: id.rawValue))
+    case .addClient, .removeClient, .fix, .sourcesChanged, .sourceFailed, .sourcesEnded,
+      .sourcesDenied, .timerFired, .authorization, .restoreRegions, .heading:
+      // The daemon's own business (its sources, timers and decisions); an app cannot send these.
+      HubLog.write(.debug, "daemon", "not sent to locationd: \(event)")
+    }
+  }
+
+  static func key(_ group: String, _ identifier: String) -> String { group + "\u{0}" + identifier }
+
+  /// Changes a registered client's record; false when the client is not registered.
+  @discardableResult
+  private func update(_ id: ClientID, _ change: (inout Record) -> Void) -> Bool {
+    state.withLock { state in
+      guard var record = state.clients[id.rawValue] else { return false }
+      change(&record)
+      state.clients[id.rawValue] = record
+      return true
+    }
+  }
+
+  /// Sends when welcomed; false (nothing sent) otherwise, the running state being sent again at
+  /// the next welcome.
+  @discardableResult
+  private func sendIfWelcomed(_ message: DaemonMessage) -> Bool {
+    guard state.withLock({ $0.welcomed }) else { return false }
+    write(message)
+    return true
+  }
+
+  /// Sends when welcomed; otherwise the client hears `locationUnknown` with the reason now (as a
+  /// hub with no source yet does), and the service starts when the daemon is back.
+  @discardableResult
+  private func sendOrFail(_ id: ClientID, _ message: DaemonMessage) -> Bool {
+    if sendIfWelcomed(message) { return true }
+    let problem = state.withLock { $0.problem }
+    deliver(.error(.locationUnknown, message: problem), to: id.rawValue)
+    return false
+  }
+
+  // MARK: Deliveries
+
+  /// Handles one decoded line from the daemon, if it came on the current connection.
+  func received(_ decoded: Result<DaemonMessage, DaemonProtocolError>, generation: Int) {
+    guard state.withLock({ $0.generation == generation && $0.fd != nil }) else { return }
+    let message: DaemonMessage
+    switch decoded {
+    case .success(let value): message = value
+    case .failure(let error):
+      HubLog.write(.info, "daemon", "undecodable message from locationd: \(error)")
+      return
+    }
+    switch message {
+    case .welcome(let welcome):
+      welcomed(welcome)
+    case .error(let error):
+      receivedError(error)
+    case .locations(let client, let fixes):
+      _ = update(ClientID(client)) { $0.locationRequest = nil }
+      deliver(.locations(fixes), to: client)
+    case .authorization(let snapshot):
+      let changed = state.withLock { state -> Bool in
+        defer { state.mirror.authorization = snapshot }
+        return state.mirror.authorization != snapshot
+      }
+      if changed { deliverToAll(.authorization(snapshot)) }
+    case .regionEvents(let group, let events, let sequence):
+      regionEvents(group: group, events.map(\.event), sequence: sequence)
+    case .regionStarted(let client, let group, let spec):
+      state.withLock { state in
+        let initial =
+          state.initialStates.removeValue(forKey: Self.key(group, spec.identifier)) ?? .unknown
+        state.mirror.regions[group, default: [:]][spec.identifier] = (spec, initial)
+      }
+      deliver(.regionStarted(group: group, spec), to: client)
+    case .regionFailed(let client, let group, let identifier, let failure):
+      state.withLock { _ = $0.initialStates.removeValue(forKey: Self.key(group, identifier)) }
+      deliver(.regionFailed(group: group, identifier: identifier, failure), to: client)
+    case .regionState(let client, let group, let event):
+      updateMirror(group: group, [event.event])
+      deliver(.regionState(group: group, event.event), to: client)
+    case .heading(let client, let heading):
+      deliver(.heading(heading), to: client)
+    case .headingInterference(let client, let interference):
+      deliver(.headingInterference(interference), to: client)
+    case .deferredFinished(let client, let code):
+      _ = update(ClientID(client)) { $0.deferring = false }
+      deliver(.deferredFinished(code), to: client)
+    case .paused(let client):
+      deliver(.paused, to: client)
+    case .resumed(let client):
+      deliver(.resumed, to: client)
+    case .hello, .register, .unregister, .startUpdates, .changeRequest, .stopUpdates,
+      .requestLocation, .startSignificantChanges, .stopSignificantChanges, .requestAuthorization,
+      .addRegion, .removeRegion, .requestRegionState, .startHeading, .changeHeading, .stopHeading,
+      .allowDeferred, .disallowDeferred, .ack, .status, .apps, .authorize, .regions, .sources,
+      .services, .ping, .reply, .authorizationRequest, .authorizationDecision:
+      HubLog.write(.info, "daemon", "unexpected \(message.type) from locationd; ignored")
+    }
+  }
+
+  /// An error from the daemon: for one client, an `EngineError`; otherwise a protocol complaint
+  /// (logged), or a refusal of the hello (the connection ends).
+  private func receivedError(_ error: DaemonErrorMessage) {
+    if let client = error.client {
+      let engineError: EngineError
+      switch error.code {
+      case .denied:
+        engineError = .denied
+        _ = update(ClientID(client)) {
+          $0.updates = nil
+          $0.locationRequest = nil
+        }
+      case .sourcesEnded: engineError = .sourcesEnded
+      default:
+        engineError = .locationUnknown
+        _ = update(ClientID(client)) { $0.locationRequest = nil }
+      }
+      deliver(.error(engineError, message: error.message.isEmpty ? nil : error.message), to: client)
+      return
+    }
+    HubLog.write(.info, "daemon", "locationd: \(error.code.rawValue): \(error.message)")
+    if !state.withLock({ $0.welcomed }), let fd = state.withLock({ $0.fd }) {
+      // A refused hello (unsupportedVersion): the reader sees the end and a retry is scheduled.
+      state.withLock { $0.refusal = "\(error.code.rawValue): \(error.message)" }
+      DaemonClientSocket.shutdown(fd)
+    }
+  }
+
+  /// The new states a batch of region events implies.
+  private func updateMirror(group: String, _ events: [RegionEvent]) {
+    state.withLock { state in Self.apply(events, group: group, to: &state.mirror) }
+  }
+
+  /// Sets the mirrored states that a batch of events leads to.
+  static func apply(_ events: [RegionEvent], group: String, to mirror: inout Mirror) {
+    for event in events {
+      let regionState: RegionState
+      switch event.kind {
+      case .determined(let value): regionState = value
+      case .entered: regionState = .inside
+      case .exited: regionState = .outside
+      }
+      mirror.regions[group]?[event.identifier]?.state = regionState
+    }
+  }
+
+  /// Sets the mirrored states to what they were before a held batch: the daemon's welcome already
+  /// has the states after it, and a `CLMonitor` opened now must see the change when the batch is
+  /// handed over (the state before an entry is outside, before an exit inside, before a first
+  /// determination unknown).
+  static func rewind(_ held: HeldEvents, in mirror: inout Mirror) {
+    for event in held.events.reversed() {
+      let before: RegionState
+      switch event.kind {
+      case .determined: before = .unknown
+      case .entered: before = .outside
+      case .exited: before = .inside
+      }
+      mirror.regions[held.group]?[event.identifier]?.state = before
+    }
+  }
+
+  /// Region events: live ones go to every client at once; a sequenced one (kept by the daemon while
+  /// the app was away) is dropped when seen before, held while no client of its group is
+  /// registered, else handed over and acknowledged.
+  private func regionEvents(group: String, _ events: [RegionEvent], sequence: Int64?) {
+    guard let sequence else {
+      updateMirror(group: group, events)
+      deliverToAll(.regionEvents(group: group, events))
+      return
+    }
+    let seen = state.withLock { state -> Bool in
+      if sequence <= state.acknowledged || state.sequences[sequence] != nil { return true }
+      state.sequences[sequence] = false
+      let held = HeldEvents(group: group, events: events, sequence: sequence)
+      state.held.append(held)
+      Self.rewind(held, in: &state.mirror)
+      return false
+    }
+    if seen {
+      HubLog.write(.info, "daemon", "region event \(sequence) seen before; dropped")
+      acknowledge(again: true)
+      return
+    }
+    releaseHeldEvents()
+  }
+
+  /// Hands over held events whose group has a registered client, in sequence order, then
+  /// acknowledges what can be.
+  func releaseHeldEvents() {
+    let ready = state.withLock { state -> [HeldEvents] in
+      let groups = state.clients.values.reduce(into: Set<String>()) { $0.formUnion($1.groups) }
+      let ready = state.held.filter { groups.contains($0.group) }
+      state.held.removeAll { groups.contains($0.group) }
+      for item in ready { state.sequences[item.sequence] = true }
+      return ready.sorted { $0.sequence < $1.sequence }
+    }
+    for item in ready {
+      updateMirror(group: item.group, item.events)
+      deliverToAll(.regionEvents(group: item.group, item.events))
+    }
+    acknowledge()
+  }
+
+  /// Acknowledges the highest handed-over sequence below every held one; with `again`, repeats the
+  /// last acknowledgement when there is nothing new (a redelivery the daemon must forget).
+  private func acknowledge(again: Bool = false) {
+    let (ack, welcomed) = state.withLock { state -> (Int64?, Bool) in
+      let lowestHeld = state.sequences.filter { !$0.value }.keys.min()
+      let candidates = state.sequences.filter { $0.value && $0.key < (lowestHeld ?? .max) }.keys
+      guard let highest = candidates.max() else {
+        return (again && state.acknowledged > 0 ? state.acknowledged : nil, state.welcomed)
+      }
+      if highest > state.acknowledged { state.acknowledged = highest }
+      // Sequences at or below the acknowledgement are dropped by comparison from now on.
+      state.sequences = state.sequences.filter { $0.key > state.acknowledged }
+      return (state.acknowledged, state.welcomed)
+    }
+    guard let ack, welcomed else { return }
+    write(.ack(sequence: ack))
+  }
+}

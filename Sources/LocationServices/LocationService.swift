@@ -1,0 +1,128 @@
+import Geodesy
+import LocationEngine
+
+/// What the public layer (`CLLocationManager`, `CLMonitor`, `CLLocationUpdate.liveUpdates`) asks of
+/// the location runtime: the in-process `LocationHub` (embedded mode) or a `DaemonClient` that
+/// speaks to `locationd`.
+///
+/// Both behave the same for the caller: clients are registered and told the app's authorization at
+/// once, requests are handled in the order they were made, deliveries reach each client in order
+/// (`HubClient.hub(_:deliver:)`, never on the caller's stack for a live service), and the
+/// synchronous getters answer from state kept locally (for a daemon client, the mirror of what the
+/// daemon last said).
+public protocol LocationService: AnyObject, Sendable {
+  /// The clock the service's timestamps and deadlines come from.
+  var clock: any HubClock { get }
+
+  /// Adds a client; it is told the current authorization at once.
+  /// - Parameter client: the consumer of the deliveries for this client.
+  /// - Returns: the client's identifier, used in every later request.
+  func register(_ client: any HubClient) -> ClientID
+
+  /// Removes a client; what it asked for ends.
+  /// - Parameter id: an identifier returned by `register(_:)`.
+  func unregister(_ id: ClientID)
+
+  /// Hands a client request (an engine event) to the runtime, in order.
+  /// - Parameter event: a request naming a registered client (start, change or stop updates,
+  ///   heading, deferral, ...).
+  func send(_ event: EngineEvent)
+
+  /// The app's authorization now.
+  var authorization: AuthorizationSnapshot { get }
+
+  /// Asks for authorization (`requestWhenInUseAuthorization` / `requestAlwaysAuthorization`).
+  /// - Parameter always: whether the app asks for always authorization.
+  func requestAuthorization(always: Bool)
+
+  /// Sets the app's authorization (tests and tools; a daemon decides for its clients itself).
+  /// - Parameter snapshot: the new authorization.
+  func setAuthorization(_ snapshot: AuthorizationSnapshot)
+
+  /// Starts location updates for a client, asking for when-in-use authorization first when the app
+  /// has no decision yet.
+  /// - Parameters:
+  ///   - id: the client.
+  ///   - request: its accuracy and distance filter.
+  func startUpdates(_ id: ClientID, _ request: UpdateRequest)
+
+  /// Asks for one location for a client (`requestLocation`).
+  /// - Parameters:
+  ///   - id: the client.
+  ///   - request: its accuracy and distance filter.
+  func requestLocation(_ id: ClientID, _ request: UpdateRequest)
+
+  /// Starts significant-change monitoring for a client, asking for always authorization first when
+  /// the app has no decision yet.
+  /// - Parameter id: the client.
+  func startSignificantChanges(_ id: ClientID)
+
+  /// Whether significant-change monitoring can run (some location source exists).
+  var significantChangeAvailable: Bool { get }
+
+  /// Deferred updates for a client (`allowDeferredLocationUpdates(untilTraveled:timeout:)`).
+  /// - Parameters:
+  ///   - id: the client.
+  ///   - distance: metres to travel before the batch is delivered.
+  ///   - timeout: seconds before the batch is delivered.
+  func allowDeferred(_ id: ClientID, distance: Double, timeout: Double)
+
+  /// Monitors a region in a group for the app, replacing any of the same identifier.
+  /// - Parameters:
+  ///   - spec: the region.
+  ///   - group: `manager` or `monitor:NAME`.
+  ///   - initialState: the state assumed until a decisive fix.
+  ///   - requester: the client that hears `regionStarted` or `regionFailed`.
+  func addRegion(
+    _ spec: RegionSpec, group: String, initialState: RegionState, requester: ClientID?)
+
+  /// Stops monitoring a region.
+  /// - Parameters:
+  ///   - identifier: the region's identifier.
+  ///   - group: its group.
+  func removeRegion(identifier: String, group: String)
+
+  /// Asks for a region's state; `requester` hears `regionState`.
+  /// - Parameters:
+  ///   - identifier: the region's identifier.
+  ///   - group: its group.
+  ///   - requester: the client that hears the answer.
+  func requestRegionState(identifier: String, group: String, requester: ClientID)
+
+  /// The regions of a group now, with their states.
+  /// - Parameter group: `manager` or `monitor:NAME`.
+  /// - Returns: the group's regions.
+  func regions(group: String) -> [(spec: RegionSpec, state: RegionState)]
+
+  /// One region of a group, if monitored.
+  /// - Parameters:
+  ///   - identifier: the region's identifier.
+  ///   - group: its group.
+  /// - Returns: the region and its state, or `nil`.
+  func region(identifier: String, group: String) -> (spec: RegionSpec, state: RegionState)?
+
+  /// The largest radius a region may have, in metres.
+  var maximumRegionRadius: Double { get }
+
+  /// Whether a source that can produce headings is configured (`headingAvailable()`).
+  var headingAvailable: Bool { get }
+}
+
+extension LocationHub: LocationService {}
+
+extension HubClient {
+  /// Forwards a hub's delivery to the client's `LocationService` entry point.
+  public func hub(_ hub: LocationHub, deliver delivery: HubDelivery) {
+    self.hub(hub as any LocationService, deliver: delivery)
+  }
+
+  /// Forwards a delivery from a `LocationHub` to the client's `LocationHub` entry point; a delivery
+  /// from another service (a `DaemonClient`) is dropped, so clients meant to run under the daemon
+  /// implement this method rather than the `LocationHub` one.
+  public func hub(_ service: any LocationService, deliver delivery: HubDelivery) {
+    if let hub = service as? LocationHub { self.hub(hub, deliver: delivery) }
+  }
+
+  /// No region groups: held region events are never given to this client.
+  public var regionGroups: Set<String> { [] }
+}

@@ -1,0 +1,125 @@
+import CoreLocation
+import Foundation
+import LocationServices
+import Testing
+
+/// `CLLocationManager` against the real `locationd` (the built binary, on a private socket and
+/// store, with a simulated NMEA receiver as its source). Missing binary: skipped with the reason,
+/// a failure under `CI=true`.
+@Suite(
+  .enabled(
+    if: ProcessInfo.processInfo.environment["CI"] == "true" || LocationdProcess.binary != nil,
+    Comment(rawValue: LocationdProcess.missingMessage))
+)
+struct DaemonClientLocationdTests {
+  static let here = (latitude: 52.0, longitude: 5.0)
+  /// About 1.1 km north of `here`.
+  static let there = (latitude: 52.01, longitude: 5.0)
+
+  /// A manager on its own connection to the daemon.
+  struct App {
+    let client: DaemonClient
+    let scheduler = PumpedScheduler()
+    let delegate = DaemonDelegate()
+    let manager: CLLocationManager
+
+    init(socketPath: String) {
+      client = DaemonClient(socketPath: socketPath)
+      let environment = HubEnvironment(hub: client, scheduler: scheduler)
+      manager = HubEnvironment.$bound.withValue(environment) { CLLocationManager() }
+      manager.delegate = delegate
+    }
+  }
+
+  @Test func locationsRegionsAndEventsKeptWhileTheAppIsAway() async throws {
+    let feed = try NMEAFeed()
+    defer { feed.stop() }
+    let daemon = try LocationdProcess(arguments: [
+      "--source", "nmea+tcp://127.0.0.1:\(feed.port)", "--policy", "grant",
+    ])
+    defer { daemon.stop() }
+    #expect(await eventually { FileManager.default.fileExists(atPath: daemon.socketPath) })
+
+    let first = App(socketPath: daemon.socketPath)
+    #expect(first.client.waitForConnection(timeout: 10))
+    let pumpHere = {
+      feed.feed(latitude: Self.here.latitude, longitude: Self.here.longitude)
+      first.scheduler.pump()
+    }
+    first.manager.requestAlwaysAuthorization()
+    #expect(await eventually(pump: pumpHere) { first.delegate.contains("authorization 3") })
+    #expect(first.manager.authorizationStatus == .authorizedAlways)
+
+    first.manager.startUpdatingLocation()
+    #expect(
+      await eventually(timeout: 20, pump: pumpHere) {
+        !first.delegate.locations.withLock { $0.isEmpty }
+      })
+    let location = try #require(first.delegate.locations.withLock { $0.last })
+    #expect(abs(location.coordinate.latitude - Self.here.latitude) < 1e-6)
+    first.manager.stopUpdatingLocation()
+
+    let region = CLCircularRegion(
+      center: CLLocationCoordinate2D(
+        latitude: Self.there.latitude, longitude: Self.there.longitude),
+      radius: 200, identifier: "there")
+    first.manager.startMonitoring(for: region)
+    #expect(await eventually(pump: pumpHere) { first.delegate.contains("start there") })
+    #expect(
+      await eventually(timeout: 20, pump: pumpHere) {
+        first.client.region(identifier: "there", group: "manager")?.state == .outside
+      })
+
+    // The app goes away; the device moves into the region: the event waits in the daemon's store.
+    first.client.close()
+    let app = try #require(daemon.apps().first?["app"] as? String)
+    let pumpThere = {
+      feed.feed(latitude: Self.there.latitude, longitude: Self.there.longitude)
+    }
+    let pending = { daemon.apps().first { $0["app"] as? String == app }?["pendingEvents"] as? Int }
+    #expect(await eventually(timeout: 20, interval: 0.05, pump: pumpThere) { (pending() ?? 0) > 0 })
+
+    // The next manager of the app hears it, once, and the daemon forgets it.
+    let second = App(socketPath: daemon.socketPath)
+    defer { second.client.close() }
+    #expect(second.client.waitForConnection(timeout: 10))
+    #expect(
+      await eventually(pump: second.scheduler.pump) { second.delegate.contains("enter there") })
+    #expect(await eventually(interval: 0.05) { pending() == 0 })
+    #expect(second.delegate.count("enter there") == 1)
+    #expect(second.manager.monitoredRegions.map(\.identifier) == ["there"])
+  }
+
+  @Test func updatesResumeAfterTheDaemonIsKilledAndRestarted() async throws {
+    let feed = try NMEAFeed()
+    defer { feed.stop() }
+    let daemon = try LocationdProcess(arguments: [
+      "--source", "nmea+tcp://127.0.0.1:\(feed.port)", "--policy", "grant",
+    ])
+    defer { daemon.stop() }
+    #expect(await eventually { FileManager.default.fileExists(atPath: daemon.socketPath) })
+    let app = App(socketPath: daemon.socketPath)
+    defer { app.client.close() }
+    #expect(app.client.waitForConnection(timeout: 10))
+    let pump = {
+      feed.feed(latitude: Self.here.latitude, longitude: Self.here.longitude)
+      app.scheduler.pump()
+    }
+    app.manager.startUpdatingLocation()
+    #expect(
+      await eventually(timeout: 20, pump: pump) { !app.delegate.locations.withLock { $0.isEmpty } })
+
+    daemon.kill(SIGKILL)
+    #expect(await eventually(pump: pump) { app.delegate.contains("error 0") })  // locationUnknown
+    let message = app.delegate.errors.withLock { $0.last }?.userInfo[NSLocalizedDescriptionKey]
+    #expect((message as? String)?.contains("locationd") == true)
+
+    // A stale socket file is left behind by kill -9; the new daemon replaces it.
+    try daemon.restart()
+    #expect(await eventually(timeout: 20, pump: pump) { app.client.isConnected })
+    app.delegate.locations.withLock { $0.removeAll() }
+    #expect(
+      await eventually(timeout: 20, pump: pump) { !app.delegate.locations.withLock { $0.isEmpty } })
+    #expect(app.manager.authorizationStatus == .authorizedWhenInUse)
+  }
+}
