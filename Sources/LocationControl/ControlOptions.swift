@@ -1,3 +1,6 @@
+import Foundation
+import LocationServices
+
 /// `locationctl`'s command line, parsed.
 ///
 /// Options may come before or after the command: `locationctl --json apps` and
@@ -89,17 +92,23 @@ public struct ControlOptions: Equatable, Sendable {
   /// The system daemon's socket (`--system`).
   public static let systemSocket = "/run/locationd/socket"
 
-  /// The socket to use when none is given: `$CORELOCATION_DAEMON_SOCKET`, else
-  /// `$XDG_RUNTIME_DIR/locationd/socket`, else the system daemon's `/run/locationd/socket`.
+  /// The socket to use when none is given: `$CORELOCATION_DAEMON_SOCKET`, else the user daemon's
+  /// (`$XDG_RUNTIME_DIR/locationd/socket`, or `/run/user/UID/locationd/socket` without
+  /// `XDG_RUNTIME_DIR`, where `locationd` puts it) when it exists or no system daemon's socket
+  /// exists, else the system daemon's `/run/locationd/socket`.
   ///
-  /// - Parameter environment: The process environment.
+  /// - Parameters:
+  ///   - environment: The process environment.
+  ///   - fileExists: Whether a path exists (tests replace it).
   /// - Returns: The socket path.
-  public static func defaultSocket(environment: [String: String]) -> String {
+  public static func defaultSocket(
+    environment: [String: String],
+    fileExists: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) }
+  ) -> String {
     if let path = environment["CORELOCATION_DAEMON_SOCKET"], !path.isEmpty { return path }
-    if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
-      return runtime + "/locationd/socket"
-    }
-    return systemSocket
+    let user = DaemonConfiguration.defaultSocketPath(system: false, environment: environment)
+    if !fileExists(user), fileExists(systemSocket) { return systemSocket }
+    return user
   }
 
   /// The socket these options name, with the environment's default.

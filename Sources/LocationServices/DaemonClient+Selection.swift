@@ -55,12 +55,11 @@ public enum LiveServiceSelection {
   /// - Returns: the candidate paths (existing or not).
   public static func candidateSockets(_ environment: [String: String]) -> [String] {
     if let path = environment["CORELOCATION_DAEMON_SOCKET"], !path.isEmpty { return [path] }
-    var paths: [String] = []
-    if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
-      paths.append(runtime + "/locationd/socket")
-    }
-    paths.append("/run/locationd/socket")
-    return paths
+    // The same paths `locationd` listens on by default.
+    return [
+      DaemonConfiguration.defaultSocketPath(system: false, environment: environment),
+      DaemonConfiguration.defaultSocketPath(system: true, environment: environment),
+    ]
   }
 
   /// Decides what to run, without connecting.

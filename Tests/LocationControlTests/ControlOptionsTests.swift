@@ -1,3 +1,4 @@
+import Foundation
 import LocationControl
 import Testing
 
@@ -66,11 +67,21 @@ import Testing
     (["CORELOCATION_DAEMON_SOCKET": "/tmp/x", "XDG_RUNTIME_DIR": "/run/user/7"], "/tmp/x"),
     (["XDG_RUNTIME_DIR": "/run/user/7"], "/run/user/7/locationd/socket"),
     (["CORELOCATION_DAEMON_SOCKET": "", "XDG_RUNTIME_DIR": "/r"], "/r/locationd/socket"),
-    ([:], "/run/locationd/socket"),
+    ([:], "/run/user/\(getuid())/locationd/socket"),
   ])
   func defaultSocket(environment: [String: String], expected: String) {
-    #expect(ControlOptions.defaultSocket(environment: environment) == expected)
-    #expect(ControlOptions(command: .apps).socketPath(environment: environment) == expected)
+    #expect(ControlOptions.defaultSocket(environment: environment) { _ in false } == expected)
+  }
+
+  /// The user daemon's socket (where `locationd` puts it) unless only the system daemon runs.
+  @Test func systemSocketWhenOnlyTheSystemDaemonRuns() {
+    let environment = ["XDG_RUNTIME_DIR": "/r"]
+    #expect(
+      ControlOptions.defaultSocket(environment: environment) { $0 == "/run/locationd/socket" }
+        == "/run/locationd/socket")
+    #expect(
+      ControlOptions.defaultSocket(environment: environment) { _ in true }
+        == "/r/locationd/socket")
   }
 
   @Test func socketOptionWinsOverTheEnvironment() throws {
