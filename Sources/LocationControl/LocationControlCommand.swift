@@ -291,7 +291,8 @@ public enum LocationControlCommand {
     -> DaemonMessage?
   {
     do {
-      return try DaemonProtocol.decode(line: Array(line.utf8))
+      return try DaemonProtocol.decode(
+        line: Array(line.utf8), limit: ControlSocket.maximumLineLength)
     } catch {
       if error.code == .unknownType { return nil }
       throw ControlError(

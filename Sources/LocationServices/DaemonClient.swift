@@ -407,7 +407,7 @@ public final class DaemonClient: LocationService {
           switch item {
           case .line(let line):
             let decoded = Result { () throws(DaemonProtocolError) -> DaemonMessage in
-              try DaemonProtocol.decode(line: line)
+              try DaemonProtocol.decode(line: line, limit: Self.lineLimit)
             }
             queue.async { [self] in received(decoded, generation: generation) }
           case .tooLarge, .truncated:

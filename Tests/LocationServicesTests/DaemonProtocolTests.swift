@@ -362,3 +362,27 @@ struct DaemonTestRandom: RandomNumberGenerator {
     return z ^ (z >> 31)
   }
 }
+
+/// A welcome listing thousands of regions is longer than the 64 KiB a peer may send the daemon;
+/// a client reading the daemon passes a larger limit.
+@Suite struct DaemonProtocolLongLineTests {
+  @Test func aLongWelcomeDecodesWithTheClientsLimitOnly() throws {
+    let regions = (0..<2000).map {
+      DaemonRegionEntry(
+        group: "manager",
+        region: RegionSpec(
+          identifier: "region \($0)", latitude: 52, longitude: 5 + Double($0) / 1000, radius: 50),
+        state: .outside)
+    }
+    let welcome = DaemonMessage.welcome(
+      DaemonWelcome(
+        app: "org.example.App", uid: 1000, authorization: AuthorizationSnapshot(status: 4),
+        regions: regions, maximumRegionRadius: 1_000_000, headingAvailable: false,
+        significantChangeAvailable: true))
+    let line = DaemonProtocol.encode(welcome)
+    #expect(line.count > DaemonLineReader.defaultLimit)
+    #expect(throws: DaemonProtocolError.self) { try DaemonProtocol.decode(line: line) }
+    let decoded = try DaemonProtocol.decode(line: line, limit: 16 << 20)
+    #expect(decoded == welcome)
+  }
+}

@@ -22,20 +22,23 @@ public enum DaemonProtocol {
   /// Decodes one line (with or without its `\n` / `\r\n` terminator).
   ///
   /// Never traps, whatever the bytes: this is the fuzz target's entry point.
-  /// - Parameter line: The line's bytes.
+  /// - Parameters:
+  ///   - line: The line's bytes.
+  ///   - limit: The longest line accepted, bytes: 64 KiB for what a peer sends the daemon; a
+  ///     client reading the daemon allows more (a welcome lists every region of the app, a
+  ///     deferred batch many locations).
   /// - Returns: The message.
-  /// - Throws: ``DaemonProtocolError`` with code `malformed`, `unknownType` or `missingField`;
+  /// - Throws: ``DaemonProtocolError`` with code `tooLarge`, `malformed`, `unknownType` or
+  ///   `missingField`;
   ///   its `id` is set when the line was an object with an integral `id`.
-  public static func decode(line: some Collection<UInt8>) throws(DaemonProtocolError)
-    -> DaemonMessage
-  {
+  public static func decode(
+    line: some Collection<UInt8>, limit: Int = DaemonLineReader.defaultLimit
+  ) throws(DaemonProtocolError) -> DaemonMessage {
     var bytes = Array(line)
     if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
     if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
-    guard bytes.count <= DaemonLineReader.defaultLimit else {
-      throw DaemonProtocolError(
-        code: .tooLarge,
-        message: "a line is longer than \(DaemonLineReader.defaultLimit) bytes")
+    guard bytes.count <= limit else {
+      throw DaemonProtocolError(code: .tooLarge, message: "a line is longer than \(limit) bytes")
     }
     let json = try DaemonJSON.parse(bytes)
     guard case .object(let members) = json else {
