@@ -15,6 +15,18 @@ import Testing
       arguments, environment: Self.environment, readFile: { files[$0] })
   }
 
+  /// A system daemon keys apps by user as well; a user daemon serves one user.
+  @Test func systemDaemonKeysAppsByUser() {
+    var configuration = DaemonConfiguration(socketPath: "/s", storePath: "/d")
+    configuration.apps = [.init(id: "org.example.Maps", executables: ["/usr/bin/maps"])]
+    #expect(configuration.appID(forExecutable: "/usr/bin/maps", uid: 1000) == "org.example.Maps")
+    #expect(configuration.appID(forExecutable: "/usr/bin/other", uid: 1000) == "/usr/bin/other")
+    configuration.system = true
+    #expect(
+      configuration.appID(forExecutable: "/usr/bin/maps", uid: 1000) == "org.example.Maps@1000")
+    #expect(configuration.appID(forExecutable: "/usr/bin/maps", uid: 0) == "org.example.Maps@0")
+  }
+
   @Test func userDefaults() throws {
     let configuration = try parse([])
     #expect(configuration.socketPath == "/run/user/1000/locationd/socket")

@@ -103,6 +103,20 @@ public struct DaemonConfiguration: Sendable, Equatable {
     apps.first { $0.executables.contains(executable) }?.id ?? executable
   }
 
+  /// The app identifier for a peer. A system daemon serves every user, and one user's
+  /// authorization, regions and events must not be another's (as on Apple platforms, where
+  /// they are per user): it appends `@UID` (`org.example.Maps@1000`). A user daemon serves one
+  /// user and uses the bare identifier. Launch commands apply to a user daemon's apps only (a
+  /// system daemon does not start programs for users).
+  /// - Parameters:
+  ///   - executable: The absolute path of the peer's executable.
+  ///   - uid: The peer's uid (`SO_PEERCRED`).
+  /// - Returns: The identifier.
+  public func appID(forExecutable executable: String, uid: UInt32) -> String {
+    let id = appID(forExecutable: executable)
+    return system ? "\(id)@\(uid)" : id
+  }
+
   /// The configured app with this identifier, if any.
   /// - Parameter id: The identifier.
   /// - Returns: The entry.

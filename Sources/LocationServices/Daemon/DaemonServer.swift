@@ -612,7 +612,7 @@ public final class DaemonServer: Sendable {
         close(session)
         return
       }
-      let app = configuration.appID(forExecutable: executable)
+      let app = configuration.appID(forExecutable: executable, uid: peer.uid)
       for _ in 0..<2 {
         let host = host(for: app)
         let maximumRadius = host.hub.maximumRegionRadius
