@@ -89,6 +89,8 @@ enum WhereAmIRunner {
       "XDG_STATE_HOME": home + "/.local/state",
       "CORELOCATION_STORE": ":memory:",
       "CORELOCATION_APP_ID": "org.example.whereami-tests",
+      // A daemon the developer runs must not serve these runs: embedded mode only.
+      "CORELOCATION_DAEMON": "off",
     ]
     let inherited = ProcessInfo.processInfo.environment
     for name in ["PATH", "LD_LIBRARY_PATH"] {
