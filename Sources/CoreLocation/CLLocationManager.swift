@@ -7,8 +7,9 @@ import Synchronization
 /// The object you use to start and stop the delivery of location-related events to your app.
 ///
 /// On Linux a manager is a client of `locationd` when its socket exists
-/// (`$CORELOCATION_DAEMON_SOCKET`, else `$XDG_RUNTIME_DIR/locationd/socket`, else
-/// `/run/locationd/socket`) and the process does not name its own source with
+/// (`$CORELOCATION_DAEMON_SOCKET`, else the user daemon's `$XDG_RUNTIME_DIR/locationd/socket` or
+/// `/run/user/UID/locationd/socket`, else the system daemon's `/run/locationd/socket`) and the
+/// process does not name its own source with
 /// `CORELOCATION_SOURCE`; otherwise of the process's own location hub (embedded mode), which runs
 /// the sources named by `CORELOCATION_SOURCE`, the configuration files or discovery (see the
 /// README). `CORELOCATION_DAEMON=off` forces embedded mode; `CORELOCATION_DAEMON=required` makes a
