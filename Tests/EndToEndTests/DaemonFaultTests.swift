@@ -1,0 +1,418 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `locationd` as a real process under faults: abusive clients beside a well-behaved one,
+/// `kill -9` during region evaluation and during an authorization change, and a source that dies
+/// and returns under many clients.
+@Suite(.serialized) struct DaemonFaultTests {
+  /// The fix times of the `locations` deliveries of manager `client`.
+  static func fixTimes(_ messages: [[String: Any]], client: Int = 1) -> [Double] {
+    messages.filter { $0.type == "locations" && $0.int("client") == client }
+      .flatMap { $0.objects("locations") }
+      .compactMap { ($0["time"] as? NSNumber)?.doubleValue }
+  }
+
+  /// An app connection from this test process with manager 1 registered.
+  static func app(_ directory: String) throws -> (SocketChannel, [String: Any]) {
+    let peer = try SocketChannel(path: DaemonE2E.socket(directory))
+    let welcome = try peer.hello("app")
+    peer.send(#"{"type":"register","client":1}"#)
+    return (peer, welcome)
+  }
+
+  // MARK: 3. Malformed, oversized, truncated and out-of-order messages
+
+  @Test(.enabled(if: DaemonE2E.available()))
+  func abusiveClientsGetErrorsWhileAnotherKeepsItsFixes() throws {
+    try DaemonE2E.requireComponents()
+    let directory = try DaemonE2E.makeDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    try DaemonE2E.writeTrack(directory + "/track.gpx", count: 3000, step: 5)
+    let daemon = try DaemonProcess(
+      DaemonE2E.arguments(
+        directory, sources: ["replay://" + directory + "/track.gpx?speed=50"]))
+    defer { daemon.stop(SIGKILL) }
+    let socket = DaemonE2E.socket(directory)
+
+    let (observer, _) = try Self.app(directory)
+    observer.send(#"{"type":"startUpdates","client":1,"request":{}}"#)
+    try observer.waitFor("the observer's first fix") { $0.type == "locations" }
+
+    func expectCodes(_ peer: SocketChannel, _ codes: [String], closed: Bool, _ what: String) throws {
+      var got: [String] = []
+      let deadline = e2eNow() + 15
+      while got.count < codes.count, let message = try peer.nextOrEnd(timeout: deadline - e2eNow())
+      {
+        if let code = message.errorCode { got.append(code) }
+      }
+      #expect(got == codes, "\(what)")
+      if closed {
+        let rest = try peer.readUntilClosed()
+        #expect(rest.allSatisfy { $0.type != "locations" }, "\(what): \(rest)")
+      }
+    }
+
+    // Out of order before hello, malformed JSON, an unknown type: three strikes, closed.
+    let first = try SocketChannel(path: socket)
+    first.send(#"{"type":"register","client":1}"#)
+    first.send(#"{"type":"register","client":"#)
+    first.send(#"{"type":"frobnicate","client":1}"#)
+    try expectCodes(first, ["protocol", "malformed", "unknownType"], closed: true, "strikes")
+
+    // A missing field, a manager never registered, a second hello: closed at the third.
+    let second = try SocketChannel(path: socket)
+    _ = try second.hello("app")
+    second.send(#"{"type":"startUpdates","request":{}}"#)
+    second.send(#"{"type":"stopUpdates","client":9}"#)
+    second.send(#"{"type":"hello","version":1,"role":"app"}"#)
+    try expectCodes(
+      second, ["missingField", "notRegistered", "protocol"], closed: true, "out of order")
+
+    // A message only the daemon sends, a bad group, invalid UTF-8 with a NUL byte.
+    let third = try SocketChannel(path: socket)
+    _ = try third.hello("app")
+    third.send(#"{"type":"welcome","version":1,"authorization":{"status":4}}"#)
+    third.send(
+      #"{"type":"addRegion","client":1,"group":"other","region":{"identifier":"x","#
+        + #""latitude":52,"longitude":5,"radius":10}}"#)
+    third.sendRaw([0x7B, 0xFF, 0xFE, 0x00, 0x22, 0x7D, 0x0A])
+    try expectCodes(third, ["protocol", "malformed", "malformed"], closed: true, "bad contents")
+
+    // A line over 64 KiB: tooLarge and closed at once.
+    let large = try SocketChannel(path: socket)
+    _ = try large.hello("app")
+    large.send(#"{"type":"register","client":1,"pad":""# + String(repeating: "x", count: 70_000) + "\"}")
+    try expectCodes(large, ["tooLarge"], closed: true, "oversized")
+
+    // A connection that ends in the middle of a line: malformed.
+    let truncated = try SocketChannel(path: socket)
+    _ = try truncated.hello("app")
+    truncated.sendRaw(Array(#"{"type":"register","cli"#.utf8))
+    truncated.shutdownWrite()
+    try expectCodes(truncated, ["malformed"], closed: true, "truncated")
+
+    // An unknown version: refused and closed.
+    let version = try SocketChannel(path: socket)
+    version.send(#"{"type":"hello","version":2,"role":"app"}"#)
+    try expectCodes(version, ["unsupportedVersion"], closed: true, "version")
+
+    // A streaming client of the same app that turns abusive: disconnected, its manager gone.
+    let turncoat = try SocketChannel(path: socket)
+    _ = try turncoat.hello("app")
+    turncoat.send(#"{"type":"register","client":1}"#)
+    turncoat.send(#"{"type":"startUpdates","client":1,"request":{}}"#)
+    try turncoat.waitFor("the turncoat's first fix") { $0.type == "locations" }
+    for _ in 0..<3 { turncoat.send("[]") }
+    try expectCodes(turncoat, ["malformed", "malformed", "malformed"], closed: true, "turncoat")
+
+    // The observer: every fix of the replay, one second apart in the track, none missing.
+    var times = Self.fixTimes(observer.received)
+    let deadline = e2eNow() + 30
+    let target = times.count + 50
+    while times.count < target, e2eNow() < deadline {
+      _ = try observer.next()
+      times = Self.fixTimes(observer.received)
+    }
+    #expect(times.count >= target)
+    let gaps = zip(times, times.dropFirst()).filter { abs($1 - $0 - 1) > 1e-6 }
+    #expect(gaps.isEmpty, "gaps in the observer's fixes: \(gaps.prefix(5))")
+    #expect(!observer.received.contains { $0.type == "error" }, "\(observer.received.prefix(3))")
+    #expect(daemon.isRunning)
+  }
+
+  // MARK: 4. kill -9 during region evaluation
+
+  /// What the app was told about one region, replayed to find what no correct daemon would
+  /// send: an entry while inside, an exit while not inside, a determination that contradicts
+  /// the crossing just before it.
+  struct RegionHistory {
+    var state = "unknown"
+    var lastKind: String?
+    var violations: [String] = []
+
+    mutating func apply(_ event: [String: Any], at place: String) {
+      let kind = event.string("kind") ?? ""
+      let next = event.string("state") ?? ""
+      switch kind {
+      case "enter":
+        if state == "inside" { violations.append("\(place): enter while inside") }
+      case "exit":
+        if state != "inside" { violations.append("\(place): exit while \(state)") }
+      case "determined":
+        if lastKind == "enter", next != "inside" {
+          violations.append("\(place): enter then determined \(next)")
+        }
+        if lastKind == "exit", next != "outside" {
+          violations.append("\(place): exit then determined \(next)")
+        }
+        if lastKind != "enter", lastKind != "exit", state != "unknown", next != state {
+          violations.append("\(place): \(state) became \(next) without a crossing")
+        }
+        state = next
+      default:
+        violations.append("\(place): unknown kind \(kind)")
+      }
+      lastKind = kind
+    }
+  }
+
+  /// 200 circles of radius 30 m, 200 m apart, centred on a track played at 200 times real time;
+  /// the app leaves, and the daemon is killed with SIGKILL whenever the store holds N pending
+  /// events (N growing), then restarted. At the end (with a source that yields nothing) the app
+  /// reconnects: every region is there, each region's state agrees with the last event the app
+  /// was told for it, every event sequence the app hears is a possible one (no lost or doubled
+  /// crossing), pending sequences come in order and once; after an ack, none come again.
+  @Test(
+    .enabled(if: DaemonE2E.available(tools: [DaemonE2E.sqlite3])),
+    arguments: [[4, 12, 24, 40, 60, 80]])
+  func killNineDuringRegionEvaluationLosesAndDoublesNothing(killPoints: [Int]) throws {
+    try DaemonE2E.requireComponents(tools: [DaemonE2E.sqlite3])
+    let directory = try DaemonE2E.makeDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let step = 10.0
+    try DaemonE2E.writeTrack(directory + "/track.gpx", count: 4000, step: step)
+    let replay = ["replay://" + directory + "/track.gpx?speed=200"]
+    let store = directory + "/store.sqlite"
+    let regionCount = 200
+    var daemon = try DaemonProcess(DaemonE2E.arguments(directory, sources: replay))
+
+    // The app: authorized always by the user, 200 regions, then it leaves.
+    let (app, welcome) = try Self.app(directory)
+    let appID = try #require(welcome.string("app"))
+    let control = try SocketChannel(path: DaemonE2E.socket(directory))
+    _ = try control.hello("control")
+    control.send(
+      #"{"type":"authorize","id":1,"app":\#(DaemonE2E.quoted(appID)),"status":"always"}"#)
+    try control.waitFor("the authorize reply") { $0.type == "reply" }
+    try app.waitFor("the app's authorization") { $0.type == "authorization" }
+    for index in 0..<regionCount {
+      let longitude = 5.0 + Double(20 * index + 10) * step * DaemonE2E.degreesPerMetreEast
+      app.send(
+        #"{"type":"addRegion","client":1,"group":"manager","region":{"identifier":"r\#(index)","#
+          + #""latitude":52.0,"longitude":\#(longitude),"radius":30},"initialState":"unknown"}"#)
+    }
+    var started = 0
+    while started < regionCount {
+      let message = try app.next()
+      if message.type == "regionStarted" { started += 1 }
+      #expect(message.type != "regionFailed", "\(message)")
+    }
+    app.shutdownWrite()
+    _ = try app.readUntilClosed()
+    // Everything the app was told, in order: live events, then pending ones.
+    var told: [[String: Any]] = app.received.filter { $0.type == "regionEvents" }
+
+    for point in killPoints {
+      let deadline = e2eNow() + 60
+      var pending = 0
+      while pending < point {
+        guard e2eNow() < deadline else {
+          Issue.record("the store never held \(point) pending events (it holds \(pending))")
+          return
+        }
+        pending = Int(try DaemonE2E.query(store, "SELECT count(*) FROM events")) ?? 0
+      }
+      #expect(daemon.stop(SIGKILL) == SIGKILL)
+      daemon = try DaemonProcess(DaemonE2E.arguments(directory, sources: replay))
+    }
+    #expect(daemon.stop(SIGKILL) == SIGKILL)
+    // A source that never yields a fix: nothing changes while the app looks.
+    daemon = try DaemonProcess(
+      DaemonE2E.arguments(directory, sources: ["nmea+tcp://127.0.0.1:1"]))
+    defer { daemon.stop(SIGKILL) }
+
+    let storedRegions = try DaemonE2E.query(store, "SELECT count(*) FROM regions")
+    #expect(storedRegions == String(regionCount))
+    let again = try SocketChannel(path: DaemonE2E.socket(directory))
+    let welcomeAgain = try again.hello("app")
+    let pending = try again.sync().filter { $0.type == "regionEvents" }
+    let sequences = pending.compactMap { $0.int("sequence") }
+    #expect(sequences.count == pending.count, "every pending event has a sequence")
+    #expect(sequences == sequences.sorted() && Set(sequences).count == sequences.count)
+    let storedSequences = try DaemonE2E.query(store, "SELECT sequence FROM events ORDER BY sequence")
+      .split(separator: "\n").compactMap { Int($0) }
+    #expect(storedSequences == sequences, "the pending events are the stored ones, in order")
+    told += pending
+
+    var histories: [String: RegionHistory] = [:]
+    for (position, message) in told.enumerated() {
+      for event in message.objects("events") {
+        let identifier = event.string("identifier") ?? "?"
+        let place = "message \(position) (sequence \(message.int("sequence") ?? 0)) \(identifier)"
+        histories[identifier, default: RegionHistory()].apply(event, at: place)
+      }
+    }
+    let regions = welcomeAgain.objects("regions")
+    #expect(regions.count == regionCount, "every region is still there")
+    var disagreements: [String] = []
+    for entry in regions {
+      let identifier = entry.object("region")?.string("identifier") ?? "?"
+      let state = entry.string("state") ?? "?"
+      let last = histories[identifier]?.state ?? "unknown"
+      if state != last { disagreements.append("\(identifier): stored \(state), last told \(last)") }
+    }
+    let violations = histories.values.flatMap(\.violations)
+    #expect(
+      disagreements.isEmpty,
+      "\(disagreements.count) regions' stored state disagrees with the last event the app was told: \(disagreements.prefix(5))"
+    )
+    #expect(violations.isEmpty, "impossible event sequences: \(violations.prefix(5))")
+    #expect(told.count > killPoints.count, "the regions were evaluated")
+
+    // Acknowledged, they never come again.
+    if let highest = sequences.last {
+      again.send(#"{"type":"ack","sequence":\#(highest)}"#)
+    }
+    _ = try again.sync()
+    again.shutdownWrite()
+    _ = try again.readUntilClosed()
+    let last = try SocketChannel(path: DaemonE2E.socket(directory))
+    _ = try last.hello("app")
+    #expect(try last.sync().filter { $0.type == "regionEvents" }.isEmpty)
+    #expect(try DaemonE2E.query(store, "SELECT count(*) FROM events") == "0")
+  }
+
+  // MARK: 4b. kill -9 during an authorization change
+
+  /// The user changes the app's authorization through the control role and the daemon is killed
+  /// at once: before the reply is read (the decision may or may not have been applied) or right
+  /// after it (the reply promises it was). After a restart the stored decision, the welcome and
+  /// what the connected app was told agree.
+  @Test(.enabled(if: DaemonE2E.available(tools: [DaemonE2E.sqlite3])))
+  func killNineDuringAnAuthorizationChangeAppliesAllOrNothing() throws {
+    try DaemonE2E.requireComponents(tools: [DaemonE2E.sqlite3])
+    let directory = try DaemonE2E.makeDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    try "52.0\n5.0\n10\n".write(
+      toFile: directory + "/geolocation", atomically: true, encoding: .utf8)
+    let arguments = DaemonE2E.arguments(
+      directory, sources: ["static://" + directory + "/geolocation"], policy: "deny")
+    let settings: [(wire: String, status: Int)] = [
+      ("always", 3), ("denied", 2), ("whenInUse", 4), ("always", 3), ("denied", 2),
+      ("whenInUse", 4), ("always", 3), ("denied", 2), ("whenInUse", 4), ("always", 3),
+    ]
+    var known = 0
+    var problems: [String] = []
+    for (round, setting) in settings.enumerated() {
+      let daemon = try DaemonProcess(arguments)
+      let (app, welcome) = try Self.app(directory)
+      let appID = try #require(welcome.string("app"))
+      let before = welcome.object("authorization")?.int("status") ?? -1
+      if before != known { problems.append("round \(round): welcome \(before), expected \(known)") }
+      _ = try app.sync()
+      let control = try SocketChannel(path: DaemonE2E.socket(directory))
+      _ = try control.hello("control")
+      control.send(
+        #"{"type":"authorize","id":1,"app":\#(DaemonE2E.quoted(appID)),"#
+          + #""status":"\#(setting.wire)"}"#)
+      let waitedForReply = round % 2 == 1
+      if waitedForReply { try control.waitFor("the authorize reply") { $0.type == "reply" } }
+      daemon.stop(SIGKILL)
+      let toldApp = try app.readUntilClosed().filter { $0.type == "authorization" }
+        .compactMap { $0.object("authorization")?.int("status") }
+
+      let stored = try DaemonE2E.query(
+        directory + "/store.sqlite",
+        "SELECT status FROM authorization WHERE app = '\(appID)'"
+      )
+      let storedStatus = Int(stored) ?? 0
+      if storedStatus != before && storedStatus != setting.status {
+        problems.append("round \(round): stored \(storedStatus), neither \(before) nor new")
+      }
+      if waitedForReply, storedStatus != setting.status {
+        problems.append(
+          "round \(round): the reply said done, but after kill -9 the store holds "
+            + "\(storedStatus), not \(setting.status)")
+      }
+      if toldApp.contains(setting.status), storedStatus != setting.status {
+        problems.append("round \(round): the app was told \(setting.status), store lost it")
+      }
+      known = storedStatus
+    }
+    let daemon = try DaemonProcess(arguments)
+    defer { daemon.stop(SIGKILL) }
+    let (_, welcome) = try Self.app(directory)
+    #expect(welcome.object("authorization")?.int("status") == known)
+    #expect(problems.isEmpty, "\(problems)")
+  }
+
+  // MARK: 5. A source dying and returning under many clients
+
+  @Test(.enabled(if: DaemonE2E.available()))
+  func aSourceDyingAndReturningUnderFiftyClients() throws {
+    try DaemonE2E.requireComponents()
+    let directory = try DaemonE2E.makeDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let feed = try NMEAFeed()
+    let daemon = try DaemonProcess(
+      DaemonE2E.arguments(directory, sources: ["nmea+tcp://127.0.0.1:\(feed.port)"]))
+    defer { daemon.stop(SIGKILL) }
+
+    var clients: [LineChannel] = []
+    for _ in 0..<48 {
+      let (peer, _) = try Self.app(directory)
+      peer.send(#"{"type":"startUpdates","client":1,"request":{}}"#)
+      clients.append(peer)
+    }
+    // Two more apps, when socat is there: the pool's fan-out reaches every app's hub.
+    if FileManager.default.isExecutableFile(atPath: DaemonE2E.socat) {
+      for name in ["appA", "appB"] {
+        try FileManager.default.createDirectory(
+          atPath: directory + "/" + name, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+          atPath: DaemonE2E.socat, toPath: directory + "/" + name + "/socat")
+        let peer = try SocatChannel(
+          executable: directory + "/" + name + "/socat", socket: DaemonE2E.socket(directory))
+        _ = try peer.hello("app")
+        peer.send(#"{"type":"register","client":1}"#)
+        peer.send(#"{"type":"startUpdates","client":1,"request":{}}"#)
+        clients.append(peer)
+      }
+    }
+    for client in clients { _ = try client.sync() }
+    defer {
+      for case let client as SocatChannel in clients { client.finish() }
+    }
+
+    try feed.accept()
+    feed.sendEpoch()
+    feed.sendEpoch()
+    for (index, client) in clients.enumerated() {
+      try client.waitFor("client \(index)'s first fix") { $0.type == "locations" }
+    }
+
+    // The feed dies: every client hears locationUnknown; nobody is disconnected.
+    feed.hangUp()
+    for (index, client) in clients.enumerated() {
+      let (match, _) = try client.waitFor("client \(index)'s locationUnknown") {
+        $0.type == "error"
+      }
+      #expect(match.errorCode == "locationUnknown", "client \(index): \(match)")
+    }
+    #expect(daemon.isRunning)
+
+    // It returns: the source reconnects by itself, and every client gets fixes again.
+    try feed.accept()
+    feed.sendEpoch()
+    feed.sendEpoch()
+    for (index, client) in clients.enumerated() {
+      let (_, before) = try client.waitFor("client \(index)'s fix after the outage") {
+        $0.type == "locations"
+      }
+      #expect(before.allSatisfy { $0.errorCode != "denied" }, "client \(index): \(before)")
+    }
+    let control = try SocketChannel(path: DaemonE2E.socket(directory))
+    _ = try control.hello("control")
+    control.send(#"{"type":"status","id":1}"#)
+    let status = try control.waitFor("status") { $0.type == "reply" }.match
+    let connected = status.object("status")?.objects("clients").filter {
+      $0.string("role") == "app"
+    }
+    #expect(connected?.count == clients.count, "every client is still connected")
+    #expect(daemon.isRunning)
+  }
+}
