@@ -68,7 +68,7 @@ enum DaemonE2E {
     try FileManager.default.createDirectory(
       atPath: directory, withIntermediateDirectories: true,
       attributes: [.posixPermissions: 0o755])
-    FileManager.default.createFile(atPath: directory + "/conf", contents: Data())
+    _ = FileManager.default.createFile(atPath: directory + "/conf", contents: Data())
     return directory
   }
 
@@ -153,6 +153,17 @@ enum DaemonE2E {
       throw E2EFailure("sqlite3 \(sql): \(result.stderr)")
     }
     return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+
+  /// The rows of a query through `sqlite3 -json`, as objects.
+  static func rows(_ store: String, _ sql: String) throws -> [[String: Any]] {
+    let result = try run(sqlite3, ["-json", "-cmd", ".timeout 5000", store, sql])
+    guard result.status == 0 else {
+      throw E2EFailure("sqlite3 \(sql): \(result.stderr)")
+    }
+    let text = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    if text.isEmpty { return [] }
+    return try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]] ?? []
   }
 
   /// JSON text for a string.
@@ -246,6 +257,8 @@ class LineChannel {
   private(set) var received: [[String: Any]] = []
 
   init(readFD: Int32, writeFD: Int32) {
+    // A write to a child that has exited must fail with EPIPE, not kill the test runner.
+    signal(SIGPIPE, SIG_IGN)
     self.readFD = readFD
     self.writeFD = writeFD
   }
@@ -416,14 +429,16 @@ final class SocketChannel: LineChannel {
 /// that path (`SO_PEERCRED` and `/proc/PID/exe`); lines go to its standard input, replies come
 /// from its standard output.
 final class SocatChannel: LineChannel {
-  let process = Process()
+  let process: Process
   private let input: Pipe
   private let output: Pipe
 
-  /// Starts the copy of socat at `executable` connected to `socket`.
+  /// Starts the copy of socat at `executable` connected to `socket` (through `prefix`, such as
+  /// `setpriv ...`, when given).
   init(executable: String, socket: String, prefix: [String] = []) throws {
-    input = Pipe()
-    output = Pipe()
+    let input = Pipe()
+    let output = Pipe()
+    let process = Process()
     if prefix.isEmpty {
       process.executableURL = URL(fileURLWithPath: executable)
       process.arguments = ["-", "UNIX-CONNECT:" + socket]
@@ -435,6 +450,9 @@ final class SocatChannel: LineChannel {
     process.standardOutput = output
     process.standardError = FileHandle.nullDevice
     try runWithEmptySignalMask(process)
+    self.input = input
+    self.output = output
+    self.process = process
     super.init(
       readFD: output.fileHandleForReading.fileDescriptor,
       writeFD: input.fileHandleForWriting.fileDescriptor)
@@ -480,7 +498,7 @@ final class NMEAFeed {
   private var second = 0
 
   init() throws {
-    listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard listener >= 0 else { throw E2EFailure("socket: \(errno)") }
     var one: Int32 = 1
     setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -497,6 +515,7 @@ final class NMEAFeed {
       close(listener)
       throw E2EFailure("bind/listen: \(String(cString: strerror(errno)))")
     }
+    self.listener = listener
     port = Int(UInt16(bigEndian: address.sin_port))
   }
 
@@ -531,7 +550,8 @@ final class NMEAFeed {
   /// complete when this one's first sentence arrives.
   func sendEpoch() {
     second += 1
-    let time = String(format: "%02d%02d%02d.00", 10 + second / 3600, (second / 60) % 60, second % 60)
+    let time = String(
+      format: "%02d%02d%02d.00", 10 + second / 3600, (second / 60) % 60, second % 60)
     let sentences = [
       "GPRMC,\(time),A,5200.000,N,00500.000,E,0.0,0.0,291126,,,A",
       "GPGGA,\(time),5200.000,N,00500.000,E,1,08,0.9,10.0,M,46.0,M,,",

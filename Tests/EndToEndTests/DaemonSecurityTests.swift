@@ -179,7 +179,8 @@ import Testing
 
     var info = stat()
     #expect(stat(directory + "/run/locationd", &info) == 0)
-    #expect(info.st_mode & 0o777 == 0o700, "socket directory mode \(String(info.st_mode, radix: 8))")
+    #expect(
+      info.st_mode & 0o777 == 0o700, "socket directory mode \(String(info.st_mode, radix: 8))")
     #expect(info.st_uid == geteuid())
     #expect(stat(socket, &info) == 0)
     #expect(info.st_mode & 0o777 == 0o600, "socket mode \(String(info.st_mode, radix: 8))")
