@@ -155,6 +155,25 @@ import Testing
     #expect(
       appA.received.contains { $0.type == "regionEvents" }, "A itself hears its region's events")
 
+    // A claim in hello is no identity: C claiming to be A is still C, denied, with no regions.
+    let claim = try SocatChannel(executable: pathC, socket: socket)
+    defer { claim.finish() }
+    claim.send(
+      #"{"type":"hello","version":1,"role":"app","app":\#(DaemonE2E.quoted(pathA))}"#)
+    let claimed = try claim.next()
+    #expect(claimed.type == "welcome")
+    #expect(claimed.string("app") == pathC)
+    #expect(claimed.objects("regions").isEmpty)
+    #expect(claimed.object("authorization")?.int("status") == 2)
+
+    // The same check has teeth: a second connection of A itself is welcomed with A's region.
+    let againA = try SocatChannel(executable: pathA, socket: socket)
+    defer { againA.finish() }
+    let welcomeAgainA = try againA.hello("app")
+    #expect(
+      welcomeAgainA.objects("regions").compactMap { $0.object("region")?.string("identifier") }
+        == ["a-secret"])
+
     // The control role's rule as implemented: uid 0 or the daemon's uid. A same-user app may open
     // a control connection (a user daemon trusts its user); the checks above hold per connection.
     let sameUser = try SocatChannel(executable: pathB, socket: socket)
