@@ -194,6 +194,100 @@ import Testing
     return result
   }
 
+  /// Connects as this test process's app, has the user authorize it `always` (control role),
+  /// and adds `count` circles of radius 30 m centred on the track every 200 m.
+  static func appWithRegions(_ directory: String, count: Int, step: Double) throws
+    -> SocketChannel
+  {
+    let (app, welcome) = try Self.app(directory)
+    let appID = try #require(welcome.string("app"))
+    let control = try SocketChannel(path: DaemonE2E.socket(directory))
+    _ = try control.hello("control")
+    control.send(
+      #"{"type":"authorize","id":1,"app":\#(DaemonE2E.quoted(appID)),"status":"always"}"#)
+    try control.waitFor("the authorize reply") { $0.type == "reply" }
+    try app.waitFor("the app's authorization") { $0.type == "authorization" }
+    for index in 0..<count {
+      let longitude = 5.0 + Double(20 * index + 10) * step * DaemonE2E.degreesPerMetreEast
+      app.send(
+        #"{"type":"addRegion","client":1,"group":"manager","region":{"identifier":"r\#(index)","#
+          + #""latitude":52.0,"longitude":\#(longitude),"radius":30},"initialState":"unknown"}"#)
+    }
+    var started = 0
+    while started < count {
+      let message = try app.next()
+      if message.type == "regionStarted" { started += 1 }
+      #expect(message.type != "regionFailed", "\(message)")
+    }
+    return app
+  }
+
+  /// Replays what the app was told, region by region (each history lists its impossible steps).
+  static func histories(_ told: [[String: Any]]) -> [String: RegionHistory] {
+    var histories: [String: RegionHistory] = [:]
+    for (position, message) in told.enumerated() {
+      for event in message.objects("events") {
+        let identifier = event.string("identifier") ?? "?"
+        let origin = message.int("sequence").map { "pending \($0)" } ?? "live"
+        let place = "message \(position) (\(origin)) \(identifier)"
+        histories[identifier, default: RegionHistory()].apply(event, at: place)
+      }
+    }
+    return histories
+  }
+
+  /// The app comes and goes while its regions are evaluated (no kill): 200 times it connects,
+  /// takes its pending events (and acknowledges them), hears a live one, and leaves. Every
+  /// crossing must reach it once, live or pending.
+  @Test(
+    .disabled(
+      if: !DaemonE2E.runKnownBugs,
+      """
+      bug: a region event that races an app's disconnection is lost. DaemonServer.close(session) \
+      marks the connection closed (DaemonConnection.markClosed) and closes its socket before it \
+      detaches the connection from the AppHost (host.detach); AppHost.regionEvents sends to every \
+      attached connection and stores a pending event only when none is attached, so an event in \
+      that window is enqueued on a closed connection and dropped; bytes still queued in the \
+      connection's output (a slow reader) are dropped at close as well. Seen in 1 of 3 runs (200 \
+      disconnections at 1,000 times real time) as a live "exit while outside": the entry before \
+      it reached the app neither live nor as a pending event. Fix: detach from \
+      the host first (under the host's lock), and store as pending whatever was queued but not \
+      written, or ack live region events like pending ones.
+      """),
+    .enabled(if: DaemonE2E.available()))
+  func regionEventsRacingDisconnectionsAreNotLost() throws {
+    try DaemonE2E.requireComponents()
+    let directory = try DaemonE2E.makeDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let step = 10.0
+    try DaemonE2E.writeTrack(directory + "/track.gpx", count: 4000, step: step)
+    let daemon = try DaemonProcess(
+      DaemonE2E.arguments(
+        directory, sources: ["replay://" + directory + "/track.gpx?speed=1000&loop=1"]))
+    defer { daemon.stop(SIGKILL) }
+    let first = try Self.appWithRegions(directory, count: 200, step: step)
+    first.shutdownWrite()
+    _ = try first.readUntilClosed()
+    var told = first.received.filter { $0.type == "regionEvents" }
+    for _ in 0..<200 {
+      let peer = try SocketChannel(path: DaemonE2E.socket(directory))
+      _ = try peer.hello("app")
+      let pending = try peer.sync().compactMap { $0.int("sequence") }
+      if let highest = pending.max() { peer.send(#"{"type":"ack","sequence":\#(highest)}"#) }
+      var live = 0
+      while live < 1 {
+        let message = try peer.next()
+        if message.type == "regionEvents", message.int("sequence") == nil { live += 1 }
+      }
+      peer.shutdownWrite()
+      _ = try peer.readUntilClosed()
+      told += peer.received.filter { $0.type == "regionEvents" }
+    }
+    let violations = Self.histories(told).values.flatMap(\.violations)
+    #expect(told.count >= 200)
+    #expect(violations.isEmpty, "\(violations.count) impossible: \(violations.prefix(5))")
+  }
+
   /// 200 circles of radius 30 m, 200 m apart, centred on a track played at 200 times real time;
   /// the app leaves, and the daemon is killed with SIGKILL whenever the store holds N pending
   /// events (N growing), then restarted. At the end (with a source that yields nothing) the app
@@ -214,26 +308,7 @@ import Testing
     var daemon = try DaemonProcess(DaemonE2E.arguments(directory, sources: replay))
 
     // The app: authorized always by the user, 200 regions, then it leaves.
-    let (app, welcome) = try Self.app(directory)
-    let appID = try #require(welcome.string("app"))
-    let control = try SocketChannel(path: DaemonE2E.socket(directory))
-    _ = try control.hello("control")
-    control.send(
-      #"{"type":"authorize","id":1,"app":\#(DaemonE2E.quoted(appID)),"status":"always"}"#)
-    try control.waitFor("the authorize reply") { $0.type == "reply" }
-    try app.waitFor("the app's authorization") { $0.type == "authorization" }
-    for index in 0..<regionCount {
-      let longitude = 5.0 + Double(20 * index + 10) * step * DaemonE2E.degreesPerMetreEast
-      app.send(
-        #"{"type":"addRegion","client":1,"group":"manager","region":{"identifier":"r\#(index)","#
-          + #""latitude":52.0,"longitude":\#(longitude),"radius":30},"initialState":"unknown"}"#)
-    }
-    var started = 0
-    while started < regionCount {
-      let message = try app.next()
-      if message.type == "regionStarted" { started += 1 }
-      #expect(message.type != "regionFailed", "\(message)")
-    }
+    let app = try Self.appWithRegions(directory, count: regionCount, step: step)
     app.shutdownWrite()
     _ = try app.readUntilClosed()
     // Everything the app was told, in order: live events, then pending ones.
@@ -278,14 +353,7 @@ import Testing
     #expect(storedSequences == sequences, "the pending events are the stored ones, in order")
     told += pending
 
-    var histories: [String: RegionHistory] = [:]
-    for (position, message) in told.enumerated() {
-      for event in message.objects("events") {
-        let identifier = event.string("identifier") ?? "?"
-        let place = "message \(position) (sequence \(message.int("sequence") ?? 0)) \(identifier)"
-        histories[identifier, default: RegionHistory()].apply(event, at: place)
-      }
-    }
+    let histories = Self.histories(told)
     let regions = welcomeAgain.objects("regions")
     #expect(regions.count == regionCount, "every region is still there")
     var disagreements: [String] = []
@@ -326,6 +394,7 @@ import Testing
 
   @Test(
     .disabled(
+      if: !DaemonE2E.runKnownBugs,
       """
       bug: a region state change can be stored without its pending event. LocationHub.apply \
       (.regionEvents) commits the new states (StorePersistence.saveRegionStates, one \
@@ -334,8 +403,10 @@ import Testing
       between the two commits keeps the state and loses the event: right after a kill the store \
       held r4 `inside` while the last determination among the live and stored pending events \
       was `outside` (the enter was lost); after the restart the app then hears an exit while \
-      outside. Seen in 2 of 3 runs with 6 kill points. Fix: append the pending event in the \
-      same transaction as the states (or append first and make redelivery idempotent).
+      outside. Seen in 2 of 3 runs with 6 kill points (1 of 3 with 10). The disconnection race \
+      of regionEventsRacingDisconnectionsAreNotLost can show here too (an impossible step at \
+      the first pending event). Fix: append the pending event in the same transaction as the \
+      states (or append first and make redelivery idempotent).
       """),
     .enabled(if: DaemonE2E.available(tools: [DaemonE2E.sqlite3])),
     arguments: [[4, 10, 18, 28, 40, 52, 64, 76, 88, 100]])
@@ -417,12 +488,13 @@ import Testing
   /// Killed right after the reply: the change the daemon acknowledged survives.
   @Test(
     .disabled(
+      if: !DaemonE2E.runKnownBugs,
       """
       bug: the control role's `authorize` is answered before it is stored. For an app with a live \
       AppHost, DaemonServer.control(.authorize) calls host.hub.setAuthorization(snapshot), which \
       only queues the write (LocationHub.executor.run -> queue.async), then sends \
       {"type":"reply","id":N} at once; a kill -9 right after the reply loses the decision \
-      (seen in 5 of 5 rounds: the store keeps the old status and the restarted daemon's welcome \
+      (seen in 5 to 10 of 10 rounds in every run: the store keeps the old status and the restarted daemon's welcome \
       says so, while `locationctl authorize` reported success). Fix: store the decision \
       (persistence.setAuthorization) before replying, or reply from the hub's executor after \
       setAuthorization has run.
