@@ -155,6 +155,51 @@ import Testing
     #expect(
       appA.received.contains { $0.type == "regionEvents" }, "A itself hears its region's events")
 
+    // D, authorized with reduced accuracy, never receives a precise coordinate (nor altitude,
+    // speed or course), even for the fixes B receives precisely.
+    let pathD = try Self.app(directory, "appD")
+    let reduced = try Self.request(
+      control,
+      #""type":"authorize","app":\#(DaemonE2E.quoted(pathD)),"status":"whenInUse","#
+        + #""accuracy":"reduced""#, id: 6)
+    #expect(reduced.type == "reply")
+    let appD = try SocatChannel(executable: pathD, socket: socket)
+    defer { appD.finish() }
+    #expect(try appD.hello("app").object("authorization")?.int("accuracy") == 1)
+    appD.send(#"{"type":"register","client":1}"#)
+    appD.send(#"{"type":"startUpdates","client":1,"request":{"desiredAccuracy":-1}}"#)
+    var reducedFixes: [[String: Any]] = []
+    while reducedFixes.count < 10 {
+      let message = try appD.next()
+      if message.type == "locations" { reducedFixes += message.objects("locations") }
+    }
+    // B's precise fixes of the same instants.
+    let lastReduced = reducedFixes.compactMap { $0["time"] as? Double }.max() ?? 0
+    try appB.waitFor("B's fixes up to D's last") { message in
+      message.type == "locations"
+        && message.objects("locations").contains { ($0["time"] as? Double ?? 0) >= lastReduced }
+    }
+    let precise = Dictionary(
+      appB.received.filter { $0.type == "locations" }.flatMap { $0.objects("locations") }
+        .compactMap { fix -> (Double, Double)? in
+          guard let time = fix["time"] as? Double, let longitude = fix["longitude"] as? Double
+          else { return nil }
+          return (time, longitude)
+        }, uniquingKeysWith: { first, _ in first })
+    let compared = reducedFixes.filter { precise[$0["time"] as? Double ?? 0] != nil }.count
+    #expect(compared >= 5, "D's fixes compared with B's precise ones: \(compared)")
+    for fix in reducedFixes {
+      let accuracy = fix["horizontalAccuracy"] as? Double ?? 0
+      #expect(accuracy >= 3000, "\(fix)")
+      #expect(fix["altitude"] is NSNull, "\(fix)")
+      #expect(fix["speed"] as? Double == -1 && fix["course"] as? Double == -1, "\(fix)")
+      let latitude = fix["latitude"] as? Double ?? 52
+      #expect(abs(latitude - 52) > 1e-9, "a reduced latitude is not the precise one")
+      if let time = fix["time"] as? Double, let exact = precise[time] {
+        #expect(abs((fix["longitude"] as? Double ?? exact) - exact) > 1e-9)
+      }
+    }
+
     // A claim in hello is no identity: C claiming to be A is still C, denied, with no regions.
     let claim = try SocatChannel(executable: pathC, socket: socket)
     defer { claim.finish() }
