@@ -498,12 +498,16 @@ extension Dictionary where Key == String, Value == Any {
 /// A TCP server on 127.0.0.1 that plays NMEA to whoever connects (the daemon's
 /// `nmea+tcp://` source).
 final class NMEAFeed {
-  let listener: Int32
-  let port: Int
+  private(set) var listener: Int32 = -1
+  private(set) var port = 0
   private(set) var connection: Int32 = -1
   private var second = 0
 
-  init() throws {
+  /// Listens on a free port.
+  init() throws { try listen(port: 0) }
+
+  /// Listens on `port` (0: any free port), `SO_REUSEADDR`.
+  private func listen(port wanted: Int) throws {
     let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard listener >= 0 else { throw E2EFailure("socket: \(errno)") }
     var one: Int32 = 1
@@ -511,13 +515,14 @@ final class NMEAFeed {
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+    address.sin_port = UInt16(wanted).bigEndian
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
     let bound = withUnsafeMutablePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
         bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0
       }
     }
-    guard bound, listen(listener, 8) == 0 else {
+    guard bound, Glibc.listen(listener, 8) == 0 else {
       close(listener)
       throw E2EFailure("bind/listen: \(String(cString: strerror(errno)))")
     }
@@ -527,7 +532,7 @@ final class NMEAFeed {
 
   deinit {
     if connection >= 0 { close(connection) }
-    close(listener)
+    if listener >= 0 { close(listener) }
   }
 
   /// Accepts the daemon's connection, with a deadline.
