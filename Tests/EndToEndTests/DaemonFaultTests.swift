@@ -111,6 +111,27 @@ import Testing
     for _ in 0..<3 { turncoat.send("[]") }
     try expectCodes(turncoat, ["malformed", "malformed", "malformed"], closed: true, "turncoat")
 
+    // Sixteen connections send 128 KiB of seeded random bytes each (half after a hello): each
+    // is closed, with errors, and the daemon lives.
+    var generator = SplitMix64(seed: 0x5EC0_12E5)
+    for index in 0..<16 {
+      let noise = try SocketChannel(path: socket)
+      if index % 2 == 1 { _ = try noise.hello("app") }
+      var bytes = [UInt8]()
+      while bytes.count < 131_072 {
+        let word = generator.next()
+        for shift in stride(from: 0, to: 64, by: 8) {
+          bytes.append(UInt8(truncatingIfNeeded: word >> shift))
+        }
+        if word % 7 == 0 { bytes.append(0x0A) }
+      }
+      noise.sendRaw(bytes)
+      let answers = try noise.readUntilClosed()
+      #expect(answers.contains { $0.type == "error" }, "noise \(index)")
+      #expect(!answers.contains { $0.type == "locations" }, "noise \(index)")
+    }
+    #expect(daemon.isRunning)
+
     // The observer: every fix of the replay, one second apart in the track, none missing.
     var times = Self.fixTimes(observer.received)
     let deadline = e2eNow() + 30
@@ -591,5 +612,21 @@ import Testing
     }
     #expect(connected?.count == clients.count, "every client is still connected")
     #expect(daemon.isRunning)
+  }
+}
+
+/// SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators",
+/// OOPSLA 2014): a seeded, reproducible stream of 64-bit words for the noise above.
+struct SplitMix64 {
+  private var state: UInt64
+
+  init(seed: UInt64) { state = seed }
+
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
   }
 }
