@@ -26,6 +26,10 @@ import Testing
 
   // MARK: 3. Malformed, oversized, truncated and out-of-order messages
 
+  /// An observer streams a replay (one fix per track second); meanwhile other connections send
+  /// out-of-order, malformed, oversized, truncated, wrong-version and random messages, and a
+  /// streaming client turns abusive. Each gets its errors and is closed by the strikes rule (at
+  /// once for an oversized line); the observer's fixes have no gap and no error.
   @Test(.enabled(if: DaemonE2E.available()))
   func abusiveClientsGetErrorsWhileAnotherKeepsItsFixes() throws {
     try DaemonE2E.requireComponents()

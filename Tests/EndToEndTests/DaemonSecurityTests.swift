@@ -43,6 +43,10 @@ import Testing
     return reply.objects("regions").compactMap { $0.object("region")?.string("identifier") }
   }
 
+  /// Apps A, B, C, D are four copies of socat speaking protocol v1 by hand. B sees none of A's
+  /// regions, cannot remove them, stop A's manager, hear its events or use control requests; C,
+  /// denied by the user, gets `denied` and no location whatever it asks; D, reduced, never gets a
+  /// precise coordinate; a hello's claimed app id is ignored.
   @Test(.enabled(if: DaemonE2E.available(tools: tools)))
   func appsAreIsolatedAndADeniedAppReceivesNothing() throws {
     try DaemonE2E.requireComponents(tools: Self.tools)
