@@ -14,20 +14,21 @@ extension LocationEngine {
         .regionRejected(group: group, identifier: spec.identifier, .denied, requester: requester))
       return
     }
-    var monitor = regions[group] ?? RegionMonitor(maximumRadius: maximumRegionRadius)
     let events: [RegionEvent]
     do {
-      events = try monitor.add(spec, initialState: initialState)
+      // In place: a copy of the group's monitor per add would make adding n regions O(n²).
+      events = try regions[group, default: RegionMonitor(maximumRadius: maximumRegionRadius)].add(
+        spec, initialState: initialState)
     } catch {
+      if regions[group]?.count == 0 { regions[group] = nil }
       effects.append(
         .regionRejected(
           group: group, identifier: spec.identifier, .invalid(error.message), requester: requester))
       return
     }
-    regions[group] = monitor
     effects.append(
       .regionAdded(
-        group: group, spec, state: monitor.state(of: spec.identifier) ?? .unknown,
+        group: group, spec, state: regions[group]?.state(of: spec.identifier) ?? .unknown,
         requester: requester))
     if !events.isEmpty { effects.append(.regionEvents(group: group, events)) }
   }

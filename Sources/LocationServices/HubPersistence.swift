@@ -61,7 +61,33 @@ public final class MemoryPersistence: HubPersistence {
     var authorizations: [String: AuthorizationSnapshot] = [:]
     var servicesEnabled = true
     var lastKnown: Fix?
-    var regions: [String: [String: [(spec: RegionSpec, state: RegionState)]]] = [:]
+    var regions: [String: [String: RegionList]] = [:]
+  }
+
+  /// One group's regions in the order they were added, with an index by identifier, so that
+  /// adding or updating one region costs O(1) however many there are.
+  private struct RegionList {
+    var items: [(spec: RegionSpec, state: RegionState)] = []
+    var positions: [String: Int] = [:]
+
+    mutating func upsert(_ spec: RegionSpec, _ state: RegionState) {
+      if let index = positions[spec.identifier] {
+        items[index] = (spec, state)
+      } else {
+        positions[spec.identifier] = items.count
+        items.append((spec, state))
+      }
+    }
+
+    mutating func setState(_ state: RegionState, of identifier: String) {
+      if let index = positions[identifier] { items[index].state = state }
+    }
+
+    mutating func remove(_ identifier: String) {
+      guard let index = positions.removeValue(forKey: identifier) else { return }
+      items.remove(at: index)
+      for position in index..<items.count { positions[items[position].spec.identifier] = position }
+    }
   }
 
   private let state = Mutex(State())
@@ -90,38 +116,29 @@ public final class MemoryPersistence: HubPersistence {
   public func saveLastKnownLocation(_ fix: Fix) { state.withLock { $0.lastKnown = fix } }
 
   public func regions(app: String) -> [String: [(spec: RegionSpec, state: RegionState)]] {
-    state.withLock { $0.regions[app] ?? [:] }
+    state.withLock { ($0.regions[app] ?? [:]).mapValues(\.items) }
   }
 
   public func saveRegion(
     _ spec: RegionSpec, state regionState: RegionState, group: String, app: String
   ) {
-    state.withLock { state in
-      var list = state.regions[app, default: [:]][group, default: []]
-      if let index = list.firstIndex(where: { $0.spec.identifier == spec.identifier }) {
-        list[index] = (spec, regionState)
-      } else {
-        list.append((spec, regionState))
-      }
-      state.regions[app, default: [:]][group] = list
+    state.withLock {
+      $0.regions[app, default: [:]][group, default: RegionList()].upsert(spec, regionState)
     }
   }
 
   public func deleteRegion(identifier: String, group: String, app: String) {
-    state.withLock { $0.regions[app]?[group]?.removeAll { $0.spec.identifier == identifier } }
+    state.withLock { $0.regions[app]?[group]?.remove(identifier) }
   }
 
   public func saveRegionStates(
     _ states: [(identifier: String, state: RegionState)], group: String, app: String, time: Double
   ) {
     state.withLock { state in
-      guard var list = state.regions[app]?[group] else { return }
       for (identifier, regionState) in states {
-        if let index = list.firstIndex(where: { $0.spec.identifier == identifier }) {
-          list[index].state = regionState
-        }
+        state.regions[app]?[group]?.setState(regionState, of: identifier)
       }
-      state.regions[app]?[group] = list
     }
   }
+
 }

@@ -27,10 +27,6 @@ enum DaemonE2E {
   /// Whether the tests run under CI (where a missing component is a failure, not a skip).
   static let isCI = ProcessInfo.processInfo.environment["CI"] == "true"
 
-  /// Whether the tests that show known bugs run anyway (`LOCATIOND_KNOWN_BUGS=1`), to check a
-  /// fix before their `.disabled` trait is removed.
-  static let runKnownBugs = ProcessInfo.processInfo.environment["LOCATIOND_KNOWN_BUGS"] == "1"
-
   /// A built product: beside the test bundle, else in `.build/debug`.
   static func product(_ name: String) -> String? {
     var directories: [URL] = []

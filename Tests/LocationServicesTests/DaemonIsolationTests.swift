@@ -100,7 +100,7 @@ import Testing
     daemon.source.emit(fix(52, 5, time: 1_767_225_601))
     var theirs: [DaemonRegionEvent] = []
     while theirs.isEmpty {
-      if case .regionEvents("manager", let events, nil) = try lines.next() { theirs = events }
+      if case .regionEvents("manager", let events, _) = try lines.next() { theirs = events }
     }
     #expect(theirs.map(\.event.identifier) == ["theirs"])
     let received = try mine.sync()

@@ -405,7 +405,9 @@ import Testing
     #expect(!daemon.source.isRunning, "nothing left to run for")
   }
 
-  @Test func liveRegionEventsGoOncePerConnectionWithoutSequence() throws {
+  /// Live region events go once per connection, with the sequence under which they stay kept
+  /// until acknowledged (a connection that closes before reading them loses nothing).
+  @Test func liveRegionEventsGoOncePerConnectionWithTheirSequence() throws {
     let daemon = try DaemonFixture()
     defer { daemon.stop() }
     let peer = try daemon.connectApp()
@@ -419,11 +421,26 @@ import Testing
       return false
     }
     #expect(events.count == 1)
-    guard case .regionEvents("manager", let list, nil) = events.first else {
-      Issue.record("no live event")
+    guard case .regionEvents("manager", let list, let sequence?) = events.first else {
+      Issue.record("no live event with a sequence")
       return
     }
     #expect(list.map(\.event.kind) == [.determined(.inside)])
+    // Kept until acknowledged: a new connection of the app receives it as pending.
+    let again = try daemon.connectApp(register: nil)
+    let pending = try again.sync().filter {
+      if case .regionEvents(_, _, sequence) = $0 { return true }
+      return false
+    }
+    #expect(pending.count == 1)
+    peer.send(.ack(sequence: sequence))
+    _ = try peer.sync()
+    let third = try daemon.connectApp(register: nil)
+    #expect(
+      try third.sync().allSatisfy {
+        if case .regionEvents = $0 { return false }
+        return true
+      })
   }
 
   @Test func controlListsRegionsAndAppsOfOthers() throws {

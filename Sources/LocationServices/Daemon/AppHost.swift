@@ -9,9 +9,10 @@ import Synchronization
 ///
 /// The host is itself a permanent client of its hub. Deliveries meant for every manager
 /// (`authorization`, `regionEvents`) reach the app through the host, once per connection (the
-/// per-manager clients ignore them). Region events that arrive while no connection of the app is
-/// open are appended to the store first (only those the app would be told: `shouldNotify`), and
-/// the app's launch command, if any, is run (at most once a minute until the app connects).
+/// per-manager clients ignore them). The region events the app would be told (`shouldNotify`) are
+/// kept in the store with the states they change, in one transaction, until a connection
+/// acknowledges them; while no connection of the app is open, the app's launch command, if any,
+/// is run (at most once a minute until the app connects).
 ///
 /// Lock order: the server's state, then a host's, then a connection's output; hub methods are
 /// never called with any of these held.
@@ -35,9 +36,10 @@ final class AppHost: HubClient {
     var retired = false
     /// The hub's answer to the host's own registration (not a change) has been seen.
     var registered = false
-    /// Batches of region events that `commitRegionEvents` kept in the store (the app was away)
-    /// and whose delivery from the hub, which follows, must not be sent live as well.
-    var keptBatches = 0
+    /// For each evaluation committed by `commitRegionEvents`, the sequence under which its
+    /// events were kept (nil: nothing to tell), in order; the hub's delivery of the same events,
+    /// which follows each commit, takes the first.
+    var kept: [Int64?] = []
   }
 
   private let state: Mutex<State>
@@ -97,19 +99,21 @@ final class AppHost: HubClient {
     }
   }
 
-  /// Commits one evaluation's region states and, when no connection of the app is open, the
-  /// events the app would be told (`shouldNotify`) as one pending batch, in one transaction: a
-  /// crash (even `kill -9`) leaves either both or neither, so no event is lost or doubled. Called
-  /// on the hub's executor, just before the hub delivers the same events (`regionEvents`); the
-  /// host's lock is held across, so a connection attaches either before (and hears them live) or
-  /// after (and receives the kept batch with the other pending events).
+  /// Commits one evaluation's region states together with the events the app would be told
+  /// (`shouldNotify`), kept as one pending batch, in one transaction: a crash (even `kill -9`)
+  /// leaves either both or neither. The batch stays pending until a connection of the app
+  /// acknowledges it, whether the app is connected now (the events go out at once with their
+  /// sequence) or away (the next connection receives them): a connection that closes before
+  /// reading them loses nothing, and a client drops a sequence it has already seen. Called on the
+  /// hub's executor just before the hub delivers the same events (`regionEvents`).
   fileprivate func commitRegionEvents(
     _ events: [RegionEvent], group: String, time: Double, base: any HubPersistence
   ) {
     state.withLock { state in
       let told = events.filter(\.shouldNotify)
-      guard state.connections.isEmpty, !told.isEmpty else {
+      guard !told.isEmpty else {
         base.commitRegionEvents(events, group: group, app: app, time: time)
+        state.kept.append(nil)
         return
       }
       let line = DaemonProtocol.encode(
@@ -117,14 +121,15 @@ final class AppHost: HubClient {
           group: group, events: told.map { DaemonRegionEvent($0, date: time) }, sequence: nil))
       let payload = String(decoding: line.dropLast(), as: UTF8.self)
       do {
-        try store.transaction {
+        let sequence = try store.transaction {
           base.commitRegionEvents(events, group: group, app: app, time: time)
-          _ = try store.appendEvent(
+          return try store.appendEvent(
             PendingEvent(app: app, kind: Self.pendingKind, payload: payload, time: time))
         }
-        state.keptBatches += 1
+        state.kept.append(sequence)
       } catch {
         DaemonLog.write("app \(app): region events could not be kept: \(error)")
+        state.kept.append(nil)
       }
     }
   }
@@ -133,22 +138,23 @@ final class AppHost: HubClient {
     let date = hub.clock.now.wall
     let now = hub.clock.now.monotonic
     let launch = state.withLock { state -> Bool in
-      if state.keptBatches > 0 {
-        // Kept in the store by `commitRegionEvents`: the next connection receives them.
-        state.keptBatches -= 1
-        guard launchCommand != nil else { return false }
-        if let last = state.lastLaunch, now - last < Self.launchInterval { return false }
-        state.lastLaunch = now
-        return true
+      let sequence = state.kept.isEmpty ? nil : state.kept.removeFirst()
+      guard state.connections.isEmpty else {
+        let message = DaemonMessage.regionEvents(
+          group: group, events: events.map { DaemonRegionEvent($0, date: date) },
+          sequence: sequence)
+        let bytes = DaemonProtocol.encode(message)
+        for (_, connection) in state.connections.sorted(by: { $0.key < $1.key }) {
+          if let sequence { connection.noteSequence(sequence) }
+          connection.enqueue(bytes, droppable: false)
+        }
+        return false
       }
-      guard !state.connections.isEmpty else { return false }
-      let message = DaemonMessage.regionEvents(
-        group: group, events: events.map { DaemonRegionEvent($0, date: date) }, sequence: nil)
-      let bytes = DaemonProtocol.encode(message)
-      for (_, connection) in state.connections.sorted(by: { $0.key < $1.key }) {
-        connection.enqueue(bytes, droppable: false)
-      }
-      return false
+      // Kept in the store: the next connection receives them; start the app if it has a command.
+      guard sequence != nil, launchCommand != nil else { return false }
+      if let last = state.lastLaunch, now - last < Self.launchInterval { return false }
+      state.lastLaunch = now
+      return true
     }
     if launch, let launchCommand { AppLauncher.launch(launchCommand, app: app) }
   }

@@ -85,6 +85,15 @@ final class DaemonConnection: Sendable {
   }
 
   private let output = Mutex(Output())
+  /// The highest region-event sequence queued on this connection by its app's host (live events
+  /// are kept until acknowledged, like those of an absent app).
+  private let sequence = Mutex<Int64>(0)
+
+  /// Notes that a region event with this sequence was queued on the connection.
+  func noteSequence(_ value: Int64) { sequence.withLock { $0 = max($0, value) } }
+
+  /// The highest region-event sequence queued on this connection by its app's host.
+  var highestSequence: Int64 { sequence.withLock { $0 } }
   /// Asks the I/O thread to look at this connection again (writability, overflow).
   private let wake: @Sendable (DaemonConnection) -> Void
 

@@ -653,7 +653,8 @@ public final class DaemonServer: Sendable {
     throws(DaemonProtocolError)
   {
     if case .ack(let sequence) = message {
-      let through = min(sequence, session.deliveredSequence)
+      let through = min(
+        sequence, max(session.deliveredSequence, session.connection.highestSequence))
       if through > 0 { host.acknowledge(through: through) }
       return
     }
@@ -870,6 +871,17 @@ public final class DaemonServer: Sendable {
       }
       loop.onceApps.remove(app)
       if let host = liveHost(app) {
+        // Stored before the reply (the hub stores it again on its executor and tells the app's
+        // managers): a `kill -9` after `locationctl` reported success keeps the decision.
+        if setting == .reset {
+          do {
+            try store.removeAuthorization(app: app)
+          } catch {
+            throw DaemonProtocolError(code: .unsupported, message: "store: \(error)", id: id)
+          }
+        } else {
+          persistence.setAuthorization(snapshot, app: app)
+        }
         host.hub.setAuthorization(snapshot)
       } else if setting == .reset {
         do {
