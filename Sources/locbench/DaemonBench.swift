@@ -10,7 +10,7 @@ import Foundation
 ///   subscribers per process, so the clients are spread round-robin over as many gpsd processes
 ///   as needed (63 clients each), each reading its own connection to the feed; CPU and memory are
 ///   summed over them.
-/// - locationd (the built product beside this executable, started as a child with
+/// - locationd (the release product, built first if out of date, started as a child with
 ///   `--source nmea+tcp://127.0.0.1:FEED`, a private socket and store, and `--policy grant`):
 ///   clients speak protocol v1 as role `app`: hello, register client 1, N addRegion (unique
 ///   identifiers, circles 5 to 30 km north of the track, `initialState` outside, so no region

@@ -23,17 +23,28 @@ enum DaemonBenchLocationd {
     return path
   }
 
-  /// The `locationd` to run: `--locationd PATH`, else the one beside this executable.
+  /// The `locationd` to run: `--locationd PATH`, else the release product of this package,
+  /// brought up to date first with `swift build -c release --product locationd` (so the bench
+  /// never measures a stale daemon; `swift run locbench` builds only locbench).
   static func executable(_ options: DaemonBench.Options) throws -> String {
     if let path = options.locationd { return path }
-    let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
-    let path = URL(fileURLWithPath: own).deletingLastPathComponent().appendingPathComponent(
-      "locationd"
-    ).path
-    guard access(path, X_OK) == 0 else {
+    // This file is <root>/Sources/locbench/DaemonBenchLocationd.swift.
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent().path
+    let log = NSTemporaryDirectory() + "/locbench-build-locationd.log"
+    let pid = try DaemonBenchSystem.spawn(
+      "/usr/bin/env",
+      ["swift", "build", "--package-path", root, "-c", "release", "--product", "locationd"],
+      logPath: log)
+    let status = DaemonBenchSystem.waitForExit(pid)
+    guard status == 0 else {
       throw DaemonBenchSystem.Failure(
-        description: "no locationd beside locbench (\(path)); build it first with "
-          + "`swift build -c release --product locationd`")
+        description: "`swift build -c release --product locationd` failed (status \(status)); "
+          + "see \(log)")
+    }
+    let path = "\(root)/.build/release/locationd"
+    guard access(path, X_OK) == 0 else {
+      throw DaemonBenchSystem.Failure(description: "no locationd at \(path) after the build")
     }
     return path
   }

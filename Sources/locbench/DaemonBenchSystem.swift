@@ -200,6 +200,13 @@ enum DaemonBenchSystem {
     return pid
   }
 
+  /// Waits for the child `pid` to exit; returns its exit status (128 + signal when killed).
+  static func waitForExit(_ pid: pid_t) -> Int32 {
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+  }
+
   /// Whether the child `pid` has exited (reaps it if so).
   static func hasExited(_ pid: pid_t) -> Bool {
     var status: Int32 = 0
