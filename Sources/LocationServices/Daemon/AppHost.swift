@@ -1,0 +1,386 @@
+import Foundation
+import Geodesy
+import LocationEngine
+import LocationStore
+import Synchronization
+
+/// One app inside the daemon: its `LocationHub`, its connections, and the events kept for it while
+/// it is away (DAEMON.md, "Architecture").
+///
+/// The host is itself a permanent client of its hub. Deliveries meant for every manager
+/// (`authorization`, `regionEvents`) reach the app through the host, once per connection (the
+/// per-manager clients ignore them). Region events that arrive while no connection of the app is
+/// open are appended to the store first (only those the app would be told: `shouldNotify`), and
+/// the app's launch command, if any, is run (at most once a minute until the app connects).
+///
+/// Lock order: the server's state, then a host's, then a connection's output; hub methods are
+/// never called with any of these held.
+final class AppHost: HubClient {
+  /// The app identifier.
+  let app: String
+  /// The app's hub.
+  let hub: LocationHub
+  private let store: LocationStore
+  private let launchCommand: String?
+  private let reducer: ReducedAccuracy
+
+  private struct State {
+    var connections: [Int: DaemonConnection] = [:]
+    /// Every group the app has had regions in (the hub has no list of groups).
+    var groups: Set<String>
+    /// Monotonic time of the last launch, until a connection arrives.
+    var lastLaunch: Double?
+    var permanentID: ClientID?
+    /// Taken out of service: no connection may attach any more.
+    var retired = false
+  }
+
+  private let state: Mutex<State>
+
+  /// The store's kind for a kept `regionEvents` message.
+  static let pendingKind = "regionEvents"
+  /// Seconds between two launches of an app that does not connect.
+  static let launchInterval: Double = 60
+
+  init(
+    app: String, sources: LocationHub.Sources, persistence: any HubPersistence,
+    store: LocationStore, policy: AuthorizationPolicy, clock: (any HubClock)?, launch: String?,
+    reducer: ReducedAccuracy
+  ) {
+    self.app = app
+    self.store = store
+    self.launchCommand = launch
+    self.reducer = reducer
+    hub = LocationHub(
+      app: app, sources: sources, persistence: persistence, policy: policy, clock: clock)
+    state = Mutex(State(groups: Set(persistence.regions(app: app).keys)))
+  }
+
+  /// Registers the host with its hub; restored regions start being watched.
+  func start() {
+    let id = hub.register(self)
+    state.withLock { $0.permanentID = id }
+  }
+
+  /// Unregisters the host from its hub (the daemon stops, or the app has gone with no regions).
+  func retire() {
+    if let id = state.withLock({ $0.permanentID.take() }) { hub.unregister(id) }
+  }
+
+  // MARK: Deliveries for every manager
+
+  func hub(_ hub: LocationHub, deliver delivery: HubDelivery) {
+    switch delivery {
+    case .authorization(let snapshot):
+      let connections = state.withLock { $0.connections.sorted { $0.key < $1.key }.map(\.value) }
+      for connection in connections { connection.send(.authorization(snapshot)) }
+    case .regionEvents(let group, let events):
+      regionEvents(group: group, events)
+    case .locations, .error, .regionStarted, .regionFailed, .regionState, .heading,
+      .headingInterference, .deferredFinished:
+      // The host asks for nothing of its own.
+      break
+    }
+  }
+
+  private func regionEvents(group: String, _ events: [RegionEvent]) {
+    let date = hub.clock.now.wall
+    let now = hub.clock.now.monotonic
+    let launch = state.withLock { state -> Bool in
+      if !state.connections.isEmpty {
+        let message = DaemonMessage.regionEvents(
+          group: group, events: events.map { DaemonRegionEvent($0, date: date) }, sequence: nil)
+        let bytes = DaemonProtocol.encode(message)
+        for (_, connection) in state.connections.sorted(by: { $0.key < $1.key }) {
+          connection.enqueue(bytes, droppable: false)
+        }
+        return false
+      }
+      let told = events.filter(\.shouldNotify)
+      guard !told.isEmpty else { return false }
+      let line = DaemonProtocol.encode(
+        .regionEvents(
+          group: group, events: told.map { DaemonRegionEvent($0, date: date) }, sequence: nil))
+      let payload = String(decoding: line.dropLast(), as: UTF8.self)
+      do {
+        // Committed before anything else happens (DAEMON.md, "Events for absent apps").
+        _ = try store.appendEvent(
+          PendingEvent(app: app, kind: Self.pendingKind, payload: payload, time: date))
+      } catch {
+        DaemonLog.write("app \(app): a region event could not be kept: \(error)")
+      }
+      guard launchCommand != nil else { return false }
+      if let last = state.lastLaunch, now - last < Self.launchInterval { return false }
+      state.lastLaunch = now
+      return true
+    }
+    if launch, let launchCommand { AppLauncher.launch(launchCommand, app: app) }
+  }
+
+  // MARK: Connections
+
+  /// Adds a connection of the app: sends the welcome, then every pending event in sequence order.
+  /// Both are queued under the host's lock, so that no live event can come between them.
+  /// - Returns: The highest sequence sent (0 when none), or nil when the host was retired (the
+  ///   caller makes a new one).
+  func attach(
+    _ connection: DaemonConnection,
+    welcome: (AuthorizationSnapshot, [DaemonRegionEntry]) ->
+      DaemonMessage
+  ) -> Int64? {
+    state.withLock { state -> Int64? in
+      guard !state.retired else { return nil }
+      state.connections[connection.id] = connection
+      state.lastLaunch = nil
+      connection.send(welcome(hub.authorization, entries(groups: state.groups)))
+      let pending: [PendingEvent]
+      do {
+        pending = try store.pendingEvents(app: app)
+      } catch {
+        DaemonLog.write("app \(app): pending events unreadable: \(error)")
+        return 0
+      }
+      var highest: Int64 = 0
+      for event in pending {
+        highest = max(highest, event.sequence)
+        guard event.kind == Self.pendingKind,
+          case .regionEvents(let group, let events, _) = try? DaemonProtocol.decode(
+            line: Array(event.payload.utf8))
+        else {
+          DaemonLog.write("app \(app): pending event \(event.sequence) is unreadable; skipped")
+          continue
+        }
+        connection.send(.regionEvents(group: group, events: events, sequence: event.sequence))
+      }
+      return highest
+    }
+  }
+
+  /// Removes a connection.
+  /// - Returns: Whether no connection of the app remains.
+  @discardableResult
+  func detach(_ connection: DaemonConnection) -> Bool {
+    state.withLock { state -> Bool in
+      state.connections[connection.id] = nil
+      return state.connections.isEmpty
+    }
+  }
+
+  /// Marks the host retired when no connection is open and no region is monitored.
+  /// - Returns: Whether it was retired now.
+  func markRetiredIfIdle() -> Bool {
+    state.withLock { state -> Bool in
+      guard !state.retired, state.connections.isEmpty else { return false }
+      let regions = state.groups.reduce(0) { $0 + hub.regions(group: $1).count }
+      guard regions == 0 else { return false }
+      state.retired = true
+      return true
+    }
+  }
+
+  /// How many connections of the app are open.
+  var connectionCount: Int { state.withLock { $0.connections.count } }
+
+  /// Deletes pending events up to and including `sequence` (the app's `ack`).
+  func acknowledge(through sequence: Int64) {
+    do {
+      try store.deleteEvents(app: app, throughSequence: sequence)
+    } catch {
+      DaemonLog.write("app \(app): acknowledged events could not be deleted: \(error)")
+    }
+  }
+
+  // MARK: Regions
+
+  /// Remembers a group the app uses.
+  func noteGroup(_ group: String) {
+    _ = state.withLock { $0.groups.insert(group) }
+  }
+
+  /// The app's regions, every group, with their states.
+  var regionEntries: [DaemonRegionEntry] { entries(groups: state.withLock { $0.groups }) }
+
+  /// The number of regions the app monitors.
+  var regionCount: Int {
+    state.withLock { $0.groups }.reduce(0) { $0 + hub.regions(group: $1).count }
+  }
+
+  private func entries(groups: Set<String>) -> [DaemonRegionEntry] {
+    groups.sorted().flatMap { group in
+      hub.regions(group: group).map {
+        DaemonRegionEntry(group: group, region: $0.spec, state: $0.state)
+      }
+    }
+  }
+
+  // MARK: Helpers
+
+  /// Locations as this app may see them: reduced when its accuracy authorization is reduced.
+  func visible(_ fixes: [Fix]) -> [Fix] {
+    hub.authorization.accuracy == 1 ? fixes.map(reducer.apply) : fixes
+  }
+
+  /// Runs `body` on the hub's executor after every call made to the hub before this one (a
+  /// one-shot client whose first delivery is the barrier).
+  func afterPendingWork(_ body: @escaping @Sendable () -> Void) {
+    let barrier = BarrierClient(body)
+    let id = hub.register(barrier)
+    barrier.registered(id, hub: hub)
+  }
+}
+
+/// A client that runs one closure at its first delivery, then leaves.
+private final class BarrierClient: HubClient {
+  private struct State {
+    var body: (@Sendable () -> Void)?
+    var id: ClientID?
+    var fired = false
+  }
+
+  private let state: Mutex<State>
+
+  init(_ body: @escaping @Sendable () -> Void) { state = Mutex(State(body: body)) }
+
+  func hub(_ hub: LocationHub, deliver delivery: HubDelivery) {
+    let (body, id) = state.withLock { state -> ((@Sendable () -> Void)?, ClientID?) in
+      guard !state.fired else { return (nil, nil) }
+      state.fired = true
+      defer { state.body = nil }
+      return (state.body, state.id)
+    }
+    body?()
+    if let id { hub.unregister(id) }
+  }
+
+  func registered(_ id: ClientID, hub: LocationHub) {
+    let fired = state.withLock { state -> Bool in
+      state.id = id
+      return state.fired
+    }
+    if fired { hub.unregister(id) }
+  }
+}
+
+/// One manager of a connection, as its hub sees it: deliveries for this manager are sent with its
+/// number; those for every manager are left to the `AppHost`.
+final class ManagerProxy: HubClient {
+  let connection: DaemonConnection
+  let client: Int
+  let host: AppHost
+
+  init(connection: DaemonConnection, client: Int, host: AppHost) {
+    self.connection = connection
+    self.client = client
+    self.host = host
+  }
+
+  func hub(_ hub: LocationHub, deliver delivery: HubDelivery) {
+    switch delivery {
+    case .locations(let fixes):
+      connection.send(.locations(client: client, host.visible(fixes)))
+    case .error(let error, let message):
+      let code: DaemonErrorCode
+      let fallback: String
+      switch error {
+      case .locationUnknown:
+        code = .locationUnknown
+        fallback = "no location is available yet"
+      case .denied:
+        code = .denied
+        fallback = "the app is not authorized to use location services, or they are off"
+      case .sourcesEnded:
+        code = .sourcesEnded
+        fallback = "every location source has ended"
+      }
+      connection.send(
+        .error(DaemonErrorMessage(code: code, message: message ?? fallback, client: client)))
+    case .authorization, .regionEvents:
+      break
+    case .regionStarted(let group, let spec):
+      connection.send(.regionStarted(client: client, group: group, region: spec))
+    case .regionFailed(let group, let identifier, let failure):
+      connection.send(
+        .regionFailed(client: client, group: group, identifier: identifier, failure: failure))
+    case .regionState(let group, let event):
+      connection.send(
+        .regionState(
+          client: client, group: group, event: DaemonRegionEvent(event, date: hub.clock.now.wall)))
+    case .heading(let heading):
+      connection.send(.heading(client: client, heading))
+    case .headingInterference(let interference):
+      connection.send(.headingInterference(client: client, interference))
+    case .deferredFinished(let code):
+      connection.send(.deferredFinished(client: client, code: code))
+    }
+  }
+}
+
+/// Starts an app's launch command, detached: `/bin/sh -c COMMAND` in a new session, as the
+/// daemon's user, standard input from `/dev/null`, with `CORELOCATION_LAUNCH_REASON=location` in
+/// its environment; the child is reaped by a thread of its own.
+enum AppLauncher {
+  /// glibc's `POSIX_SPAWN_SETSID` (hidden behind _GNU_SOURCE in Swift's Glibc module).
+  static let spawnSetSID: Int32 = 0x80
+
+  static func launch(_ command: String, app: String) {
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var defaults = sigset_t()
+    sigemptyset(&defaults)
+    for signal in [SIGTERM, SIGINT, SIGPIPE, SIGCHLD, SIGHUP] { sigaddset(&defaults, signal) }
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    var empty = sigset_t()
+    sigemptyset(&empty)
+    posix_spawnattr_setsigmask(&attributes, &empty)
+    posix_spawnattr_setflags(
+      &attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | Self.spawnSetSID))
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+
+    var environment = ProcessInfo.processInfo.environment
+    environment["CORELOCATION_LAUNCH_REASON"] = "location"
+    let arguments = ["/bin/sh", "-c", command].map { (text: String) in strdup(text) }
+    let variables = environment.map { (key, value) in strdup("\(key)=\(value)") }
+    defer {
+      for pointer in arguments { free(pointer) }
+      for pointer in variables { free(pointer) }
+    }
+    var pid: pid_t = 0
+    let result = (arguments + [nil]).withUnsafeBufferPointer { argv in
+      (variables + [nil]).withUnsafeBufferPointer { envp -> Int32 in
+        guard let argv = argv.baseAddress, let envp = envp.baseAddress else { return EINVAL }
+        return posix_spawn(
+          &pid, "/bin/sh", &actions, &attributes, UnsafeMutablePointer(mutating: argv),
+          UnsafeMutablePointer(mutating: envp))
+      }
+    }
+    guard result == 0 else {
+      DaemonLog.write(
+        "app \(app): launch command failed to start: \(String(cString: strerror(result)))")
+      return
+    }
+    DaemonLog.write("app \(app): launched (pid \(pid)) for a region event")
+    let child = pid
+    Thread.detachNewThread {
+      var status: Int32 = 0
+      while waitpid(child, &status, 0) < 0, errno == EINTR {}
+    }
+  }
+}
+
+/// `locationd`'s log: lines on standard error (programs print diagnostics there; CONVENTIONS.md).
+/// No coordinates are ever logged.
+public enum DaemonLog {
+  /// Whether lines are written (tests turn it off).
+  public static let enabled = Atomic<Bool>(true)
+
+  /// Writes `locationd: message`.
+  /// - Parameter message: The line.
+  public static func write(_ message: @autoclosure () -> String) {
+    guard enabled.load(ordering: .relaxed) else { return }
+    FileHandle.standardError.write(Data("locationd: \(message())\n".utf8))
+  }
+}

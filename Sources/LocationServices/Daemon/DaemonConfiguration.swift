@@ -1,0 +1,345 @@
+import Foundation
+import LocationSources
+
+/// `locationd`'s settings: the command line over a configuration file over defaults.
+///
+/// ## Paths
+///
+/// | | user daemon (default) | system daemon (`--system`) |
+/// | --- | --- | --- |
+/// | socket | `$XDG_RUNTIME_DIR/locationd/socket` (directory 0700, socket 0600; without `XDG_RUNTIME_DIR`, `/run/user/UID/locationd/socket`) | `/run/locationd/socket` (directory 0755, socket 0666) |
+/// | store | `$XDG_STATE_HOME/corelocation/locationd.sqlite` (default `~/.local/state/...`) | `/var/lib/locationd/store.sqlite` |
+/// | configuration | `$XDG_CONFIG_HOME/corelocation/locationd.conf` (default `~/.config/...`) | `/etc/corelocation/locationd.conf` |
+///
+/// A missing configuration file at the default path is not an error; one named with `--config`
+/// must exist.
+///
+/// ## Configuration file
+///
+/// Lines of `key = value`; `#` starts a comment; blank lines are ignored. Keys before any section:
+///
+/// | key | value |
+/// | --- | --- |
+/// | `source` | a source URL (repeatable, in order of preference; `--source` replaces them all) |
+/// | `policy` | `grant` or `deny` (default `deny`): the answer to an app with no decision when no agent is connected |
+/// | `socket` | the socket path |
+/// | `store` | the store path |
+/// | `queue-limit` | bytes queued for one slow client before its location deliveries are thinned (default 1 MiB; four times this disconnects it) |
+/// | `strikes` | protocol errors a connection may make before it is closed (default 3) |
+/// | `max-connections` | connections served at once (default 4096; more are refused) |
+///
+/// One section per app that has a desktop-file-style identifier:
+///
+/// ```
+/// [app org.example.Maps]
+/// executable = /usr/bin/maps          # repeatable: every executable of the app
+/// launch = /usr/bin/maps --background # run with /bin/sh -c when a region event waits for it
+/// ```
+///
+/// A process whose executable is not listed is identified by its executable's path. The file is
+/// trusted (it names commands the daemon runs): it must be owned by the daemon's user or root.
+public struct DaemonConfiguration: Sendable, Equatable {
+  /// An app with a configured identity.
+  public struct App: Sendable, Equatable {
+    /// The desktop-file-style identifier (`org.example.Maps`).
+    public var id: String
+    /// The executables that are this app (absolute paths).
+    public var executables: [String]
+    /// The command that starts the app when an event waits for it (`/bin/sh -c`), if any.
+    public var launch: String?
+
+    /// Creates an app entry.
+    /// - Parameters:
+    ///   - id: The identifier.
+    ///   - executables: Its executables.
+    ///   - launch: Its launch command.
+    public init(id: String, executables: [String], launch: String? = nil) {
+      self.id = id
+      self.executables = executables
+      self.launch = launch
+    }
+  }
+
+  /// Whether this is the system daemon (`--system`).
+  public var system = false
+  /// Whether `--foreground` was given (the daemon never forks; the flag is accepted for unit
+  /// files and scripts).
+  public var foreground = false
+  /// The socket path.
+  public var socketPath: String
+  /// The store path (`:memory:` keeps nothing).
+  public var storePath: String
+  /// The configuration file read, if any.
+  public var configPath: String?
+  /// The configured sources, in order; empty: discover them as an embedded hub does
+  /// (`CORELOCATION_SOURCE`, the sources files, gpsd, GeoClue, `/etc/geolocation`).
+  public var sources: [SourceURL] = []
+  /// The answer to apps with no decision when no agent is connected (default `deny`).
+  public var policy: AuthorizationPolicy = .deny
+  /// Apps with a configured identity.
+  public var apps: [App] = []
+  /// The outgoing queue limit per connection, bytes.
+  public var queueLimit = 1 << 20
+  /// Protocol errors a connection may make before it is closed.
+  public var strikes = 3
+  /// Connections served at once.
+  public var maximumConnections = 4096
+  /// Managers one connection may register.
+  public var maximumManagers = 1024
+
+  /// Creates a configuration with explicit paths and defaults for the rest.
+  /// - Parameters:
+  ///   - socketPath: The socket path.
+  ///   - storePath: The store path.
+  public init(socketPath: String, storePath: String) {
+    self.socketPath = socketPath
+    self.storePath = storePath
+  }
+
+  /// The app identifier for an executable: the configured id, else the path itself.
+  /// - Parameter executable: The absolute path of the peer's executable.
+  /// - Returns: The identifier.
+  public func appID(forExecutable executable: String) -> String {
+    apps.first { $0.executables.contains(executable) }?.id ?? executable
+  }
+
+  /// The configured app with this identifier, if any.
+  /// - Parameter id: The identifier.
+  /// - Returns: The entry.
+  public func app(id: String) -> App? { apps.first { $0.id == id } }
+
+  // MARK: Defaults
+
+  /// The default socket path.
+  /// - Parameters:
+  ///   - system: Whether for the system daemon.
+  ///   - environment: The process environment.
+  /// - Returns: The path.
+  public static func defaultSocketPath(system: Bool, environment: [String: String]) -> String {
+    if system { return "/run/locationd/socket" }
+    let runtime =
+      environment["XDG_RUNTIME_DIR"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+      ?? "/run/user/\(getuid())"
+    return runtime + "/locationd/socket"
+  }
+
+  /// The default store path.
+  /// - Parameters:
+  ///   - system: Whether for the system daemon.
+  ///   - environment: The process environment.
+  /// - Returns: The path.
+  public static func defaultStorePath(system: Bool, environment: [String: String]) -> String {
+    if system { return "/var/lib/locationd/store.sqlite" }
+    let state =
+      environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+      ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state"
+    return state + "/corelocation/locationd.sqlite"
+  }
+
+  /// The default configuration file path.
+  /// - Parameters:
+  ///   - system: Whether for the system daemon.
+  ///   - environment: The process environment.
+  /// - Returns: The path.
+  public static func defaultConfigPath(system: Bool, environment: [String: String]) -> String {
+    if system { return "/etc/corelocation/locationd.conf" }
+    let config =
+      environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+      ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.config"
+    return config + "/corelocation/locationd.conf"
+  }
+
+  // MARK: Command line
+
+  /// The usage text.
+  public static let usage = """
+    usage: locationd [--foreground] [--system] [--socket PATH] [--store PATH] [--config PATH]
+                     [--source URL]... [--policy grant|deny]
+    """
+
+  /// Reads the command line, then the configuration file it names (or the default one).
+  /// - Parameters:
+  ///   - arguments: The arguments without the program name.
+  ///   - environment: The process environment.
+  ///   - readFile: Reads a file; nil when it does not exist or cannot be read.
+  /// - Returns: The configuration.
+  /// - Throws: ``DaemonConfigurationError`` for an unknown option, a missing value, a bad value, a
+  ///   missing `--config` file or a bad line in the file (with its path and line number).
+  public static func fromCommandLine(
+    _ arguments: [String], environment: [String: String],
+    readFile: (String) -> String? = { try? String(contentsOfFile: $0, encoding: .utf8) }
+  ) throws(DaemonConfigurationError) -> DaemonConfiguration {
+    var system = false
+    var foreground = false
+    var socket: String?
+    var store: String?
+    var config: String?
+    var sources: [SourceURL] = []
+    var policy: AuthorizationPolicy?
+    var index = 0
+    func value(_ option: String) throws(DaemonConfigurationError) -> String {
+      index += 1
+      guard index < arguments.count, !arguments[index].isEmpty else {
+        throw DaemonConfigurationError(message: "\(option) needs a value\n\(usage)")
+      }
+      return arguments[index]
+    }
+    while index < arguments.count {
+      let argument = arguments[index]
+      switch argument {
+      case "--system": system = true
+      case "--foreground", "-f": foreground = true
+      case "--socket": socket = try value(argument)
+      case "--store": store = try value(argument)
+      case "--config": config = try value(argument)
+      case "--source":
+        let text = try value(argument)
+        do {
+          sources.append(try SourceURL.parse(text))
+        } catch {
+          throw DaemonConfigurationError(message: "--source \(text): \(error.message)")
+        }
+      case "--policy":
+        let text = try value(argument)
+        guard let parsed = AuthorizationPolicy(rawValue: text) else {
+          throw DaemonConfigurationError(message: "--policy must be grant or deny, not \(text)")
+        }
+        policy = parsed
+      case "--help", "-h":
+        throw DaemonConfigurationError(message: usage, isHelp: true)
+      default:
+        throw DaemonConfigurationError(message: "unknown option \(argument)\n\(usage)")
+      }
+      index += 1
+    }
+    let configPath = config ?? defaultConfigPath(system: system, environment: environment)
+    var configuration = DaemonConfiguration(
+      socketPath: defaultSocketPath(system: system, environment: environment),
+      storePath: defaultStorePath(system: system, environment: environment))
+    if let text = readFile(configPath) {
+      try configuration.apply(file: text, path: configPath)
+      configuration.configPath = configPath
+    } else if config != nil {
+      throw DaemonConfigurationError(message: "\(configPath): cannot be read")
+    }
+    configuration.system = system
+    configuration.foreground = foreground
+    if let socket { configuration.socketPath = socket }
+    if let store { configuration.storePath = store }
+    if !sources.isEmpty { configuration.sources = sources }
+    if let policy { configuration.policy = policy }
+    return configuration
+  }
+
+  /// Applies a configuration file's settings.
+  /// - Parameters:
+  ///   - text: The file's text.
+  ///   - path: Its path, for messages.
+  /// - Throws: ``DaemonConfigurationError`` naming the path and line.
+  public mutating func apply(file text: String, path: String) throws(DaemonConfigurationError) {
+    var currentApp: Int?
+    var fileSources: [SourceURL] = []
+    for (number, rawLine) in text.split(
+      omittingEmptySubsequences: false, whereSeparator: \.isNewline
+    )
+    .enumerated() {
+      let place = "\(path):\(number + 1)"
+      let line =
+        (rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first
+        ?? "").trimmingCharacters(in: .whitespaces)
+      if line.isEmpty { continue }
+      if line.hasPrefix("[") {
+        guard line.hasSuffix("]") else {
+          throw DaemonConfigurationError(message: "\(place): a section header ends with ]")
+        }
+        let header = line.dropFirst().dropLast().trimmingCharacters(in: .whitespaces)
+        let words = header.split(separator: " ", omittingEmptySubsequences: true)
+        guard words.count == 2, words[0] == "app" else {
+          throw DaemonConfigurationError(
+            message: "\(place): unknown section [\(header)] (expected [app IDENTIFIER])")
+        }
+        let id = String(words[1])
+        if let existing = apps.firstIndex(where: { $0.id == id }) {
+          currentApp = existing
+        } else {
+          apps.append(App(id: id, executables: []))
+          currentApp = apps.count - 1
+        }
+        continue
+      }
+      guard let equals = line.firstIndex(of: "=") else {
+        throw DaemonConfigurationError(message: "\(place): expected key = value")
+      }
+      let key = line[..<equals].trimmingCharacters(in: .whitespaces)
+      let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+      guard !value.isEmpty else {
+        throw DaemonConfigurationError(message: "\(place): \(key) needs a value")
+      }
+      if let app = currentApp {
+        switch key {
+        case "executable":
+          guard value.hasPrefix("/") else {
+            throw DaemonConfigurationError(message: "\(place): executable must be an absolute path")
+          }
+          apps[app].executables.append(value)
+        case "launch":
+          apps[app].launch = value
+        default:
+          throw DaemonConfigurationError(
+            message: "\(place): unknown key \(key) in an app section (executable, launch)")
+        }
+        continue
+      }
+      switch key {
+      case "source":
+        do {
+          fileSources.append(try SourceURL.parse(value))
+        } catch {
+          throw DaemonConfigurationError(message: "\(place): \(error.message)")
+        }
+      case "policy":
+        guard let parsed = AuthorizationPolicy(rawValue: value) else {
+          throw DaemonConfigurationError(message: "\(place): policy must be grant or deny")
+        }
+        policy = parsed
+      case "socket": socketPath = value
+      case "store": storePath = value
+      case "queue-limit": queueLimit = try Self.positive(value, place: place, key: key)
+      case "strikes": strikes = try Self.positive(value, place: place, key: key)
+      case "max-connections": maximumConnections = try Self.positive(value, place: place, key: key)
+      default:
+        throw DaemonConfigurationError(message: "\(place): unknown key \(key)")
+      }
+    }
+    if !fileSources.isEmpty { sources = fileSources }
+  }
+
+  private static func positive(_ value: String, place: String, key: String)
+    throws(DaemonConfigurationError) -> Int
+  {
+    guard let number = Int(value), number > 0 else {
+      throw DaemonConfigurationError(message: "\(place): \(key) must be a positive integer")
+    }
+    return number
+  }
+}
+
+/// A bad command line or configuration file.
+public struct DaemonConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// What is wrong, with the file and line where there is one.
+  public var message: String
+  /// True when `--help` was asked for (the message is the usage; exit 0).
+  public var isHelp: Bool
+
+  /// Creates an error.
+  /// - Parameters:
+  ///   - message: What is wrong.
+  ///   - isHelp: Whether this is the answer to `--help`.
+  public init(message: String, isHelp: Bool = false) {
+    self.message = message
+    self.isHelp = isHelp
+  }
+
+  /// The message.
+  public var description: String { message }
+}

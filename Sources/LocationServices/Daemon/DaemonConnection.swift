@@ -1,0 +1,242 @@
+import Synchronization
+
+/// Who is at the other end of a connection, as the kernel says (`SO_PEERCRED`,
+/// `/proc/PID/exe`); never what the peer claims.
+public struct DaemonPeer: Sendable, Equatable {
+  /// The peer's pid when it connected.
+  public var pid: Int32
+  /// Its uid.
+  public var uid: UInt32
+  /// Its gid.
+  public var gid: UInt32
+  /// Its executable's path, if it could be read.
+  public var executable: String?
+
+  /// Creates a peer description.
+  /// - Parameters:
+  ///   - pid: The pid.
+  ///   - uid: The uid.
+  ///   - gid: The gid.
+  ///   - executable: The executable's path.
+  public init(pid: Int32, uid: UInt32, gid: UInt32, executable: String?) {
+    self.pid = pid
+    self.uid = uid
+    self.gid = gid
+    self.executable = executable
+  }
+}
+
+/// Who may use the control and agent roles.
+public enum DaemonAccess {
+  /// Whether a peer may use the control or agent role: root, or the daemon's own user (our rule,
+  /// DAEMON.md "Store location"). A user daemon's socket admits only its user anyway; a system
+  /// daemon's admits everyone, so this is what keeps other users to the app role.
+  /// - Parameters:
+  ///   - peerUID: The peer's uid from `SO_PEERCRED`.
+  ///   - daemonUID: The daemon's effective uid.
+  /// - Returns: Whether control is allowed.
+  public static func mayControl(peerUID: UInt32, daemonUID: UInt32) -> Bool {
+    peerUID == 0 || peerUID == daemonUID
+  }
+}
+
+/// One peer connection's socket and outgoing queue.
+///
+/// Anyone may send (hub executors deliver from their own threads): a message is encoded outside
+/// the lock and written at once, without blocking, when nothing is queued before it; what the
+/// socket does not take waits in the queue, and the I/O thread writes it when the socket is
+/// writable again. Rules of the queue (DAEMON.md, "Bounded memory per client"):
+/// - over `limit` queued bytes, queued `locations` deliveries are dropped, except the newest one
+///   (and one already partly written); other deliveries are kept;
+/// - over four times `limit` even so, the connection is marked overflowed: nothing more is queued
+///   and the I/O thread disconnects it.
+///
+/// The descriptor is closed only by the I/O thread, after ``markClosed()``, and every write
+/// happens under the lock after checking that flag, so a write never reaches a reused descriptor.
+final class DaemonConnection: Sendable {
+  /// The server's number for the connection.
+  let id: Int
+  /// The socket.
+  let fd: Int32
+  /// The peer.
+  let peer: DaemonPeer
+  /// The queue limit in bytes.
+  let limit: Int
+
+  private struct Chunk {
+    var bytes: [UInt8]
+    var droppable: Bool
+  }
+
+  private struct Output {
+    var chunks: [Chunk] = []
+    var head = 0
+    /// Bytes of `chunks[head]` already written.
+    var offset = 0
+    var bytes = 0
+    var closed = false
+    var overflowed = false
+    var broken = false
+    /// The I/O thread has been asked to wait for writability.
+    var wantsWrite = false
+    var dropped = 0
+
+    var isEmpty: Bool { head == chunks.count }
+  }
+
+  private let output = Mutex(Output())
+  /// Asks the I/O thread to look at this connection again (writability, overflow).
+  private let wake: @Sendable (DaemonConnection) -> Void
+
+  init(
+    id: Int, fd: Int32, peer: DaemonPeer, limit: Int,
+    wake: @escaping @Sendable (DaemonConnection) -> Void
+  ) {
+    self.id = id
+    self.fd = fd
+    self.peer = peer
+    self.limit = limit
+    self.wake = wake
+  }
+
+  /// Encodes and sends a message; `locations` deliveries may be thinned when the peer is slow.
+  func send(_ message: DaemonMessage) {
+    let droppable: Bool
+    if case .locations = message { droppable = true } else { droppable = false }
+    enqueue(DaemonProtocol.encode(message), droppable: droppable)
+  }
+
+  /// Queues encoded bytes (one or more whole lines).
+  func enqueue(_ bytes: [UInt8], droppable: Bool) {
+    let needsWake = output.withLock { output -> Bool in
+      guard !output.closed, !output.overflowed, !output.broken else { return false }
+      if output.isEmpty {
+        let written = bytes.withUnsafeBytes { DaemonSyscall.send(fd, $0) }
+        guard let written else {
+          output.broken = true
+          return true
+        }
+        if written == bytes.count { return false }
+        output.chunks.append(Chunk(bytes: bytes, droppable: droppable))
+        output.offset = written
+        output.bytes = bytes.count - written
+      } else {
+        output.chunks.append(Chunk(bytes: bytes, droppable: droppable))
+        output.bytes += bytes.count
+        if output.bytes > limit { Self.thin(&output) }
+        if output.bytes > 4 * limit {
+          output.overflowed = true
+          return true
+        }
+      }
+      if output.wantsWrite { return false }
+      output.wantsWrite = true
+      return true
+    }
+    if needsWake { wake(self) }
+  }
+
+  /// Drops queued `locations` chunks except the newest (and the one partly written).
+  private static func thin(_ output: inout Output) {
+    guard let newest = output.chunks.indices.last(where: { output.chunks[$0].droppable }) else {
+      return
+    }
+    var kept: [Chunk] = []
+    kept.reserveCapacity(output.chunks.count - output.head)
+    var bytes = 0
+    for index in output.head..<output.chunks.count {
+      let chunk = output.chunks[index]
+      let partlyWritten = index == output.head && output.offset > 0
+      if chunk.droppable, index != newest, !partlyWritten {
+        output.dropped += 1
+        continue
+      }
+      bytes += chunk.bytes.count - (index == output.head ? output.offset : 0)
+      kept.append(chunk)
+    }
+    // A partly written head is kept first, so `offset` still applies to it.
+    output.chunks = kept
+    output.head = 0
+    output.bytes = bytes
+  }
+
+  /// What the I/O thread should do with the connection.
+  enum FlushResult {
+    /// Everything is written.
+    case idle
+    /// Bytes remain; wait for writability.
+    case pending
+    /// The peer is gone, or fell too far behind: close the connection.
+    case close
+  }
+
+  /// Writes what the socket takes (I/O thread, on writability or after a wake).
+  func flush() -> FlushResult {
+    output.withLock { output -> FlushResult in
+      if output.broken || output.overflowed { return .close }
+      if output.closed { return .idle }
+      while output.head < output.chunks.count {
+        let chunk = output.chunks[output.head]
+        let written = chunk.bytes.withUnsafeBytes { raw in
+          DaemonSyscall.send(fd, UnsafeRawBufferPointer(rebasing: raw[output.offset...]))
+        }
+        guard let written else {
+          output.broken = true
+          return .close
+        }
+        if written == 0 { return .pending }
+        output.offset += written
+        output.bytes -= written
+        if output.offset == chunk.bytes.count {
+          output.offset = 0
+          output.head += 1
+        }
+      }
+      output.chunks.removeAll(keepingCapacity: output.chunks.count < 64)
+      output.head = 0
+      output.wantsWrite = false
+      return .idle
+    }
+  }
+
+  /// Whether the I/O thread should wait for writability.
+  var wantsWrite: Bool { output.withLock { $0.wantsWrite && !$0.isEmpty } }
+
+  /// Whether the connection fell too far behind or broke.
+  var mustClose: Bool { output.withLock { $0.overflowed || $0.broken } }
+
+  /// Whether it overflowed (as opposed to breaking).
+  var overflowed: Bool { output.withLock { $0.overflowed } }
+
+  /// Bytes queued now.
+  var queuedBytes: Int { output.withLock { $0.bytes } }
+
+  /// Location deliveries dropped so far because the peer was slow.
+  var droppedDeliveries: Int { output.withLock { $0.dropped } }
+
+  /// Stops every further write. Returns whether it was open.
+  @discardableResult
+  func markClosed() -> Bool {
+    output.withLock { output -> Bool in
+      defer {
+        output.closed = true
+        output.chunks = []
+        output.head = 0
+        output.bytes = 0
+      }
+      return !output.closed
+    }
+  }
+
+  /// Writes one last line directly, ignoring the queue (an error before closing an overflowed
+  /// connection); best effort.
+  func writeFinal(_ message: DaemonMessage) {
+    let bytes = DaemonProtocol.encode(message)
+    output.withLock { output in
+      guard !output.closed, !output.broken else { return }
+      // Only when nothing is half written, or the line would be spliced into another.
+      guard output.offset == 0 else { return }
+      _ = bytes.withUnsafeBytes { DaemonSyscall.send(fd, $0) }
+    }
+  }
+}

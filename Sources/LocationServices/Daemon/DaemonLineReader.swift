@@ -1,0 +1,103 @@
+/// Splits a byte stream into protocol lines (`\n`-terminated; a `\r` before the `\n` is dropped),
+/// each at most `limit` bytes long without its terminator.
+///
+/// Feed bytes with ``append(_:)`` as they arrive, take lines with ``next()``, and call
+/// ``finish()`` at end of stream to learn whether the peer stopped in the middle of a line. A line
+/// over the limit is reported once as ``Item/tooLarge`` as soon as the limit is passed (the rest of
+/// it is not buffered: it is skipped up to its newline), so memory stays bounded by the limit
+/// whatever the peer sends.
+public struct DaemonLineReader: Sendable {
+  /// One result.
+  public enum Item: Sendable, Equatable {
+    /// A complete line, without its terminator.
+    case line([UInt8])
+    /// A line passed the limit; its bytes are discarded up to the next newline.
+    case tooLarge
+    /// The stream ended after these many bytes of an unterminated line (from ``finish()``).
+    case truncated(Int)
+  }
+
+  /// The protocol's line limit: 64 KiB.
+  public static let defaultLimit = 65_536
+
+  /// The longest line accepted, in bytes, without its terminator.
+  public let limit: Int
+  private var buffer: [UInt8] = []
+  /// Where the current line starts in `buffer`.
+  private var start = 0
+  /// How far `buffer` has been searched for a newline.
+  private var scanned = 0
+  /// Skipping the rest of an oversized line.
+  private var skipping = false
+
+  /// Creates a reader.
+  /// - Parameter limit: The longest line accepted (default 64 KiB).
+  public init(limit: Int = DaemonLineReader.defaultLimit) {
+    self.limit = max(1, limit)
+  }
+
+  /// The bytes held of an unfinished line.
+  public var pendingByteCount: Int { buffer.count - start }
+
+  /// Adds bytes that arrived.
+  /// - Parameter bytes: The bytes, in stream order.
+  public mutating func append(_ bytes: some Collection<UInt8>) {
+    if start > 0, start >= buffer.count / 2 {
+      buffer.removeFirst(start)
+      scanned -= start
+      start = 0
+    }
+    buffer.append(contentsOf: bytes)
+  }
+
+  /// The next complete line, or an oversized-line report, or nil when more bytes are needed.
+  public mutating func next() -> Item? {
+    while true {
+      if let newline = buffer[scanned...].firstIndex(of: UInt8(ascii: "\n")) {
+        if skipping {
+          skipping = false
+          start = newline + 1
+          scanned = start
+          continue
+        }
+        var end = newline
+        if end > start, buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+        let length = end - start
+        let line = Array(buffer[start..<end])
+        start = newline + 1
+        scanned = start
+        if length > limit { return .tooLarge }
+        return .line(line)
+      }
+      scanned = buffer.count
+      if skipping {
+        buffer.removeAll(keepingCapacity: true)
+        start = 0
+        scanned = 0
+        return nil
+      }
+      // One byte of slack for a "\r" that may precede the newline still to come.
+      if buffer.count - start > limit + 1 {
+        skipping = true
+        buffer.removeAll(keepingCapacity: true)
+        start = 0
+        scanned = 0
+        return .tooLarge
+      }
+      return nil
+    }
+  }
+
+  /// At end of stream: `.truncated(n)` when `n` bytes of an unterminated line remain, else nil
+  /// (also nil in the middle of an oversized line, already reported as ``Item/tooLarge``). The
+  /// reader is empty afterwards.
+  public mutating func finish() -> Item? {
+    let remaining = buffer.count - start
+    let wasSkipping = skipping
+    buffer.removeAll()
+    start = 0
+    scanned = 0
+    skipping = false
+    return remaining > 0 && !wasSkipping ? .truncated(remaining) : nil
+  }
+}

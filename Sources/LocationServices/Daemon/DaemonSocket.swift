@@ -1,0 +1,194 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+/// A failed system call of the daemon, with `errno` and where it happened.
+public struct DaemonSystemError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// The operation, such as `bind /run/locationd/socket`.
+  public var operation: String
+  /// `errno` after the call.
+  public var errno: Int32
+
+  /// Creates an error.
+  /// - Parameters:
+  ///   - operation: What was attempted.
+  ///   - errno: The error number.
+  public init(operation: String, errno: Int32) {
+    self.operation = operation
+    self.errno = errno
+  }
+
+  /// The operation and `strerror`'s text.
+  public var description: String { "\(operation): \(String(cString: strerror(errno)))" }
+}
+
+/// Thin wrappers over the socket calls the server makes: one function per call, `EINTR` retried,
+/// errors as `DaemonSystemError` (CONVENTIONS.md, "C at the edge").
+enum DaemonSyscall {
+  /// Fills a `sockaddr_un` with a path; nil when the path does not fit (108 bytes with the NUL).
+  static func withAddress<R>(
+    _ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R
+  ) -> R? {
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    let capacity = MemoryLayout.size(ofValue: address.sun_path)
+    guard !bytes.isEmpty, bytes.count < capacity, !bytes.contains(0) else { return nil }
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      for (index, byte) in bytes.enumerated() { raw[index] = byte }
+      raw[bytes.count] = 0
+    }
+    let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + 1)
+    return withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, length) }
+    }
+  }
+
+  /// A new Unix stream socket, close-on-exec, optionally non-blocking.
+  static func socket(nonBlocking: Bool) throws(DaemonSystemError) -> Int32 {
+    var type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+    if nonBlocking { type |= Int32(SOCK_NONBLOCK.rawValue) }
+    let fd = Glibc.socket(AF_UNIX, type, 0)
+    guard fd >= 0 else { throw DaemonSystemError(operation: "socket", errno: Glibc.errno) }
+    return fd
+  }
+
+  /// Binds a socket to a path.
+  static func bind(_ fd: Int32, path: String) throws(DaemonSystemError) {
+    let result = withAddress(path) { Glibc.bind(fd, $0, $1) }
+    guard let result else {
+      throw DaemonSystemError(operation: "bind \(path) (path too long)", errno: ENAMETOOLONG)
+    }
+    guard result == 0 else {
+      throw DaemonSystemError(operation: "bind \(path)", errno: Glibc.errno)
+    }
+  }
+
+  /// Connects a blocking socket to a path (used to detect a running daemon, and by tests).
+  static func connect(_ fd: Int32, path: String) throws(DaemonSystemError) {
+    while true {
+      let result = withAddress(path) { Glibc.connect(fd, $0, $1) }
+      guard let result else {
+        throw DaemonSystemError(operation: "connect \(path) (path too long)", errno: ENAMETOOLONG)
+      }
+      if result == 0 { return }
+      if Glibc.errno == EINTR { continue }
+      throw DaemonSystemError(operation: "connect \(path)", errno: Glibc.errno)
+    }
+  }
+
+  /// Starts listening.
+  static func listen(_ fd: Int32, backlog: Int32) throws(DaemonSystemError) {
+    guard Glibc.listen(fd, backlog) == 0 else {
+      throw DaemonSystemError(operation: "listen", errno: Glibc.errno)
+    }
+  }
+
+  /// Accepts one connection, non-blocking and close-on-exec; nil when none is waiting.
+  static func accept(_ fd: Int32) throws(DaemonSystemError) -> Int32? {
+    while true {
+      // accept4 is a GNU extension Swift's Glibc module does not show; the flags are set after.
+      let client = Glibc.accept(fd, nil, nil)
+      if client >= 0 {
+        _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
+        return client
+      }
+      switch Glibc.errno {
+      case EINTR: continue
+      case EAGAIN, EWOULDBLOCK, ECONNABORTED, EPROTO: return nil
+      default: throw DaemonSystemError(operation: "accept", errno: Glibc.errno)
+      }
+    }
+  }
+
+  /// The outcome of a non-blocking read.
+  enum ReadResult {
+    /// This many bytes were read.
+    case data(Int)
+    /// Nothing to read now.
+    case wouldBlock
+    /// The peer closed its end (or the connection broke).
+    case closed
+  }
+
+  /// Reads into a buffer without blocking.
+  static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> ReadResult {
+    while true {
+      let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
+      if count > 0 { return .data(count) }
+      if count == 0 { return .closed }
+      switch Glibc.errno {
+      case EINTR: continue
+      case EAGAIN, EWOULDBLOCK: return .wouldBlock
+      default: return .closed
+      }
+    }
+  }
+
+  /// Writes without blocking and without `SIGPIPE`; returns the bytes written (0 when the socket
+  /// is full), or nil when the connection is broken.
+  static func send(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int? {
+    guard bytes.count > 0 else { return 0 }
+    while true {
+      let count = Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+      if count >= 0 { return count }
+      switch Glibc.errno {
+      case EINTR: continue
+      case EAGAIN, EWOULDBLOCK: return 0
+      default: return nil
+      }
+    }
+  }
+
+  /// The peer's credentials (`SO_PEERCRED`): pid, uid, gid.
+  static func peerCredentials(_ fd: Int32) throws(DaemonSystemError) -> (
+    pid: Int32, uid: UInt32, gid: UInt32
+  ) {
+    // `struct ucred` (pid_t, uid_t, gid_t: three 32-bit integers, socket(7)) is hidden behind
+    // _GNU_SOURCE in Swift's Glibc module; a tuple has the same layout.
+    var credentials: (Int32, UInt32, UInt32) = (0, 0, 0)
+    var length = socklen_t(MemoryLayout<(Int32, UInt32, UInt32)>.size)
+    guard getsockopt(fd, SOL_SOCKET, Self.peerCredentialsOption, &credentials, &length) == 0,
+      length == socklen_t(MemoryLayout<(Int32, UInt32, UInt32)>.size)
+    else {
+      throw DaemonSystemError(operation: "getsockopt SO_PEERCRED", errno: Glibc.errno)
+    }
+    return credentials
+  }
+
+  /// `SO_PEERCRED` (socket(7); 17 on every Linux architecture but a few not supported here).
+  static let peerCredentialsOption: Int32 = 17
+
+  /// The executable of a process (`readlink /proc/PID/exe`), without the kernel's ` (deleted)`
+  /// suffix for a file replaced since it was started.
+  static func executable(pid: Int32) -> String? {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let count = readlink("/proc/\(pid)/exe", &buffer, buffer.count - 1)
+    guard count > 0 else { return nil }
+    var path = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    if path.hasSuffix(" (deleted)") { path.removeLast(" (deleted)".count) }
+    return path
+  }
+
+  /// A non-blocking, close-on-exec pipe: (read end, write end).
+  static func pipe() throws(DaemonSystemError) -> (Int32, Int32) {
+    // pipe2 is hidden behind _GNU_SOURCE in Swift's Glibc module; the flags are set after.
+    var fds: [Int32] = [0, 0]
+    guard Glibc.pipe(&fds) == 0 else {
+      throw DaemonSystemError(operation: "pipe", errno: Glibc.errno)
+    }
+    for fd in fds {
+      _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+      _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+    }
+    return (fds[0], fds[1])
+  }
+
+  /// Closes a descriptor (errors other than `EBADF` are ignored: the descriptor is gone anyway).
+  static func close(_ fd: Int32) { _ = Glibc.close(fd) }
+}

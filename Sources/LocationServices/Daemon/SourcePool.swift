@@ -1,0 +1,382 @@
+import Dispatch
+import Geodesy
+import LocationEngine
+import LocationSources
+import Synchronization
+
+/// One set of real sources shared by many app hubs (DAEMON.md, "One set of sources").
+///
+/// The pool owns the real `LocationSource` objects. Each app hub gets its own relays
+/// (`relays()`): one `RelaySource` per pool source, with the same descriptor, so that every hub's
+/// arbiter chooses among relays exactly as it would among real sources. Starting a relay acquires
+/// its pool source and stopping it releases it; the hardware runs once, for as long as any relay
+/// holds it.
+///
+/// Rules (ours):
+/// - **Start and stop.** The first acquire of a pool source starts the real source, with a context
+///   of the pool's own whose `now` and `schedule` use the pool's clock; the last release stops it.
+/// - **Fan-out.** Every fix, heading sample, failure and end the real source reports goes to every
+///   relay that holds it, in the order the source reported them. A relay that acquires a source
+///   that is already running is sent, at once, the last fix of the current run (so that a
+///   late-coming app is answered as soon as it would be by a source it started itself, such as a
+///   static position repeated once a minute), or, while the source is in an outage, that
+///   failure (so that its hub fails over as it would).
+/// - **Outages.** A transient failure (`isPermanent == false`) reaches every relay; the real source
+///   keeps running and retries; its next fix ends the outage and reaches every relay again.
+/// - **Failed or ended for good.** A permanent failure or an end reaches every relay and the pool
+///   stops the real source at once. A relay that acquires the source while any relay still holds it
+///   is told the same at once (the failure, or the end), and the source is not started again. Once
+///   every relay has released it, the next acquire starts the real source afresh (as an embedded
+///   hub restarts its finished sources when locations are asked for again): a file that appeared,
+///   a recording played from its beginning.
+/// - **Order and races.** Real starts and stops, and every delivery, are queued under the pool's
+///   lock and performed outside it, one at a time and in queue order, by whichever thread finds the
+///   queue idle (a trampoline: a delivery that leads to another start or stop, even synchronously,
+///   queues it behind itself instead of recursing). Each run of a real source has a generation, so
+///   reports from a run that has been stopped are dropped. A delivery queued for a relay that has
+///   released the source by the time the delivery is performed is dropped; a delivery being
+///   performed while a relay stops may still reach its context once (`LocationHub` ignores it by
+///   its own generation).
+/// - **Accounting.** The pool measures, on its clock, how long each real source has been running
+///   in total (`SourcePoolStatus.onSeconds`): every source reports when it is on.
+public final class SourcePool: Sendable {
+  /// The clock the real sources run on, and on which their running time is measured.
+  public let clock: any HubClock
+  private let pooled: [PooledSource]
+
+  /// Creates a pool over real sources; nothing is started before a relay is.
+  /// - Parameters:
+  ///   - sources: the real sources, in configuration order; the pool owns them from now on (nobody
+  ///     else starts or stops them).
+  ///   - clock: the clock given to the real sources (`now`, `schedule`) and used for `onSeconds`.
+  public init(sources: [any LocationSource], clock: any HubClock) {
+    self.clock = clock
+    self.pooled = sources.map { PooledSource(source: $0, clock: clock) }
+  }
+
+  /// Creates a pool whose sources run on real time, their timers firing on a serial queue of the
+  /// pool's own.
+  /// - Parameter sources: the real sources, in configuration order.
+  public convenience init(sources: [any LocationSource]) {
+    self.init(
+      sources: sources, clock: LiveClock(queue: DispatchQueue(label: "corelocation.sourcepool")))
+  }
+
+  /// The descriptors of the pool's sources, in configuration order.
+  public var descriptors: [SourceDescriptor] { pooled.map(\.source.descriptor) }
+
+  /// A new set of relays, one per pool source in configuration order, each with its real source's
+  /// descriptor; give one set to each app hub (`LocationHub.Sources.objects { pool.relays() }`).
+  /// - Returns: `RelaySource` objects, none of them started.
+  public func relays() -> [any LocationSource] {
+    pooled.map { RelaySource(pooled: $0) }
+  }
+
+  /// What each pool source is doing now, in configuration order.
+  public var status: [SourcePoolStatus] {
+    let now = clock.now.monotonic
+    return pooled.map { $0.status(now: now) }
+  }
+}
+
+/// What one pool source is doing (`SourcePool.status`, `locationctl status`).
+public struct SourcePoolStatus: Sendable, Equatable {
+  /// The source's URL (its descriptor's).
+  public var url: String
+  /// Its power cost while running (its descriptor's).
+  public var power: PowerCost
+  /// Whether the real source is running now.
+  public var running: Bool
+  /// How many relays hold it now (started and not yet stopped), whether or not it runs.
+  public var subscribers: Int
+  /// Seconds the real source has been running in total, on the pool's clock, including the
+  /// current run.
+  public var onSeconds: Double
+  /// How many times the real source has been started.
+  public var starts: Int
+  /// Whether it is in an outage it may recover from (a transient failure and no fix since).
+  public var failing: Bool
+  /// Whether it has failed or ended for good and stays so until every relay has released it.
+  public var finished: Bool
+  /// The message of the last failure it reported (transient or permanent), if any.
+  public var lastFailure: String?
+
+  /// Creates a status.
+  public init(
+    url: String, power: PowerCost, running: Bool, subscribers: Int, onSeconds: Double,
+    starts: Int = 0, failing: Bool = false, finished: Bool = false, lastFailure: String? = nil
+  ) {
+    self.url = url
+    self.power = power
+    self.running = running
+    self.subscribers = subscribers
+    self.onSeconds = onSeconds
+    self.starts = starts
+    self.failing = failing
+    self.finished = finished
+    self.lastFailure = lastFailure
+  }
+}
+
+/// One real source of a pool and the relays that hold it.
+final class PooledSource: Sendable {
+  /// What a delivery carries.
+  enum Report: Sendable {
+    case fix(Fix)
+    case heading(HeadingSample)
+    case failure(SourceError)
+    case end
+  }
+
+  /// Something to do outside the lock, in queue order.
+  private enum Action {
+    case start(generation: Int)
+    case stop
+    case deliver([(id: Int, context: any SourceContext)], Report)
+  }
+
+  /// How a run finished for good.
+  private enum Finish {
+    case failed(SourceError)
+    case ended
+  }
+
+  private struct State {
+    /// The relays holding the source, by subscription number (increasing: acquisition order).
+    var subscribers: [Int: any SourceContext] = [:]
+    var nextSubscription = 1
+    var running = false
+    /// Bumped at every start and stop of the real source.
+    var generation = 0
+    var starts = 0
+    /// Set when the source failed or ended for good; cleared when the last relay releases it.
+    var finish: Finish?
+    /// The transient failure of an outage, until the next fix.
+    var outage: SourceError?
+    /// The last fix of the current run.
+    var lastFix: Fix?
+    /// When the current run began (monotonic, pool clock).
+    var startedAt = 0.0
+    /// Seconds of earlier runs.
+    var accumulated = 0.0
+    var lastFailure: String?
+    var outbox: [Action] = []
+    var draining = false
+
+    /// Ends the current run's accounting and bumps the generation.
+    mutating func markStopped(at now: Double) {
+      running = false
+      generation += 1
+      accumulated += max(0, now - startedAt)
+      outbox.append(.stop)
+    }
+
+    /// Queues a report to every relay holding the source.
+    mutating func broadcast(_ report: Report) {
+      guard !subscribers.isEmpty else { return }
+      let targets = subscribers.sorted { $0.key < $1.key }.map { (id: $0.key, context: $0.value) }
+      outbox.append(.deliver(targets, report))
+    }
+  }
+
+  let source: any LocationSource
+  private let clock: any HubClock
+  private let state = Mutex(State())
+
+  init(source: any LocationSource, clock: any HubClock) {
+    self.source = source
+    self.clock = clock
+  }
+
+  // MARK: Relays
+
+  /// Adds a relay's context; starts the real source if it is the first, or tells the newcomer what
+  /// it missed (the run's last fix, an outage, a finish).
+  /// - Returns: the subscription number to release with.
+  func acquire(_ context: any SourceContext) -> Int {
+    let now = clock.now.monotonic
+    let id = state.withLock { state -> Int in
+      let id = state.nextSubscription
+      state.nextSubscription += 1
+      state.subscribers[id] = context
+      let only = [(id: id, context: context)]
+      if let finish = state.finish {
+        switch finish {
+        case .failed(let error): state.outbox.append(.deliver(only, .failure(error)))
+        case .ended: state.outbox.append(.deliver(only, .end))
+        }
+      } else if !state.running {
+        state.running = true
+        state.generation += 1
+        state.starts += 1
+        state.startedAt = now
+        state.lastFix = nil
+        state.outage = nil
+        state.outbox.append(.start(generation: state.generation))
+      } else if let outage = state.outage {
+        state.outbox.append(.deliver(only, .failure(outage)))
+      } else if let fix = state.lastFix {
+        state.outbox.append(.deliver(only, .fix(fix)))
+      }
+      return id
+    }
+    drain()
+    return id
+  }
+
+  /// Removes a relay's context; stops the real source if it was the last, and forgets a finish.
+  func release(_ id: Int) {
+    let now = clock.now.monotonic
+    state.withLock { state in
+      guard state.subscribers.removeValue(forKey: id) != nil, state.subscribers.isEmpty else {
+        return
+      }
+      state.finish = nil
+      if state.running { state.markStopped(at: now) }
+    }
+    drain()
+  }
+
+  // MARK: The real source's reports
+
+  /// A report from the real source's run `generation`.
+  func received(_ report: Report, generation: Int) {
+    let now = clock.now.monotonic
+    let current = state.withLock { state -> Bool in
+      guard state.running, state.generation == generation else { return false }
+      switch report {
+      case .fix(let fix):
+        state.outage = nil
+        state.lastFix = fix
+        state.broadcast(report)
+      case .heading:
+        state.broadcast(report)
+      case .failure(let error):
+        state.lastFailure = error.message
+        state.broadcast(report)
+        if error.isPermanent {
+          state.finish = .failed(error)
+          state.markStopped(at: now)
+        } else {
+          state.outage = error
+        }
+      case .end:
+        state.finish = .ended
+        state.broadcast(report)
+        state.markStopped(at: now)
+      }
+      return true
+    }
+    guard current else { return }
+    switch report {
+    case .failure(let error):
+      HubLog.write(
+        .info, source.descriptor.url,
+        "pool: " + (error.isPermanent ? "failed for good: " : "failed; retrying: ") + error.message)
+    case .end:
+      HubLog.write(.info, source.descriptor.url, "pool: ended")
+    case .fix, .heading:
+      break
+    }
+    drain()
+  }
+
+  // MARK: The queue
+
+  /// Performs queued actions until the queue is empty, unless another call is doing so already.
+  private func drain() {
+    let mine = state.withLock { state -> Bool in
+      guard !state.draining, !state.outbox.isEmpty else { return false }
+      state.draining = true
+      return true
+    }
+    guard mine else { return }
+    while let action = nextAction() {
+      perform(action)
+    }
+  }
+
+  /// The next action, with deliveries narrowed to the relays still holding the source; nil (and
+  /// the queue released) when there is none.
+  private func nextAction() -> Action? {
+    state.withLock { state -> Action? in
+      while !state.outbox.isEmpty {
+        let action = state.outbox.removeFirst()
+        guard case .deliver(let targets, let report) = action else { return action }
+        let live = targets.filter { state.subscribers[$0.id] != nil }
+        if !live.isEmpty { return .deliver(live, report) }
+      }
+      state.draining = false
+      return nil
+    }
+  }
+
+  private func perform(_ action: Action) {
+    switch action {
+    case .start(let generation):
+      HubLog.write(.info, source.descriptor.url, "pool: starting")
+      source.start(context: PoolSourceContext(pooled: self, clock: clock, generation: generation))
+    case .stop:
+      HubLog.write(.info, source.descriptor.url, "pool: stopped")
+      source.stop()
+    case .deliver(let targets, let report):
+      for target in targets {
+        switch report {
+        case .fix(let fix): target.context.emit(fix)
+        case .heading(let sample): target.context.emitHeading(sample)
+        case .failure(let error): target.context.fail(error)
+        case .end: target.context.end()
+        }
+      }
+    }
+  }
+
+  // MARK: Status
+
+  /// The status now (`now`: the pool clock's monotonic reading).
+  func status(now: Double) -> SourcePoolStatus {
+    let descriptor = source.descriptor
+    return state.withLock { state in
+      SourcePoolStatus(
+        url: descriptor.url, power: descriptor.power, running: state.running,
+        subscribers: state.subscribers.count,
+        onSeconds: state.accumulated + (state.running ? max(0, now - state.startedAt) : 0),
+        starts: state.starts, failing: state.running && state.outage != nil,
+        finished: state.finish != nil, lastFailure: state.lastFailure)
+    }
+  }
+}
+
+/// What a real source sees of the pool: its reports go to the pool, tagged with the run's
+/// generation; time is the pool's clock.
+private struct PoolSourceContext: SourceContext {
+  let pooled: PooledSource
+  let clock: any HubClock
+  let generation: Int
+
+  var now: EngineClockReading {
+    let now = clock.now
+    return EngineClockReading(monotonic: now.monotonic, wall: now.wall)
+  }
+
+  func emit(_ fix: Fix) {
+    var fix = fix
+    if fix.source.isEmpty { fix.source = pooled.source.descriptor.url }
+    pooled.received(.fix(fix), generation: generation)
+  }
+
+  func emitHeading(_ sample: HeadingSample) {
+    var sample = sample
+    if sample.source.isEmpty { sample.source = pooled.source.descriptor.url }
+    pooled.received(.heading(sample), generation: generation)
+  }
+
+  func fail(_ error: SourceError) { pooled.received(.failure(error), generation: generation) }
+
+  func end() { pooled.received(.end, generation: generation) }
+
+  func schedule(after seconds: Double, _ action: @escaping @Sendable () -> Void) -> any Cancellable
+  {
+    clock.schedule(at: clock.now.monotonic + seconds, action)
+  }
+}
