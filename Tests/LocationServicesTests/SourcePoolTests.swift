@@ -342,6 +342,36 @@ import Testing
     #expect(pool.status.first?.onSeconds == 2)
   }
 
+  @Test func aSourceEndingUnderTwoAppsEndsForBothAndRunsAgainWhenAskedAgain() throws {
+    let source = PoolTestSource()
+    let pool = SourcePool(sources: [source], clock: clock)
+    let hubs = ["org.example.one", "org.example.two"].map {
+      LocationHub(
+        app: $0, sources: .objects { pool.relays() }, persistence: MemoryPersistence(),
+        clock: clock)
+    }
+    let clients = hubs.map { _ in RecordingClient() }
+    let ids = zip(hubs, clients).map { hub, client in hub.register(client) }
+    for (hub, id) in zip(hubs, ids) { hub.startUpdates(id, UpdateRequest()) }
+    source.emit(fix(52, 5))
+    source.end()
+    for client in clients {
+      #expect(client.locations.count == 1)
+      #expect(client.errors.map(\.0) == [.sourcesEnded], "each app hears the end")
+    }
+    #expect(source.starts == 1 && source.stops == 1)
+    #expect(hubs.allSatisfy { $0.runningSources.isEmpty }, "both hubs let go of their relays")
+    #expect(pool.status.first?.subscribers == 0)
+    // One app asks again: the source runs afresh, once.
+    hubs[0].send(.stopUpdates(ids[0]))
+    hubs[0].startUpdates(ids[0], UpdateRequest())
+    #expect(source.starts == 2)
+    source.emit(fix(52.1, 5, time: 1_767_225_601))
+    // (The engine first hands out its cached location, then the new run's fix.)
+    #expect(clients[0].locations.last?.latitude == 52.1)
+    #expect(clients[1].locations.count == 1)
+  }
+
   @Test func anAppStartingLaterIsAnsweredAtOnce() throws {
     let source = PoolTestSource()
     let pool = SourcePool(sources: [source], clock: clock)

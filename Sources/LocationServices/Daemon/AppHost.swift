@@ -33,6 +33,8 @@ final class AppHost: HubClient {
     var permanentID: ClientID?
     /// Taken out of service: no connection may attach any more.
     var retired = false
+    /// The hub's answer to the host's own registration (not a change) has been seen.
+    var registered = false
   }
 
   private let state: Mutex<State>
@@ -72,12 +74,19 @@ final class AppHost: HubClient {
   func hub(_ hub: LocationHub, deliver delivery: HubDelivery) {
     switch delivery {
     case .authorization(let snapshot):
-      let connections = state.withLock { $0.connections.sorted { $0.key < $1.key }.map(\.value) }
+      // The first one answers the host's registration: nothing changed, connections know it.
+      let connections = state.withLock { state -> [DaemonConnection] in
+        guard state.registered else {
+          state.registered = true
+          return []
+        }
+        return state.connections.sorted { $0.key < $1.key }.map(\.value)
+      }
       for connection in connections { connection.send(.authorization(snapshot)) }
     case .regionEvents(let group, let events):
       regionEvents(group: group, events)
     case .locations, .error, .regionStarted, .regionFailed, .regionState, .heading,
-      .headingInterference, .deferredFinished:
+      .headingInterference, .deferredFinished, .paused, .resumed:
       // The host asks for nothing of its own.
       break
     }
@@ -311,6 +320,10 @@ final class ManagerProxy: HubClient {
       connection.send(.headingInterference(client: client, interference))
     case .deferredFinished(let code):
       connection.send(.deferredFinished(client: client, code: code))
+    case .paused:
+      connection.send(.paused(client: client))
+    case .resumed:
+      connection.send(.resumed(client: client))
     }
   }
 }

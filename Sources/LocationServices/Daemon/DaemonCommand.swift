@@ -1,13 +1,80 @@
+import Dispatch
 import Foundation
+import LocationStore
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 
 /// `locationd`'s command line.
+///
+/// ```
+/// locationd [--foreground] [--system] [--socket PATH] [--store PATH] [--config PATH]
+///           [--source URL]... [--policy grant|deny]
+/// ```
+///
+/// The daemon always runs in the foreground (systemd and `systemd --user` supervise it);
+/// `--foreground` is accepted for scripts that pass it. Paths and the configuration file:
+/// ``DaemonConfiguration``. Diagnostics go to standard error. `SIGTERM` and `SIGINT` stop it
+/// cleanly: connections are closed and the socket file is removed.
+///
+/// Exit status:
+/// - 0: stopped by `SIGTERM` or `SIGINT` (or `--help`);
+/// - 1: the store could not be opened or the socket could not be set up;
+/// - 2: a bad command line or configuration file;
+/// - 3: another daemon is already listening on the socket.
 public enum DaemonCommand {
   /// Runs the daemon with the given arguments (without the program name).
   ///
   /// - Parameter arguments: The command-line arguments.
   /// - Returns: The process's exit status.
   public static func main(arguments: [String]) -> Int32 {
-    FileHandle.standardError.write(Data("locationd: not built yet\n".utf8))
-    return 1
+    let environment = ProcessInfo.processInfo.environment
+    let configuration: DaemonConfiguration
+    do {
+      configuration = try DaemonConfiguration.fromCommandLine(
+        arguments, environment: environment)
+    } catch {
+      if error.isHelp {
+        print(error.message)
+        return 0
+      }
+      DaemonLog.write(error.message)
+      return 2
+    }
+    let store: LocationStore
+    do {
+      store = try LocationStore(path: configuration.storePath)
+    } catch {
+      DaemonLog.write("store \(configuration.storePath): \(error)")
+      return 1
+    }
+    // SIGPIPE is never wanted (writes use MSG_NOSIGNAL; this covers anything else); SIGTERM and
+    // SIGINT are taken by dispatch sources below.
+    signal(SIGPIPE, SIG_IGN)
+    signal(SIGTERM, SIG_IGN)
+    signal(SIGINT, SIG_IGN)
+    let server = DaemonServer(configuration: configuration, store: store, environment: environment)
+    do {
+      try server.start()
+    } catch {
+      DaemonLog.write("\(error)")
+      return error.errno == EADDRINUSE ? 3 : 1
+    }
+    let queue = DispatchQueue(label: "locationd.signals")
+    let sources = [SIGTERM, SIGINT].map { number in
+      let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+      source.setEventHandler {
+        DaemonLog.write("signal \(number): stopping")
+        server.stop()
+      }
+      source.resume()
+      return source
+    }
+    server.waitUntilStopped()
+    for source in sources { source.cancel() }
+    return 0
   }
 }

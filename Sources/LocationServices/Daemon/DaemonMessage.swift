@@ -191,6 +191,9 @@ public struct DaemonWelcome: Sendable, Equatable {
   public var maximumRegionRadius: Double
   /// Whether a configured source can produce headings (`headingAvailable()`).
   public var headingAvailable: Bool
+  /// Whether significant-change monitoring can run
+  /// (`significantLocationChangeMonitoringAvailable()`); false when absent (an older daemon).
+  public var significantChangeAvailable: Bool
 
   /// Creates a welcome.
   /// - Parameters:
@@ -201,10 +204,11 @@ public struct DaemonWelcome: Sendable, Equatable {
   ///   - regions: The app's regions.
   ///   - maximumRegionRadius: The largest radius accepted, metres.
   ///   - headingAvailable: Whether headings can be produced.
+  ///   - significantChangeAvailable: Whether significant-change monitoring can run.
   public init(
     version: Int = DaemonProtocol.version, app: String, uid: Int,
     authorization: AuthorizationSnapshot, regions: [DaemonRegionEntry] = [],
-    maximumRegionRadius: Double, headingAvailable: Bool
+    maximumRegionRadius: Double, headingAvailable: Bool, significantChangeAvailable: Bool = false
   ) {
     self.version = version
     self.app = app
@@ -213,6 +217,7 @@ public struct DaemonWelcome: Sendable, Equatable {
     self.regions = regions
     self.maximumRegionRadius = maximumRegionRadius
     self.headingAvailable = headingAvailable
+    self.significantChangeAvailable = significantChangeAvailable
   }
 }
 
@@ -247,8 +252,7 @@ public struct DaemonErrorMessage: Sendable, Equatable {
   }
 }
 
-/// What a manager asks of location updates: the engine's `UpdateRequest` plus the power fields of
-/// issue 7 (auto-pause and activity), carried now so that the wire does not change when they land.
+/// What a manager asks of location updates: the engine's `UpdateRequest` on the wire.
 public struct DaemonUpdateRequest: Sendable, Equatable {
   /// Wanted accuracy in metres; negative values are Apple's "best" constants.
   public var desiredAccuracy: Double
@@ -275,9 +279,11 @@ public struct DaemonUpdateRequest: Sendable, Equatable {
     self.activity = activity
   }
 
-  /// The engine's request (accuracy and distance filter).
+  /// The engine's request.
   public var updateRequest: UpdateRequest {
-    UpdateRequest(desiredAccuracy: desiredAccuracy, distanceFilter: distanceFilter)
+    UpdateRequest(
+      desiredAccuracy: desiredAccuracy, distanceFilter: distanceFilter,
+      pausesAutomatically: pausesAutomatically, activity: activity.engineActivity)
   }
 }
 

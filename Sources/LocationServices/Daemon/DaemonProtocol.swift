@@ -95,7 +95,8 @@ public enum DaemonProtocol {
           regions: try regionEntries(f, "regions"),
           maximumRegionRadius: try f.optionalDouble("maximumRegionRadius")
             ?? RegionSpec.defaultMaximumRadius,
-          headingAvailable: try f.optionalBool("headingAvailable") ?? false))
+          headingAvailable: try f.optionalBool("headingAvailable") ?? false,
+          significantChangeAvailable: try f.optionalBool("significantChangeAvailable") ?? false))
     case "error":
       return .error(
         DaemonErrorMessage(
@@ -399,6 +400,8 @@ public enum DaemonProtocol {
       w.double(welcome.maximumRegionRadius)
       w.key("headingAvailable")
       w.bool(welcome.headingAvailable)
+      w.key("significantChangeAvailable")
+      w.bool(welcome.significantChangeAvailable)
     case .error(let error):
       if let client = error.client {
         w.key("client")

@@ -33,7 +33,7 @@ import Synchronization
 ///   never once per manager; a manager registered later starts from the authorization its
 ///   connection last heard (the welcome, or the last `authorization`).
 /// - Authorization: a request from a `notDetermined` app (`requestAuthorization`, or starting
-///   updates, a one-time location or region monitoring) goes to the first connected agent, and
+///   updates, a one-time location, significant changes or region monitoring) goes to the first connected agent, and
 ///   so does `requestAuthorization(always: true)` from a `whenInUse` app; while the agent
 ///   decides, every further request of that app is held and handled in order after the decision.
 ///   With no agent, the hub's policy (the configured one) decides. If the agent disconnects
@@ -44,7 +44,6 @@ import Synchronization
 ///   encoded.
 /// - `ack` deletes pending events up to the sequence given, but never beyond the highest sequence
 ///   this connection was sent.
-/// - Significant-change monitoring is answered `unsupported` until the engine has it (issue 7).
 public final class DaemonServer: Sendable {
   /// The configuration the server runs with.
   public let configuration: DaemonConfiguration
@@ -183,7 +182,7 @@ public final class DaemonServer: Sendable {
     DaemonLog.write(
       "listening on \(path) (\(configuration.system ? "system" : "user") daemon, policy "
         + "\(configuration.policy.rawValue), sources: "
-        + "\(pool?.descriptors.map(\.url).joined(separator: ", ") ?? "none")")
+        + "\(pool?.descriptors.map(\.url).joined(separator: ", ") ?? "none"))")
     let thread = Thread { [self] in
       run()
       finished.signal()
@@ -598,7 +597,8 @@ public final class DaemonServer: Sendable {
               status: AuthorizationSnapshot.notDetermined,
               servicesEnabled: persistence.servicesEnabled()),
             maximumRegionRadius: LocationEngine(allowed: false).maximumRegionRadius,
-            headingAvailable: pool?.descriptors.contains(where: \.producesHeading) ?? false)))
+            headingAvailable: pool?.descriptors.contains(where: \.producesHeading) ?? false,
+            significantChangeAvailable: pool != nil)))
     case .app:
       guard let executable = peer.executable else {
         connection.send(
@@ -614,11 +614,13 @@ public final class DaemonServer: Sendable {
         let host = host(for: app)
         let maximumRadius = host.hub.maximumRegionRadius
         let heading = host.hub.headingAvailable
+        let significant = host.hub.significantChangeAvailable
         let sent = host.attach(connection) { authorization, regions in
           .welcome(
             DaemonWelcome(
               app: app, uid: Int(peer.uid), authorization: authorization, regions: regions,
-              maximumRegionRadius: maximumRadius, headingAvailable: heading))
+              maximumRegionRadius: maximumRadius, headingAvailable: heading,
+              significantChangeAvailable: significant))
         }
         // A host retired between the lookup and the attach: make a new one.
         guard let sent else { continue }
@@ -682,7 +684,7 @@ public final class DaemonServer: Sendable {
       return nil
     case .startUpdates, .requestLocation:
       return status == AuthorizationSnapshot.notDetermined ? false : nil
-    case .addRegion:
+    case .addRegion, .startSignificantChanges:
       return status == AuthorizationSnapshot.notDetermined ? true : nil
     default:
       return nil
@@ -717,10 +719,10 @@ public final class DaemonServer: Sendable {
       hub.send(.stopUpdates(try manager(session, client)))
     case .requestLocation(let client, let request):
       hub.requestLocation(try manager(session, client), request.updateRequest)
-    case .startSignificantChanges(let client), .stopSignificantChanges(let client):
-      _ = try manager(session, client)
-      throw DaemonProtocolError(
-        code: .unsupported, message: "significant-change monitoring is not available yet")
+    case .startSignificantChanges(let client):
+      hub.startSignificantChanges(try manager(session, client))
+    case .stopSignificantChanges(let client):
+      hub.send(.stopSignificantChanges(try manager(session, client)))
     case .requestAuthorization(let always):
       // Asked of the policy only when no agent decided (an agent's decision is already stored).
       let status = hub.authorization.status

@@ -132,7 +132,15 @@ final class PooledSource: Sendable {
   private enum Action {
     case start(generation: Int)
     case stop
-    case deliver([(id: Int, context: any SourceContext)], Report)
+    /// `releases`: the state's release count when queued; while it is unchanged every target
+    /// still holds the source.
+    case deliver([Subscriber], Report, releases: Int)
+  }
+
+  /// A relay holding the source: its subscription number and its context.
+  private struct Subscriber {
+    var id: Int
+    var context: any SourceContext
   }
 
   /// How a run finished for good.
@@ -142,9 +150,11 @@ final class PooledSource: Sendable {
   }
 
   private struct State {
-    /// The relays holding the source, by subscription number (increasing: acquisition order).
-    var subscribers: [Int: any SourceContext] = [:]
+    /// The relays holding the source, in acquisition order (increasing subscription numbers).
+    var subscribers: [Subscriber] = []
     var nextSubscription = 1
+    /// How many holds have been released so far.
+    var releases = 0
     var running = false
     /// Bumped at every start and stop of the real source.
     var generation = 0
@@ -171,11 +181,15 @@ final class PooledSource: Sendable {
       outbox.append(.stop)
     }
 
-    /// Queues a report to every relay holding the source.
+    /// Queues a report to every relay holding the source (the array is shared, not copied).
     mutating func broadcast(_ report: Report) {
       guard !subscribers.isEmpty else { return }
-      let targets = subscribers.sorted { $0.key < $1.key }.map { (id: $0.key, context: $0.value) }
-      outbox.append(.deliver(targets, report))
+      outbox.append(.deliver(subscribers, report, releases: releases))
+    }
+
+    /// Queues a report to one relay.
+    mutating func send(_ report: Report, to subscriber: Subscriber) {
+      outbox.append(.deliver([subscriber], report, releases: releases))
     }
   }
 
@@ -198,12 +212,12 @@ final class PooledSource: Sendable {
     let id = state.withLock { state -> Int in
       let id = state.nextSubscription
       state.nextSubscription += 1
-      state.subscribers[id] = context
-      let only = [(id: id, context: context)]
+      let subscriber = Subscriber(id: id, context: context)
+      state.subscribers.append(subscriber)
       if let finish = state.finish {
         switch finish {
-        case .failed(let error): state.outbox.append(.deliver(only, .failure(error)))
-        case .ended: state.outbox.append(.deliver(only, .end))
+        case .failed(let error): state.send(.failure(error), to: subscriber)
+        case .ended: state.send(.end, to: subscriber)
         }
       } else if !state.running {
         state.running = true
@@ -214,9 +228,9 @@ final class PooledSource: Sendable {
         state.outage = nil
         state.outbox.append(.start(generation: state.generation))
       } else if let outage = state.outage {
-        state.outbox.append(.deliver(only, .failure(outage)))
+        state.send(.failure(outage), to: subscriber)
       } else if let fix = state.lastFix {
-        state.outbox.append(.deliver(only, .fix(fix)))
+        state.send(.fix(fix), to: subscriber)
       }
       return id
     }
@@ -228,9 +242,10 @@ final class PooledSource: Sendable {
   func release(_ id: Int) {
     let now = clock.now.monotonic
     state.withLock { state in
-      guard state.subscribers.removeValue(forKey: id) != nil, state.subscribers.isEmpty else {
-        return
-      }
+      guard let index = state.subscribers.firstIndex(where: { $0.id == id }) else { return }
+      state.subscribers.remove(at: index)
+      state.releases += 1
+      guard state.subscribers.isEmpty else { return }
       state.finish = nil
       if state.running { state.markStopped(at: now) }
     }
@@ -302,9 +317,13 @@ final class PooledSource: Sendable {
     state.withLock { state -> Action? in
       while !state.outbox.isEmpty {
         let action = state.outbox.removeFirst()
-        guard case .deliver(let targets, let report) = action else { return action }
-        let live = targets.filter { state.subscribers[$0.id] != nil }
-        if !live.isEmpty { return .deliver(live, report) }
+        guard case .deliver(let targets, let report, let releases) = action,
+          releases != state.releases
+        else { return action }
+        // Some relay released the source since this was queued: keep those still holding it.
+        let holding = Set(state.subscribers.map(\.id))
+        let live = targets.filter { holding.contains($0.id) }
+        if !live.isEmpty { return .deliver(live, report, releases: state.releases) }
       }
       state.draining = false
       return nil
@@ -319,7 +338,7 @@ final class PooledSource: Sendable {
     case .stop:
       HubLog.write(.info, source.descriptor.url, "pool: stopped")
       source.stop()
-    case .deliver(let targets, let report):
+    case .deliver(let targets, let report, _):
       for target in targets {
         switch report {
         case .fix(let fix): target.context.emit(fix)

@@ -1,0 +1,100 @@
+import LocationServices
+import LocationSources
+import Testing
+
+/// `locationd`'s command line and configuration file.
+@Suite struct DaemonConfigurationTests {
+  static let environment = [
+    "HOME": "/home/u", "XDG_RUNTIME_DIR": "/run/user/1000", "XDG_STATE_HOME": "/var/state",
+  ]
+
+  func parse(_ arguments: [String], files: [String: String] = [:]) throws(DaemonConfigurationError)
+    -> DaemonConfiguration
+  {
+    try DaemonConfiguration.fromCommandLine(
+      arguments, environment: Self.environment, readFile: { files[$0] })
+  }
+
+  @Test func userDefaults() throws {
+    let configuration = try parse([])
+    #expect(configuration.socketPath == "/run/user/1000/locationd/socket")
+    #expect(configuration.storePath == "/var/state/corelocation/locationd.sqlite")
+    #expect(configuration.policy == .deny)
+    #expect(configuration.sources.isEmpty)
+    #expect(configuration.configPath == nil, "no file at the default path is fine")
+    #expect(!configuration.system)
+  }
+
+  @Test func systemDefaults() throws {
+    let configuration = try parse(["--system", "--foreground"])
+    #expect(configuration.socketPath == "/run/locationd/socket")
+    #expect(configuration.storePath == "/var/lib/locationd/store.sqlite")
+    #expect(configuration.system)
+    #expect(configuration.foreground)
+  }
+
+  @Test func fileThenFlags() throws {
+    let file = """
+      # locationd
+      policy = grant
+      source = gpsd://127.0.0.1:2947
+      source = static:///etc/geolocation   # fallback
+      queue-limit = 4096
+      strikes = 5
+
+      [app org.example.Maps]
+      executable = /usr/bin/maps
+      executable = /opt/maps/bin/maps
+      launch = /usr/bin/maps --background
+      """
+    let configuration = try parse(
+      ["--config", "/c", "--socket", "/tmp/s", "--source", "geoclue"], files: ["/c": file])
+    #expect(configuration.configPath == "/c")
+    #expect(configuration.policy == .grant)
+    #expect(configuration.socketPath == "/tmp/s")
+    #expect(configuration.sources == [.geoclue], "--source replaces the file's sources")
+    #expect(configuration.queueLimit == 4096)
+    #expect(configuration.strikes == 5)
+    #expect(configuration.appID(forExecutable: "/opt/maps/bin/maps") == "org.example.Maps")
+    #expect(configuration.appID(forExecutable: "/usr/bin/other") == "/usr/bin/other")
+    #expect(configuration.app(id: "org.example.Maps")?.launch == "/usr/bin/maps --background")
+    let flags = try parse(["--config", "/c", "--policy", "deny"], files: ["/c": file])
+    #expect(flags.policy == .deny)
+    #expect(flags.sources.count == 2)
+  }
+
+  static let badFiles: [(String, String)] = [
+    ("policy = maybe", "/c:1"),
+    ("\n\nsource = ftp://x", "/c:3"),
+    ("strikes = 0", "/c:1"),
+    ("[app]", "/c:1"),
+    ("[app x]\nexecutable = relative/path", "/c:2"),
+    ("[app x]\ncolour = blue", "/c:2"),
+    ("nonsense", "/c:1"),
+    ("[app x", "/c:1"),
+  ]
+
+  @Test(arguments: badFiles) func badFilesNameTheLine(_ file: String, _ place: String) {
+    #expect {
+      try parse(["--config", "/c"], files: ["/c": file])
+    } throws: { error in
+      (error as? DaemonConfigurationError)?.message.hasPrefix(place + ":") == true
+    }
+  }
+
+  @Test(arguments: [
+    ["--bogus"], ["--socket"], ["--policy", "sometimes"], ["--source", "ftp://x"],
+    ["--config", "/missing"],
+  ])
+  func badCommandLines(_ arguments: [String]) {
+    #expect(throws: DaemonConfigurationError.self) { try parse(arguments) }
+  }
+
+  @Test func helpIsNotAnError() {
+    #expect {
+      try parse(["--help"])
+    } throws: { error in
+      (error as? DaemonConfigurationError)?.isHelp == true
+    }
+  }
+}

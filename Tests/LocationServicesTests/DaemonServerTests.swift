@@ -1,0 +1,542 @@
+import Foundation
+import Geodesy
+import LocationEngine
+import LocationServices
+import LocationStore
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The daemon in-process on a private socket, hubs on a `ManualClock`, spoken to with raw lines over
+/// real sockets. No sleeps: every wait is a poll on a socket with a deadline, and `ping` is the
+/// barrier that says every earlier message has been handled.
+@Suite struct DaemonServerTests {
+  static let home = RegionSpec(identifier: "home", latitude: 52, longitude: 5, radius: 100)
+
+  // MARK: Handshake
+
+  @Test func helloGetsWelcomeWithTheKernelsIdentity() throws {
+    let daemon = try DaemonFixture()
+    defer { daemon.stop() }
+    let peer = try daemon.connect()
+    peer.send(#"{"type":"hello","version":1,"role":"app","app":"org.example.Liar"}"#)
+    guard case .welcome(let welcome) = try peer.next() else {
+      Issue.record("no welcome")
+      return
+    }
+    #expect(welcome.version == 1)
+    #expect(welcome.app == daemon.app, "the claim is ignored; the executable is the identity")
+    #expect(welcome.uid == Int(getuid()))
+    #expect(welcome.authorization.status == AuthorizationSnapshot.notDetermined)
+    #expect(welcome.regions.isEmpty)
+  }
+
+  @Test func socketAndDirectoryAreTheUsersOnly() throws {
+    let daemon = try DaemonFixture()
+    defer { daemon.stop() }
+    let socket = try FileManager.default.attributesOfItem(atPath: daemon.socketPath)
+    let directory = try FileManager.default.attributesOfItem(
+      atPath: (daemon.socketPath as NSString).deletingLastPathComponent)
+    #expect((socket[.posixPermissions] as? Int) == 0o600)
+    #expect((directory[.posixPermissions] as? Int) == 0o700)
+  }
+
+  @Test func aSecondDaemonOnTheSameSocketIsRefusedAndStopRemovesTheSocket() throws {
+    let daemon = try DaemonFixture()
+    var configuration = daemon.server.configuration
+    configuration.storePath = ":memory:"
+    let second = DaemonServer(
+      configuration: configuration, store: try LocationStore.inMemory(), sources: [],
+      clock: ManualClock(), environment: [:])
+    #expect {
+      try second.start()
+    } throws: { error in
+      (error as? DaemonSystemError)?.errno == EADDRINUSE
+    }
+    daemon.server.stop()
+    #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))
+    daemon.stop()
+  }
+
+  @Test func anotherVersionIsRefusedAndClosed() throws {
+    let daemon = try DaemonFixture()
+    defer { daemon.stop() }
+    let peer = try daemon.connect()
+    peer.send(.hello(version: 2, role: .app))
+    let messages = try peer.readUntilClosed()
+    #expect(messages.map(\.errorCode) == [.unsupportedVersion])
+  }
+
+  @Test func messagesBeforeHelloAreOutOfOrder() throws {
+    let daemon = try DaemonFixture()
+    defer { daemon.stop() }
+    let peer = try daemon.connect()
+    peer.send(.register(client: 1))
+    #expect(try peer.next().errorCode == .outOfOrder)
+    peer.send(.hello(version: 1, role: .app))
+    guard case .welcome = try peer.next() else {
+      Issue.record("no welcome after the strike")
+      return
+    }
+    peer.send(.hello(version: 1, role: .app))
+    #expect(try peer.next().errorCode == .outOfOrder)
+  }
+
+  // MARK: Misbehaving clients
+
+  /// Malformed, unknown, incomplete and unregistered requests: an error each to the sender only,
+  /// the third closes it; another client keeps receiving every fix.
+  @Test func badMessagesHurtOnlyTheSender() throws {
+    let daemon = try DaemonFixture()
+    defer { daemon.stop() }
+    let good = try daemon.connectApp()
+    good.send(.startUpdates(client: 1, request: DaemonUpdateRequest()))
+    _ = try good.sync()
+    let bad = try daemon.connectApp()
+
+    bad.send("{not json")
+    #expect(try bad.next().errorCode == .malformed)
+    daemon.source.emit(fix(52, 5, time: 1_767_225_601))
+    bad.send(#"{"type":"teleport","client":1}"#)
+    #expect(try bad.next().errorCode == .unknownType)
+    daemon.source.emit(fix(52.001, 5, time: 1_767_225_602))
+    bad.send(#"{"type":"startUpdates","client":7}"#)
+    let closing = try bad.readUntilClosed()
+    #expect(closing.map(\.errorCode) == [.notRegistered])
+    daemon.source.emit(fix(52.002, 5, time: 1_767_225_603))
+
+    let received = try good.sync().compactMap(\.fixes).flatMap { $0 }
+    #expect(received.map(\.time).suffix(3) == [1_767_225_601, 1_767_225_602, 1_767_225_603])
+  }
+
+  @Test func missingFieldsAndControlRequestsFromAnAppAreErrorsWithTheirID() throws {
+    let daemon = try DaemonFixture()
+    defer { daemon.stop() }
+    let peer = try daemon.connectApp()
+    peer.send(#"{"type":"addRegion","client":1,"group":"manager"}"#)
+    #expect(try peer.next().errorCode == .missingField)
+    peer.send(.status(id: 9))
+    guard case .error(let error) = try peer.next() else {
+      Issue.record("no error")
+      return
+    }
+    #expect(error.code == .forbidden)
+    #expect(error.id == 9)
+  }
+
+  @Test func anOversizedLineIsRefusedAndClosedWhileOthersContinue() throws {
+    let daemon = try DaemonFixture()
+    defer { daemon.stop() }
+    let good = try daemon.connectApp()
+    good.send(.startUpdates(client: 1, request: DaemonUpdateRequest()))
+    _ = try good.sync()
+    let bad = try daemon.connectApp()
+    bad.sendRaw(Array(repeating: UInt8(ascii: "x"), count: 70_000))
+    #expect(try bad.readUntilClosed().map(\.errorCode) == [.tooLarge])
+    daemon.source.emit(fix(52, 5, time: 1_767_225_601))
+    #expect(try good.sync().compactMap(\.fixes).flatMap { $0 }.last?.time == 1_767_225_601)
+  }
+
+  @Test func aConnectionEndingInTheMiddleOfALineIsTold() throws {
+    let daemon = try DaemonFixture()
+    defer { daemon.stop() }
+    let peer = try daemon.connectApp()
+    peer.sendRaw(Array(#"{"type":"register","cli"#.utf8))
+    peer.shutdownWrite()
+    #expect(try peer.readUntilClosed().map(\.errorCode) == [.malformed])
+  }
+
+  @Test func managerNumbersAreTheConnectionsOwn() throws {
+    let daemon = try DaemonFixture()
+    defer { daemon.stop() }
+    let first = try daemon.connectApp(register: 1)
+    let second = try daemon.connectApp(register: nil)
+    second.send(.stopUpdates(client: 1))
+    #expect(try second.next().errorCode == .notRegistered)
+    first.send(.register(client: 1))
+    #expect(try first.next().errorCode == .outOfOrder)
+    first.send(.unregister(client: 1))
+    first.send(.stopUpdates(client: 1))
+    #expect(try first.next().errorCode == .notRegistered)
+  }
+
+  // MARK: Authorization
+
+  @Test func aDeniedAppReceivesNothing() throws {
+    let daemon = try DaemonFixture()
+    defer { daemon.stop() }
+    let (control, _) = try daemon.peer(.control)
+    control.send(.authorize(id: 1, app: daemon.app, status: .denied, accuracy: .full))
+    #expect(try control.next() == .reply(id: 1, .done))
+
+    let peer = try daemon.connect()
+    peer.send(.hello(version: 1, role: .app))
+    guard case .welcome(let welcome) = try peer.next() else {
+      Issue.record("no welcome")
+      return
+    }
+    #expect(welcome.authorization.status == AuthorizationSnapshot.denied)
+    peer.send(.register(client: 1))
+    peer.send(.startUpdates(client: 1, request: DaemonUpdateRequest()))
+    peer.send(.requestLocation(client: 1, request: DaemonUpdateRequest()))
+    peer.send(
+      .addRegion(client: 1, group: "manager", region: Self.home, initialState: .unknown))
+    peer.send(.requestAuthorization(always: true))
+    _ = try peer.sync()
+    daemon.source.emit(fix(52, 5, time: 1_767_225_601))
+    let messages = try peer.sync()
+    #expect(messages.allSatisfy { $0.fixes == nil }, "no location, ever")
+    #expect(!daemon.source.isRunning, "nothing runs for a denied app")
+  }
+
+  @Test func deniedAppGetsDeniedErrorsAndRegionFailures() throws {
+    let daemon = try DaemonFixture(policy: .deny)
+    defer { daemon.stop() }
+    let peer = try daemon.connectApp()
+    peer.send(.startUpdates(client: 1, request: DaemonUpdateRequest()))
+    peer.send(
+      .addRegion(client: 1, group: "manager", region: Self.home, initialState: .unknown))
+    let messages = try peer.sync()
+    #expect(messages.contains(.authorization(AuthorizationSnapshot(status: 2))))
+    #expect(messages.contains { $0.errorCode == .denied })
+    #expect(
+      messages.contains(
+        .regionFailed(client: 1, group: "manager", identifier: "home", failure: .denied)))
+  }
+
+  @Test func controlChangesReachTheAppAtOnce() throws {
+    let daemon = try DaemonFixture()
+    defer { daemon.stop() }
+    let peer = try daemon.connectApp()
+    let (control, _) = try daemon.peer(.control)
+    control.send(.authorize(id: 1, app: daemon.app, status: .always, accuracy: .reduced))
+    #expect(try control.next() == .reply(id: 1, .done))
+    #expect(try peer.sync() == [.authorization(AuthorizationSnapshot(status: 3, accuracy: 1))])
+    control.send(.services(id: 2, enabled: false))
+    #expect(try control.next() == .reply(id: 2, .done))
+    #expect(
+      try peer.sync() == [
+        .authorization(AuthorizationSnapshot(status: 3, accuracy: 1, servicesEnabled: false))
+      ])
+  }
+
+  @Test func reducedAccuracyAppsGetReducedLocationsAndNoRegions() throws {
+    let daemon = try DaemonFixture()
+    defer { daemon.stop() }
+    let (control, _) = try daemon.peer(.control)
+    control.send(.authorize(id: 1, app: daemon.app, status: .whenInUse, accuracy: .reduced))
+    _ = try control.next()
+    let peer = try daemon.connectApp()
+    peer.send(.startUpdates(client: 1, request: DaemonUpdateRequest()))
+    peer.send(
+      .addRegion(client: 1, group: "manager", region: Self.home, initialState: .unknown))
+    var precise = fix(52.123_456, 5.123_456, time: 1_767_225_601)
+    precise.altitude = 12
+    precise.speed = 3
+    _ = try peer.sync()
+    daemon.source.emit(precise)
+    let messages = try peer.sync()
+    let received = messages.compactMap(\.fixes).flatMap { $0 }
+    #expect(received.count == 1)
+    #expect(received.allSatisfy { $0.horizontalAccuracy >= 3000 && $0.altitude == nil })
+    #expect(received.allSatisfy { $0.latitude != precise.latitude })
+    #expect(received.allSatisfy { $0.speed < 0 })
+  }
+
+  @Test func anAgentDecidesForAnUndecidedAppAndHeldRequestsFollow() throws {
+    let daemon = try DaemonFixture(policy: .deny)
+    defer { daemon.stop() }
+    let (agent, _) = try daemon.peer(.agent)
+    let peer = try daemon.connectApp()
+    peer.send(.startUpdates(client: 1, request: DaemonUpdateRequest()))
+    guard case .authorizationRequest(let id, let app, let always) = try agent.next() else {
+      Issue.record("the agent was not asked")
+      return
+    }
+    #expect(app == daemon.app)
+    #expect(always == false)
+    #expect(try peer.sync().isEmpty, "held while the agent decides")
+    agent.send(.authorizationDecision(id: id, status: .whenInUse, accuracy: .full))
+    _ = try agent.sync()
+    daemon.source.emit(fix(52, 5, time: 1_767_225_601))
+    let messages = try peer.sync()
+    #expect(messages.first == .authorization(AuthorizationSnapshot(status: 4)))
+    #expect(messages.compactMap(\.fixes).flatMap { $0 }.map(\.time) == [1_767_225_601])
+    agent.send(.authorizationDecision(id: id, status: .always, accuracy: .full))
+    #expect(try agent.next().errorCode == .notFound, "a request is answered once")
+  }
+
+  @Test func withoutAnAgentThePolicyDecidesAndAnAgentLeavingHandsBackToIt() throws {
+    let daemon = try DaemonFixture(policy: .grant)
+    defer { daemon.stop() }
+    let (agent, _) = try daemon.peer(.agent)
+    let peer = try daemon.connectApp()
+    peer.send(.requestAuthorization(always: false))
+    guard case .authorizationRequest = try agent.next() else {
+      Issue.record("the agent was not asked")
+      return
+    }
+    agent.shutdownWrite()
+    _ = try agent.readUntilClosed()
+    #expect(try daemon.waitForApps { $0.first?.authorization.status == 4 }.count == 1)
+    #expect(try peer.sync().contains(.authorization(AuthorizationSnapshot(status: 4))))
+  }
+
+  @Test func controlAndAgentNeedTheDaemonsUIDOrRoot() {
+    #expect(DaemonAccess.mayControl(peerUID: 0, daemonUID: 1000))
+    #expect(DaemonAccess.mayControl(peerUID: 1000, daemonUID: 1000))
+    #expect(!DaemonAccess.mayControl(peerUID: 1001, daemonUID: 1000))
+    #expect(!DaemonAccess.mayControl(peerUID: 1001, daemonUID: 0))
+  }
+
+  @Test func controlFromAnotherUIDIsForbidden() throws {
+    // The daemon believes it runs as another user: this process is "someone else".
+    let directory = NSTemporaryDirectory() + "ld-" + String(UUID().uuidString.prefix(8))
+    let store = try LocationStore.inMemory()
+    var configuration = DaemonConfiguration(
+      socketPath: directory + "/run/locationd/socket", storePath: ":memory:")
+    configuration.policy = .grant
+    let server = DaemonServer(
+      configuration: configuration, store: store, sources: [], clock: ManualClock(),
+      daemonUID: geteuid() == 0 ? 4242 : geteuid() + 1, environment: [:])
+    try server.start()
+    defer {
+      server.stop()
+      try? FileManager.default.removeItem(atPath: directory)
+    }
+    guard geteuid() != 0 else { return }  // root may always control
+    let peer = try TestPeer(path: configuration.socketPath)
+    peer.send(.hello(version: 1, role: .control))
+    #expect(try peer.readUntilClosed().map(\.errorCode) == [.forbidden])
+  }
+
+  // MARK: Regions while away
+
+  /// Regions of an absent app produce pending events, delivered in order on reconnection with
+  /// their sequence; an acknowledged event is not delivered again.
+  @Test func pendingRegionEventsAreDeliveredInOrderUntilAcknowledged() throws {
+    let daemon = try DaemonFixture()
+    defer { daemon.stop() }
+    do {
+      let peer = try daemon.connectApp()
+      peer.send(.addRegion(client: 1, group: "manager", region: Self.home, initialState: .unknown))
+      let started = try peer.sync()
+      #expect(started.contains(.regionStarted(client: 1, group: "manager", region: Self.home)))
+      peer.shutdownWrite()
+      _ = try peer.readUntilClosed()
+    }
+    _ = try daemon.waitForApps { $0.first?.connected == false }
+    #expect(daemon.source.isRunning, "the region is watched while the app is away")
+
+    daemon.source.emit(fix(52, 5, time: 1_767_225_601))  // inside: determined
+    daemon.source.emit(fix(52.02, 5, time: 1_767_225_602))  // outside: exit + determined
+    let apps = try daemon.waitForApps { $0.first?.pendingEvents == 2 }
+    #expect(apps.first?.regions == 1)
+
+    func reconnect() throws -> (TestPeer, [DaemonMessage]) {
+      let (peer, welcome) = try daemon.peer(.app)
+      #expect(welcome.regions.map(\.state) == [.outside])
+      return (peer, try peer.sync())
+    }
+
+    let (first, delivered) = try reconnect()
+    guard delivered.count == 2,
+      case .regionEvents("manager", let inside, let firstSequence?) = delivered[0],
+      case .regionEvents("manager", let outside, let secondSequence?) = delivered[1]
+    else {
+      Issue.record("expected two pending deliveries, got \(delivered)")
+      return
+    }
+    #expect(firstSequence < secondSequence)
+    #expect(inside.map(\.event.kind) == [.determined(.inside)])
+    #expect(outside.map(\.event.kind) == [.exited, .determined(.outside)])
+    #expect(inside.first?.date == daemon.clock.now.wall)
+    first.send(.ack(sequence: firstSequence))
+    _ = try first.sync()
+    first.shutdownWrite()
+    _ = try first.readUntilClosed()
+
+    let (second, again) = try reconnect()
+    #expect(again.count == 1)
+    guard case .regionEvents(_, _, let sequence?) = again.first else {
+      Issue.record("the unacknowledged event was not delivered again")
+      return
+    }
+    #expect(sequence == secondSequence)
+    second.send(.ack(sequence: sequence + 100))  // never beyond what was sent
+    _ = try second.sync()
+    second.shutdownWrite()
+    _ = try second.readUntilClosed()
+
+    let (_, none) = try reconnect()
+    #expect(none.isEmpty)
+  }
+
+  @Test func liveRegionEventsGoOncePerConnectionWithoutSequence() throws {
+    let daemon = try DaemonFixture()
+    defer { daemon.stop() }
+    let peer = try daemon.connectApp()
+    peer.send(.register(client: 2))
+    peer.send(.addRegion(client: 1, group: "manager", region: Self.home, initialState: .unknown))
+    _ = try peer.sync()
+    daemon.source.emit(fix(52, 5, time: 1_767_225_601))
+    let messages = try peer.sync()
+    let events = messages.filter {
+      if case .regionEvents = $0 { return true }
+      return false
+    }
+    #expect(events.count == 1)
+    guard case .regionEvents("manager", let list, nil) = events.first else {
+      Issue.record("no live event")
+      return
+    }
+    #expect(list.map(\.event.kind) == [.determined(.inside)])
+  }
+
+  @Test func controlListsRegionsAndAppsOfOthers() throws {
+    let daemon = try DaemonFixture()
+    defer { daemon.stop() }
+    let peer = try daemon.connectApp()
+    peer.send(
+      .addRegion(client: 1, group: "monitor:fences", region: Self.home, initialState: .inside))
+    _ = try peer.sync()
+    let (control, _) = try daemon.peer(.control)
+    control.send(.regions(id: 3, app: daemon.app))
+    #expect(
+      try control.next()
+        == .reply(
+          id: 3,
+          .regions([DaemonRegionEntry(group: "monitor:fences", region: Self.home, state: .inside)]))
+    )
+    control.send(.regions(id: 4, app: "org.example.Nobody"))
+    #expect(try control.next().errorCode == .notFound)
+    control.send(.sources(id: 5))
+    guard case .reply(5, .sources(let sources)) = try control.next() else {
+      Issue.record("no sources reply")
+      return
+    }
+    #expect(sources.map(\.url) == ["scripted://test"])
+    #expect(sources.first?.running == true)
+    control.send(.status(id: 6))
+    guard case .reply(6, .status(let status)) = try control.next() else {
+      Issue.record("no status reply")
+      return
+    }
+    #expect(status.apps == [daemon.app])
+    #expect(status.clients.filter { $0.role == .app }.map(\.managers) == [1])
+  }
+
+  // MARK: Slow clients
+
+  /// A client that does not read loses queued locations but the newest, and never holds up the
+  /// others.
+  @Test func aSlowClientIsThinnedToTheNewestFixAndOthersGetEverything() throws {
+    let daemon = try DaemonFixture { $0.queueLimit = 4096 }
+    defer { daemon.stop() }
+    let slow = try daemon.connectApp()
+    let fast = try daemon.connectApp()
+    for peer in [slow, fast] {
+      peer.send(.startUpdates(client: 1, request: DaemonUpdateRequest()))
+      _ = try peer.sync()
+    }
+    let count = 3000
+    var fastReceived: [Fix] = []
+    for index in 1...count {
+      daemon.source.emit(
+        fix(52 + Double(index) * 1e-5, 5, time: 1_767_225_600 + Double(index)))
+      if index % 100 == 0 { fastReceived += try fast.sync().compactMap(\.fixes).flatMap { $0 } }
+    }
+    #expect(fastReceived.count == count)
+    let slowReceived = try slow.sync().compactMap(\.fixes).flatMap { $0 }
+    #expect(slowReceived.count < count)
+    #expect(slowReceived.last?.time == 1_767_225_600 + Double(count))
+    #expect(zip(slowReceived, slowReceived.dropFirst()).allSatisfy { $0.time < $1.time })
+  }
+
+  /// A client that falls more than four times the queue limit behind on deliveries that cannot be
+  /// dropped is disconnected; the daemon and its other clients carry on.
+  @Test func aClientFarBehindIsDisconnected() throws {
+    let daemon = try DaemonFixture { $0.queueLimit = 1024 }
+    defer { daemon.stop() }
+    let slow = try daemon.connectApp()
+    let (control, _) = try daemon.peer(.control)
+    var id = 0
+    for _ in 0..<40 {
+      for _ in 0..<50 {
+        id += 1
+        control.send(.services(id: id, enabled: id % 2 == 0))
+      }
+      for _ in 0..<50 { _ = try control.next() }
+    }
+    let received = try slow.readUntilClosed()
+    #expect(received.count < 2000)
+    control.send(.status(id: 0))
+    guard case .reply(0, .status(let status)) = try control.next() else {
+      Issue.record("no status")
+      return
+    }
+    #expect(status.clients.map(\.role) == [.control])
+  }
+
+  @Test func onceLastsUntilTheAppsLastConnectionCloses() throws {
+    let daemon = try DaemonFixture(policy: .deny)
+    defer { daemon.stop() }
+    let (agent, _) = try daemon.peer(.agent)
+    do {
+      let peer = try daemon.connectApp()
+      let other = try daemon.connectApp()
+      peer.send(.requestAuthorization(always: false))
+      guard case .authorizationRequest(let id, _, _) = try agent.next() else {
+        Issue.record("the agent was not asked")
+        return
+      }
+      agent.send(.authorizationDecision(id: id, status: .once, accuracy: .full))
+      _ = try agent.sync()
+      #expect(try other.sync() == [.authorization(AuthorizationSnapshot(status: 4))])
+      peer.shutdownWrite()
+      _ = try peer.readUntilClosed()
+      #expect(try daemon.waitForApps { $0.first?.authorization.status == 4 }.count == 1)
+      other.shutdownWrite()
+      _ = try other.readUntilClosed()
+    }
+    _ = try daemon.waitForApps { $0.first?.authorization.status == 0 }
+  }
+
+  /// An app with a launch command is started when a region event is kept for it.
+  @Test func anAbsentAppWithALaunchCommandIsStartedForARegionEvent() throws {
+    let directory = NSTemporaryDirectory() + "ld-" + String(UUID().uuidString.prefix(8))
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let fifo = directory + "/launched"
+    #expect(mkfifo(fifo, 0o600) == 0)
+    let executable = HubConfiguration.executablePath()
+    let daemon = try DaemonFixture(directory: directory) {
+      $0.apps = [
+        DaemonConfiguration.App(
+          id: "org.example.Tests", executables: [executable],
+          launch: "echo \"$CORELOCATION_LAUNCH_REASON\" > '\(fifo)'")
+      ]
+    }
+    defer { daemon.stop() }
+    do {
+      let (peer, welcome) = try daemon.peer(.app)
+      #expect(welcome.app == "org.example.Tests")
+      peer.send(.register(client: 1))
+      peer.send(.addRegion(client: 1, group: "manager", region: Self.home, initialState: .unknown))
+      _ = try peer.sync()
+      peer.shutdownWrite()
+      _ = try peer.readUntilClosed()
+    }
+    _ = try daemon.waitForApps { $0.first?.connected == false }
+    let reader = open(fifo, O_RDONLY | O_NONBLOCK)
+    #expect(reader >= 0)
+    defer { close(reader) }
+    daemon.source.emit(fix(52, 5, time: 1_767_225_601))
+    var descriptor = pollfd(fd: reader, events: Int16(POLLIN), revents: 0)
+    #expect(poll(&descriptor, 1, 10_000) == 1, "the launch command ran")
+    var bytes = [UInt8](repeating: 0, count: 64)
+    let count = read(reader, &bytes, bytes.count)
+    #expect(String(decoding: bytes[0..<max(0, count)], as: UTF8.self) == "location\n")
+  }
+}

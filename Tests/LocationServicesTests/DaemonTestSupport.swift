@@ -1,0 +1,220 @@
+import Foundation
+import Geodesy
+import LocationEngine
+import LocationServices
+import LocationStore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A test failure with a message (no `!`, no `try!`).
+struct DaemonTestFailure: Error, CustomStringConvertible {
+  var description: String
+  init(_ description: String) { self.description = description }
+}
+
+/// Seconds on `CLOCK_MONOTONIC`, for deadlines.
+private func monotonicNow() -> Double {
+  var spec = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &spec)
+  return Double(spec.tv_sec) + Double(spec.tv_nsec) * 1e-9
+}
+
+/// An in-process daemon on a private socket, its hubs and source pool on a `ManualClock`, with one
+/// scripted source the test drives.
+final class DaemonFixture {
+  let directory: String
+  let socketPath: String
+  let clock = ManualClock()
+  let source = ScriptedSource()
+  let store: LocationStore
+  let server: DaemonServer
+  /// This test process's app identifier (its executable), as the daemon sees it.
+  let app = HubConfiguration.executablePath()
+
+  init(
+    policy: AuthorizationPolicy = .grant, store: LocationStore? = nil,
+    directory: String? = nil, configure: (inout DaemonConfiguration) -> Void = { _ in }
+  ) throws {
+    DaemonLog.enabled.store(false, ordering: .relaxed)
+    let directory =
+      directory ?? NSTemporaryDirectory() + "ld-" + String(UUID().uuidString.prefix(8))
+    self.directory = directory
+    socketPath = directory + "/run/locationd/socket"
+    self.store = try store ?? LocationStore.inMemory()
+    var configuration = DaemonConfiguration(
+      socketPath: socketPath, storePath: directory + "/store.sqlite")
+    configuration.policy = policy
+    configure(&configuration)
+    server = DaemonServer(
+      configuration: configuration, store: self.store, sources: [source], clock: clock,
+      daemonUID: geteuid(), environment: [:])
+    try server.start()
+  }
+
+  /// Stops the server and removes the directory.
+  func stop() {
+    server.stop()
+    try? FileManager.default.removeItem(atPath: directory)
+  }
+
+  /// A raw connection.
+  func connect() throws -> TestPeer { try TestPeer(path: socketPath) }
+
+  /// A connection that said hello in a role and got its welcome.
+  func peer(_ role: DaemonRole) throws -> (TestPeer, DaemonWelcome) {
+    let peer = try connect()
+    peer.send(.hello(version: 1, role: role))
+    guard case .welcome(let welcome) = try peer.next() else {
+      throw DaemonTestFailure("no welcome")
+    }
+    return (peer, welcome)
+  }
+
+  /// An app connection with manager 1 registered.
+  func connectApp(register client: Int? = 1) throws -> TestPeer {
+    let (peer, _) = try peer(.app)
+    if let client {
+      peer.send(.register(client: client))
+      _ = try peer.sync()
+    }
+    return peer
+  }
+
+  /// Polls the daemon (over a control connection) until a condition on the app list holds.
+  func waitForApps(_ condition: ([DaemonAppInfo]) -> Bool) throws -> [DaemonAppInfo] {
+    let (control, _) = try peer(.control)
+    let deadline = monotonicNow() + 10
+    var id = 1000
+    while monotonicNow() < deadline {
+      id += 1
+      control.send(.apps(id: id))
+      if case .reply(id, .apps(let apps)) = try control.next(), condition(apps) { return apps }
+    }
+    throw DaemonTestFailure("the app list never reached the expected state")
+  }
+}
+
+/// One raw connection to the daemon: writes lines, reads lines with a deadline on readiness.
+final class TestPeer {
+  let fd: Int32
+  private var buffer: [UInt8] = []
+  private var nextPing = 1_000_000
+
+  init(path: String) throws {
+    fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw DaemonTestFailure("socket: \(errno)") }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+      throw DaemonTestFailure("socket path too long")
+    }
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      for (index, byte) in bytes.enumerated() { raw[index] = byte }
+    }
+    let result = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    guard result == 0 else {
+      Glibc.close(fd)
+      throw DaemonTestFailure("connect \(path): \(String(cString: strerror(errno)))")
+    }
+  }
+
+  deinit { Glibc.close(fd) }
+
+  /// Writes bytes as they are.
+  func sendRaw(_ bytes: [UInt8]) {
+    var offset = 0
+    while offset < bytes.count {
+      let written = bytes[offset...].withUnsafeBytes {
+        Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+      }
+      if written <= 0 { return }
+      offset += written
+    }
+  }
+
+  /// Writes a line (the newline is added).
+  func send(_ line: String) { sendRaw(Array((line + "\n").utf8)) }
+
+  /// Writes a message.
+  func send(_ message: DaemonMessage) { sendRaw(DaemonProtocol.encode(message)) }
+
+  /// Closes the writing half (the daemon sees end of stream).
+  func shutdownWrite() { Glibc.shutdown(fd, Int32(SHUT_WR)) }
+
+  /// The next line, or nil at end of stream; throws when nothing comes before the deadline.
+  func readLine(timeout: Double = 10) throws -> [UInt8]? {
+    let deadline = monotonicNow() + timeout
+    while true {
+      if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+        let line = Array(buffer[..<newline])
+        buffer.removeFirst(newline + 1)
+        return line
+      }
+      let remaining = deadline - monotonicNow()
+      guard remaining > 0 else { throw DaemonTestFailure("nothing read before the deadline") }
+      var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+      let ready = poll(&descriptor, 1, Int32(remaining * 1000) + 1)
+      if ready < 0, errno == EINTR { continue }
+      guard ready > 0 else { continue }
+      var chunk = [UInt8](repeating: 0, count: 65_536)
+      let count = Glibc.read(fd, &chunk, chunk.count)
+      if count <= 0 {
+        if buffer.isEmpty { return nil }
+        defer { buffer = [] }
+        return buffer
+      }
+      buffer.append(contentsOf: chunk[0..<count])
+    }
+  }
+
+  /// The next message; throws at end of stream or on a line that does not decode.
+  func next(timeout: Double = 10) throws -> DaemonMessage {
+    guard let line = try readLine(timeout: timeout) else {
+      throw DaemonTestFailure("the connection was closed")
+    }
+    return try DaemonProtocol.decode(line: line)
+  }
+
+  /// Sends a ping and returns every message that arrived before its reply.
+  func sync() throws -> [DaemonMessage] {
+    nextPing += 1
+    let id = nextPing
+    send(.ping(id: id))
+    var messages: [DaemonMessage] = []
+    while true {
+      let message = try next()
+      if message == .reply(id: id, .done) { return messages }
+      messages.append(message)
+    }
+  }
+
+  /// Reads until end of stream; returns the messages read on the way.
+  func readUntilClosed() throws -> [DaemonMessage] {
+    var messages: [DaemonMessage] = []
+    while let line = try readLine() {
+      messages.append(try DaemonProtocol.decode(line: line))
+    }
+    return messages
+  }
+}
+
+extension DaemonMessage {
+  /// The error code, if this is an error.
+  var errorCode: DaemonErrorCode? {
+    if case .error(let error) = self { return error.code }
+    return nil
+  }
+
+  /// The locations, if this is a locations delivery.
+  var fixes: [Fix]? {
+    if case .locations(_, let fixes) = self { return fixes }
+    return nil
+  }
+}
