@@ -1,8 +1,9 @@
 import Foundation
 
-/// Many client connections in one thread: non-blocking sockets served by one `poll()` loop, each
-/// with an incoming line buffer and an outgoing queue. Lines are handed over with the
-/// `CLOCK_MONOTONIC` time at which the `read` that completed them returned.
+/// Many client connections in one thread: non-blocking sockets served by one `epoll` loop
+/// (`poll()` where epoll cannot be set up), each with an incoming line buffer and an outgoing
+/// queue. Lines are handed over with the `CLOCK_MONOTONIC` time at which the `read` that completed
+/// them returned.
 final class DaemonBenchClients {
   private struct Connection {
     var fd: Int32
@@ -13,6 +14,8 @@ final class DaemonBenchClients {
 
   private var connections: [Connection] = []
   private var pollSet: [pollfd] = []
+  private let epoll = DaemonBenchEpoll()
+  private var ready: [(index: Int, events: UInt32)] = []
   private var scratch = [UInt8](repeating: 0, count: 1 << 18)
   /// Bytes read over all connections.
   private(set) var bytesRead = 0
@@ -31,6 +34,7 @@ final class DaemonBenchClients {
   func add(_ fd: Int32) -> Int {
     connections.append(Connection(fd: fd))
     pollSet.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
+    epoll?.watch(fd, token: connections.count - 1, events: DaemonBenchEpoll.readable, add: true)
     return connections.count - 1
   }
 
@@ -66,13 +70,22 @@ final class DaemonBenchClients {
         return
       }
     }
-    pollSet[index].events = Int16(POLLIN) | (connections[index].outbox.isEmpty ? 0 : Int16(POLLOUT))
+    let wantsWrite = !connections[index].outbox.isEmpty
+    let events = Int16(POLLIN) | (wantsWrite ? Int16(POLLOUT) : 0)
+    if pollSet[index].events != events {
+      pollSet[index].events = events
+      epoll?.watch(
+        connections[index].fd, token: index,
+        events: DaemonBenchEpoll.readable | (wantsWrite ? DaemonBenchEpoll.writable : 0),
+        add: false)
+    }
   }
 
   private func markClosed(_ index: Int) {
     guard connections[index].isOpen else { return }
     connections[index].isOpen = false
     connections[index].outbox = []
+    epoll?.remove(connections[index].fd)
     close(connections[index].fd)
     pollSet[index].fd = -1
     closedCount += 1
@@ -93,8 +106,18 @@ final class DaemonBenchClients {
   func pump(
     timeoutMilliseconds: Int32, handler: (Int, UnsafeRawBufferPointer, UInt64) -> Void
   ) -> Bool {
-    let ready = poll(&pollSet, nfds_t(pollSet.count), timeoutMilliseconds)
-    guard ready > 0 else { return false }
+    if let epoll {
+      ready.removeAll(keepingCapacity: true)
+      _ = epoll.wait(timeoutMilliseconds: timeoutMilliseconds) { ready.append(($0, $1)) }
+      for (index, events) in ready where connections[index].isOpen {
+        if events & DaemonBenchEpoll.writable != 0 { flush(index) }
+        let readMask = DaemonBenchEpoll.readable | DaemonBenchEpoll.hangUp | DaemonBenchEpoll.error
+        if events & readMask != 0 { readAvailable(index, handler: handler) }
+      }
+      return !ready.isEmpty
+    }
+    let readyCount = poll(&pollSet, nfds_t(pollSet.count), timeoutMilliseconds)
+    guard readyCount > 0 else { return false }
     for index in pollSet.indices where pollSet[index].revents != 0 {
       let events = pollSet[index].revents
       pollSet[index].revents = 0
@@ -126,8 +149,12 @@ final class DaemonBenchClients {
       connections[index].inbox.append(contentsOf: scratch[0..<count])
       var consumed = 0
       connections[index].inbox.withUnsafeBytes { bytes in
+        guard let base = bytes.baseAddress else { return }
         var start = 0
-        for position in bytes.indices where bytes[position] == 10 {
+        while start < bytes.count,
+          let newline = memchr(base + start, 10, bytes.count - start)
+        {
+          let position = base.distance(to: UnsafeRawPointer(newline))
           handler(index, UnsafeRawBufferPointer(rebasing: bytes[start..<position]), time)
           linesRead += 1
           start = position + 1
