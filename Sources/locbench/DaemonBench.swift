@@ -134,6 +134,11 @@ enum DaemonBench {
 
   // MARK: Shared by both phases
 
+  /// Writes a progress line to standard error (results go to standard output).
+  static func progress(_ text: String) {
+    FileHandle.standardError.write(Data("locbench daemon: \(text)\n".utf8))
+  }
+
   /// Pumps `clients` until `done` holds, or throws after `seconds`.
   static func wait(
     _ clients: DaemonBenchClients, seconds: Double, what: String,

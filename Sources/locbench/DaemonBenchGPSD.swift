@@ -96,6 +96,7 @@ enum DaemonBenchGPSD {
       }
       return total
     }
+    DaemonBench.progress("gpsd: \(instances) processes ready; feeding \(options.epochs) epochs")
     let ownBefore = DaemonBenchSystem.ownCPUSeconds()
     let (before, after, seconds) = DaemonBench.feed(
       feed, to: feeds, options: options, clients: clients, latency: latency, usage: usage,

@@ -32,6 +32,7 @@ enum DaemonBenchLocationd {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
       .deletingLastPathComponent().deletingLastPathComponent().path
     let log = NSTemporaryDirectory() + "/locbench-build-locationd.log"
+    DaemonBench.progress("building locationd (swift build -c release --product locationd)")
     let pid = try DaemonBenchSystem.spawn(
       "/usr/bin/env",
       ["swift", "build", "--package-path", root, "-c", "release", "--product", "locationd"],
@@ -157,7 +158,16 @@ enum DaemonBenchLocationd {
 
     // Register and add the regions, one client at a time (at most 4 clients' regions pending).
     let regionStart = DaemonBenchSystem.now()
+    DaemonBench.progress(
+      "locationd: adding \(options.clients * options.regions) regions over \(options.clients) "
+        + "connections")
+    // When the first and the last tenth of the clients' regions were sent, to show how the cost
+    // of an add grows with the regions already held.
+    var tenths: [UInt64] = []
     for client in 0..<options.clients {
+      if options.clients >= 10 && client % (options.clients / 10) == 0 {
+        tenths.append(DaemonBenchSystem.now())
+      }
       var batch: [UInt8] = Array(#"{"type":"register","client":1}"#.utf8) + [10]
       for index in 0..<options.regions {
         batch.append(contentsOf: region(client: client, index: index).utf8)
@@ -173,7 +183,17 @@ enum DaemonBenchLocationd {
       clients, seconds: 60, what: "locationd regionStarted answers", handler: handler
     ) { startedTotal >= options.clients * options.regions || !errors.isEmpty }
     if !errors.isEmpty { throw failure("error from locationd: \(errors[0])") }
-    let regionSeconds = Double(DaemonBenchSystem.now() - regionStart) / 1e9
+    let regionEnd = DaemonBenchSystem.now()
+    let regionSeconds = Double(regionEnd - regionStart) / 1e9
+    var growth = ""
+    if tenths.count >= 10 {
+      let first = Double(tenths[1] - tenths[0]) / 1e9
+      let last = Double(regionEnd - tenths[9]) / 1e9
+      growth =
+        "; first tenth \(DaemonBenchReport.format(first, 2)) s, last tenth "
+        + "\(DaemonBenchReport.format(last, 2)) s"
+    }
+    DaemonBench.progress("locationd: regions added; feeding \(options.epochs) epochs")
     let afterSetup = DaemonBenchSystem.usage(of: pid)
 
     for client in 0..<options.clients {
@@ -210,7 +230,7 @@ enum DaemonBenchLocationd {
       "locationd: \(options.clients) connections (one app: all from this process) in "
         + "\(DaemonBenchReport.format(connectSeconds, 2)) s; \(options.clients * options.regions) "
         + "regions added in \(DaemonBenchReport.format(regionSeconds, 2)) s "
-        + "(\(failedRegions) failed); \(locationLines) locations lines, "
+        + "(\(failedRegions) failed\(growth)); \(locationLines) locations lines, "
         + "\(latency.duplicates) repeated fixes, \(latency.unmatched) off the grid; "
         + "client side CPU \(DaemonBenchReport.format(ownCPU, 2)) s"
     ]
