@@ -374,6 +374,37 @@ import Testing
     #expect(none.isEmpty)
   }
 
+  @Test func anAppWithoutRegionsLeavesNoHubBehind() throws {
+    let daemon = try DaemonFixture()
+    defer { daemon.stop() }
+    let (control, _) = try daemon.peer(.control)
+    do {
+      let peer = try daemon.connectApp()
+      peer.send(.startUpdates(client: 1, request: DaemonUpdateRequest()))
+      _ = try peer.sync()
+      #expect(daemon.source.isRunning)
+      control.send(.status(id: 1))
+      guard case .reply(1, .status(let status)) = try control.next() else {
+        Issue.record("no status")
+        return
+      }
+      #expect(status.apps == [daemon.app])
+      peer.shutdownWrite()
+      _ = try peer.readUntilClosed()
+    }
+    var id = 1
+    while true {
+      id += 1
+      control.send(.status(id: id))
+      guard case .reply(id, .status(let status)) = try control.next() else {
+        Issue.record("no status")
+        return
+      }
+      if status.apps.isEmpty { break }
+    }
+    #expect(!daemon.source.isRunning, "nothing left to run for")
+  }
+
   @Test func liveRegionEventsGoOncePerConnectionWithoutSequence() throws {
     let daemon = try DaemonFixture()
     defer { daemon.stop() }

@@ -167,7 +167,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
   ///   missing `--config` file or a bad line in the file (with its path and line number).
   public static func fromCommandLine(
     _ arguments: [String], environment: [String: String],
-    readFile: (String) -> String? = { try? String(contentsOfFile: $0, encoding: .utf8) }
+    readFile: (String) -> String? = DaemonConfiguration.readTextFile
   ) throws(DaemonConfigurationError) -> DaemonConfiguration {
     var system = false
     var foreground = false
@@ -229,6 +229,28 @@ public struct DaemonConfiguration: Sendable, Equatable {
     if !sources.isEmpty { configuration.sources = sources }
     if let policy { configuration.policy = policy }
     return configuration
+  }
+
+  /// Reads a whole file as UTF-8 (any file that can be read, `/dev/null` included); nil when it
+  /// cannot be opened or is not UTF-8.
+  /// - Parameter path: The file.
+  /// - Returns: Its text.
+  public static func readTextFile(_ path: String) -> String? {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 16_384)
+    while true {
+      let count = read(fd, &chunk, chunk.count)
+      if count < 0, errno == EINTR { continue }
+      guard count >= 0 else { return nil }
+      if count == 0 { break }
+      bytes.append(contentsOf: chunk[0..<count])
+      // A configuration file is small; refuse to read a device that never ends.
+      guard bytes.count <= 1 << 20 else { return nil }
+    }
+    return String(validating: bytes, as: UTF8.self)
   }
 
   /// Applies a configuration file's settings.

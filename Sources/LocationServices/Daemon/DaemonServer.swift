@@ -39,6 +39,8 @@ import Synchronization
 ///   With no agent, the hub's policy (the configured one) decides. If the agent disconnects
 ///   first, the next agent is asked, else the policy decides. An agent's `once` lasts until the
 ///   app's last connection closes, then the app is `notDetermined` again.
+/// - An app that may not have locations (not authorized, or services off) gets no answer to
+///   `requestRegionState`: it learns nothing, not even a state stored while it was authorized.
 /// - An app with reduced accuracy authorization cannot monitor regions (Apple's rule:
 ///   `regionFailed` with `denied`); its locations are reduced (``ReducedAccuracy``) before they are
 ///   encoded.
@@ -589,6 +591,7 @@ public final class DaemonServer: Sendable {
       }
       session.role = role
       if role == .agent { loop.agents.append(connection.id) }
+      DaemonLog.write("pid \(peer.pid) (uid \(peer.uid)) connected as \(role)")
       connection.send(
         .welcome(
           DaemonWelcome(
@@ -627,6 +630,7 @@ public final class DaemonServer: Sendable {
         session.role = .app
         session.host = host
         session.deliveredSequence = sent
+        DaemonLog.write("pid \(peer.pid) (uid \(peer.uid)) connected as app \(app)")
         return
       }
       connection.send(
@@ -745,8 +749,10 @@ public final class DaemonServer: Sendable {
     case .removeRegion(let group, let identifier):
       hub.removeRegion(identifier: identifier, group: group)
     case .requestRegionState(let client, let group, let identifier):
-      hub.requestRegionState(
-        identifier: identifier, group: group, requester: try manager(session, client))
+      let id = try manager(session, client)
+      // An app that may not have locations learns nothing, not even a state stored earlier.
+      guard hub.authorization.allowsLocation else { return }
+      hub.requestRegionState(identifier: identifier, group: group, requester: id)
     case .startHeading(let client, let filter, let orientation):
       hub.send(
         .startHeading(try manager(session, client), filter: filter, orientation: orientation))

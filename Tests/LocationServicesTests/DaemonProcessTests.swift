@@ -1,0 +1,210 @@
+import Foundation
+import LocationEngine
+import LocationServices
+import LocationStore
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The built `locationd` as a real process on a private socket: readiness, clean shutdown by
+/// signal, exit statuses, and pending events across `kill -9`.
+@Suite struct DaemonProcessTests {
+  /// The package root (three levels above this file).
+  static let root = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+  /// The built `locationd`: beside the test bundle, else in `.build/debug`.
+  static let binary: String? = {
+    var directories: [URL] = []
+    if let first = CommandLine.arguments.first, first.hasPrefix("/") {
+      directories.append(URL(fileURLWithPath: first).deletingLastPathComponent())
+    }
+    directories.append(URL(fileURLWithPath: Bundle.main.bundlePath))
+    directories.append(URL(fileURLWithPath: Bundle.main.bundlePath).deletingLastPathComponent())
+    directories.append(root.appendingPathComponent(".build/debug"))
+    return directories.map { $0.appendingPathComponent("locationd").path }
+      .first { FileManager.default.isExecutableFile(atPath: $0) }
+  }()
+
+  static let available = binary != nil || ProcessInfo.processInfo.environment["CI"] == "true"
+
+  /// One daemon process.
+  final class Daemon {
+    let process = Process()
+    private let errors = Pipe()
+    private var buffer: [UInt8] = []
+
+    init(_ arguments: [String]) throws {
+      guard let binary = DaemonProcessTests.binary else {
+        throw DaemonTestFailure("locationd is not built; run `swift build --product locationd`")
+      }
+      process.executableURL = URL(fileURLWithPath: binary)
+      process.arguments = arguments
+      process.standardError = errors
+      process.standardOutput = FileHandle.nullDevice
+      process.standardInput = FileHandle.nullDevice
+      // A child inherits the spawning thread's signal mask; the test runner's threads block
+      // signals, and a blocked SIGTERM would never stop the daemon.
+      var empty = sigset_t()
+      var saved = sigset_t()
+      sigemptyset(&empty)
+      pthread_sigmask(SIG_SETMASK, &empty, &saved)
+      defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
+      try process.run()
+    }
+
+    deinit {
+      if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    /// Reads standard error until a line containing `text`, or end of stream; with a deadline.
+    func waitForLog(_ text: String, timeout: Double = 20) throws -> String {
+      let fd = errors.fileHandleForReading.fileDescriptor
+      var spec = timespec()
+      clock_gettime(CLOCK_MONOTONIC, &spec)
+      let deadline = Double(spec.tv_sec) + timeout
+      while true {
+        if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+          let line = String(decoding: buffer[..<newline], as: UTF8.self)
+          buffer.removeFirst(newline + 1)
+          if line.contains(text) { return line }
+          continue
+        }
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        let remaining = deadline - Double(spec.tv_sec)
+        guard remaining > 0 else { throw DaemonTestFailure("no \"\(text)\" in the log in time") }
+        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, Int32(remaining * 1000)) > 0 else { continue }
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        let count = read(fd, &chunk, chunk.count)
+        guard count > 0 else { throw DaemonTestFailure("the log ended before \"\(text)\"") }
+        buffer.append(contentsOf: chunk[0..<count])
+      }
+    }
+
+    /// Sends a signal and waits for the exit status.
+    func stop(_ signal: Int32) -> Int32 {
+      kill(process.processIdentifier, signal)
+      process.waitUntilExit()
+      return process.terminationStatus
+    }
+  }
+
+  /// A private directory with a static position for the daemon's source.
+  static func makeDirectory() throws -> String {
+    let directory = NSTemporaryDirectory() + "ldp-" + String(UUID().uuidString.prefix(8))
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    try "52.0\n5.0\n10\n20\n".write(
+      toFile: directory + "/geolocation", atomically: true, encoding: .utf8)
+    return directory
+  }
+
+  static func arguments(_ directory: String) -> [String] {
+    [
+      "--socket", directory + "/run/locationd/socket", "--store", directory + "/store.sqlite",
+      "--config", "/dev/null", "--source", "static://" + directory + "/geolocation",
+      "--policy", "grant",
+    ]
+  }
+
+  @Test(.enabled(if: available)) func servesStopsOnSIGTERMAndRemovesItsSocket() throws {
+    let directory = try Self.makeDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let daemon = try Daemon(Self.arguments(directory))
+    _ = try daemon.waitForLog("listening on")
+    let socket = directory + "/run/locationd/socket"
+
+    let peer = try TestPeer(path: socket)
+    peer.send(.hello(version: 1, role: .app))
+    guard case .welcome(let welcome) = try peer.next() else {
+      Issue.record("no welcome")
+      return
+    }
+    #expect(welcome.app == HubConfiguration.executablePath())
+    peer.send(.register(client: 1))
+    peer.send(.startUpdates(client: 1, request: DaemonUpdateRequest()))
+    var location: Double?
+    while location == nil {
+      if case .locations(1, let fixes) = try peer.next() { location = fixes.first?.latitude }
+    }
+    #expect(location == 52)
+
+    let second = Process()
+    second.executableURL = daemon.process.executableURL
+    second.arguments = Self.arguments(directory)
+    second.standardError = FileHandle.nullDevice
+    try second.run()
+    second.waitUntilExit()
+    #expect(second.terminationStatus == 3, "another daemon listens on the socket")
+
+    #expect(daemon.stop(SIGTERM) == 0)
+    #expect(!FileManager.default.fileExists(atPath: socket))
+    #expect(try peer.readUntilClosed().allSatisfy { $0.errorCode == nil })
+  }
+
+  @Test(.enabled(if: available)) func badArgumentsExitWithTwo() throws {
+    let daemon = try Daemon(["--policy", "sometimes"])
+    daemon.process.waitUntilExit()
+    #expect(daemon.process.terminationStatus == 2)
+  }
+
+  /// A pending event survives `kill -9` until it is acknowledged: delivered again with the same
+  /// sequence after a crash before the ack (the client drops it by sequence), never after.
+  @Test(.enabled(if: available)) func pendingEventsSurviveKillNineUntilAcknowledged() throws {
+    let directory = try Self.makeDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let app = HubConfiguration.executablePath()
+    let payload = String(
+      decoding: DaemonProtocol.encode(
+        .regionEvents(
+          group: "manager",
+          events: [
+            DaemonRegionEvent(
+              RegionEvent(
+                identifier: "far", kind: .exited, notifyOnEntry: true, notifyOnExit: true),
+              date: 1_767_225_600)
+          ], sequence: nil)
+      ).dropLast(), as: UTF8.self)
+    do {
+      let store = try LocationStore(path: directory + "/store.sqlite")
+      _ = try store.appendEvent(
+        PendingEvent(app: app, kind: "regionEvents", payload: payload, time: 1_767_225_600))
+    }
+
+    func connect() throws -> (TestPeer, [DaemonMessage]) {
+      let peer = try TestPeer(path: directory + "/run/locationd/socket")
+      peer.send(.hello(version: 1, role: .app))
+      guard case .welcome = try peer.next() else { throw DaemonTestFailure("no welcome") }
+      return (peer, try peer.sync())
+    }
+
+    var daemon = try Daemon(Self.arguments(directory))
+    _ = try daemon.waitForLog("listening on")
+    let (_, first) = try connect()
+    guard case .regionEvents(_, _, let sequence?) = first.first else {
+      Issue.record("the pending event was not delivered: \(first)")
+      return
+    }
+    #expect(daemon.stop(SIGKILL) == SIGKILL)
+
+    daemon = try Daemon(Self.arguments(directory))
+    _ = try daemon.waitForLog("listening on")
+    let (peer, again) = try connect()
+    #expect(again.count == 1)
+    guard case .regionEvents(_, _, sequence?) = again.first else {
+      Issue.record("not delivered again with the same sequence: \(again)")
+      return
+    }
+    peer.send(.ack(sequence: sequence))
+    _ = try peer.sync()
+    #expect(daemon.stop(SIGKILL) == SIGKILL)
+
+    daemon = try Daemon(Self.arguments(directory))
+    _ = try daemon.waitForLog("listening on")
+    let (_, none) = try connect()
+    #expect(none.isEmpty)
+    #expect(daemon.stop(SIGTERM) == 0)
+  }
+}
