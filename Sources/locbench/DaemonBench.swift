@@ -28,7 +28,7 @@ import Foundation
 /// the measured epochs; memory is `VmRSS` and `VmHWM` from `/proc/PID/status` at the end.
 enum DaemonBench {
   /// The run's parameters (`locbench daemon [--clients N] [--regions N] [--fixes N] [--rate HZ]
-  /// [--warmup N] [--gpsd PATH] [--locationd PATH] [--skip-gpsd] [--skip-daemon]`).
+  /// [--warmup N] [--gpsd PATH] [--locationd PATH] [--skip-gpsd] [--skip-daemon] [--skip-floor]`).
   struct Options {
     var clients = 500
     var regions = 100
@@ -39,6 +39,7 @@ enum DaemonBench {
     var locationd: String?
     var skipGPSD = false
     var skipDaemon = false
+    var skipFloor = false
     var clientsPerGPSD = 63
 
     /// The epochs written: warm-up, measured, and one that closes the last measured epoch.
@@ -52,7 +53,7 @@ enum DaemonBench {
     guard let options = parseOptions(Array(CommandLine.arguments.dropFirst(2))) else {
       print(
         "usage: locbench daemon [--clients N] [--regions N] [--fixes N] [--rate HZ] [--warmup N]"
-          + " [--gpsd PATH] [--locationd PATH] [--skip-gpsd] [--skip-daemon]")
+          + " [--gpsd PATH] [--locationd PATH] [--skip-gpsd] [--skip-daemon] [--skip-floor]")
       return
     }
     print(
@@ -62,6 +63,13 @@ enum DaemonBench {
     var results: [DaemonBenchResult] = []
     var skipped: [String] = []
 
+    if !options.skipFloor {
+      do {
+        results.append(try DaemonBenchFloor.measure(options))
+      } catch {
+        skipped.append("floor: not measured: \(error)")
+      }
+    }
     if options.skipDaemon {
       skipped.append("locationd: skipped (--skip-daemon)")
     } else {
@@ -120,6 +128,7 @@ enum DaemonBench {
         options.locationd = v
       case "--skip-gpsd": options.skipGPSD = true
       case "--skip-daemon": options.skipDaemon = true
+      case "--skip-floor": options.skipFloor = true
       default: return nil
       }
       index += 1

@@ -21,33 +21,37 @@ enum DaemonBenchReport {
   ) {
     let daemon = results.first { $0.name == "locationd" }
     let gpsd = results.first { $0.name == "gpsd" }
-    typealias Row = (label: String, value: (DaemonBenchResult) -> Double, decimals: Int)
+    let floor = results.first { $0.name == "floor" }
+    typealias Row = (
+      label: String, value: (DaemonBenchResult) -> Double, decimals: Int, floor: Bool
+    )
     let rows: [Row] = [
-      ("latency p50, ms (fan-out)", { $0.headline.p50 }, 2),
-      ("latency p99, ms (fan-out)", { $0.headline.p99 }, 2),
-      ("latency max, ms (fan-out)", { $0.headline.maximum }, 2),
-      ("feed to client p50, ms", { $0.fromEpoch.p50 }, 2),
-      ("feed to client p99, ms", { $0.fromEpoch.p99 }, 2),
+      ("latency p50, ms (fan-out)", { $0.headline.p50 }, 2, true),
+      ("latency p99, ms (fan-out)", { $0.headline.p99 }, 2, true),
+      ("latency max, ms (fan-out)", { $0.headline.maximum }, 2, true),
+      ("feed to client p50, ms", { $0.fromEpoch.p50 }, 2, false),
+      ("feed to client p99, ms", { $0.fromEpoch.p99 }, 2, false),
       (
         "delivered, % of clients x fixes",
         {
           100 * Double($0.headline.delivered) / Double(max(1, $0.headline.expected))
-        }, 2
+        }, 2, true
       ),
-      ("CPU per fix, ms", { 1000 * $0.cpuSeconds / Double(max(1, $0.fixes)) }, 3),
+      ("CPU per fix, ms", { 1000 * $0.cpuSeconds / Double(max(1, $0.fixes)) }, 3, false),
       (
         "CPU per fix per client, us",
         {
           1e6 * $0.cpuSeconds / Double(max(1, $0.fixes)) / Double(max(1, options.clients))
-        }, 2
+        }, 2, false
       ),
-      ("CPU, % of one core", { 100 * $0.cpuSeconds / max($0.seconds, 1e-9) }, 1),
-      ("RSS at end, MB", { Double($0.residentBytes) / 1e6 }, 1),
-      ("RSS peak (VmHWM), MB", { Double($0.peakResidentBytes) / 1e6 }, 1),
+      ("CPU, % of one core", { 100 * $0.cpuSeconds / max($0.seconds, 1e-9) }, 1, false),
+      ("RSS at end, MB", { Double($0.residentBytes) / 1e6 }, 1, false),
+      ("RSS peak (VmHWM), MB", { Double($0.peakResidentBytes) / 1e6 }, 1, false),
     ]
     Swift.print("")
     Swift.print(
-      pad("", 38) + pad("locationd", 14) + pad("gpsd", 14) + "locationd / gpsd")
+      pad("", 38) + pad("locationd", 14) + pad("gpsd", 14) + pad("locationd / gpsd", 18)
+        + "floor (harness)")
     Swift.print(
       pad("processes", 38) + pad(daemon.map { "\($0.processes)" } ?? "-", 14)
         + pad(gpsd.map { "\($0.processes)" } ?? "-", 14))
@@ -58,9 +62,10 @@ enum DaemonBenchReport {
       if let left, let right, right != 0, left.isFinite, right.isFinite {
         ratio = format(left / right, 2)
       }
+      let bottom = row.floor ? floor.map { format(row.value($0), row.decimals) } ?? "-" : ""
       Swift.print(
         pad(row.label, 38) + pad(left.map { format($0, row.decimals) } ?? "-", 14)
-          + pad(right.map { format($0, row.decimals) } ?? "-", 14) + ratio)
+          + pad(right.map { format($0, row.decimals) } ?? "-", 14) + pad(ratio, 18) + bottom)
     }
     Swift.print("")
     Swift.print(
@@ -73,7 +78,11 @@ enum DaemonBenchReport {
       let rss = Double(daemon.peakResidentBytes) / 1e6
       Swift.print(
         "targets: locationd p99 <= 5 ms: \(p99 <= 5 ? "met" : "NOT met") (\(format(p99, 2)) ms); "
-          + "RSS <= 50 MB: \(rss <= 50 ? "met" : "NOT met") (peak \(format(rss, 1)) MB)")
+          + "RSS <= 50 MB: \(rss <= 50 ? "met" : "NOT met") (peak \(format(rss, 1)) MB)"
+          + (floor.map {
+            "; the harness alone (floor) has p99 \(format($0.headline.p99, 2)) ms on this "
+              + "machine at this load"
+          } ?? ""))
     }
     for result in results {
       if result.closedClients > 0 {
