@@ -1,0 +1,85 @@
+import Foundation
+
+/// The NMEA 0183 feed both daemons read: one epoch (RMC then GGA) per fix, a receiver moving east
+/// at 10 m/s from 52° N 5° E, times `start + index / rate` with hundredths of a second.
+///
+/// Sentence layouts are NMEA 0183's RMC and GGA; the checksum is the XOR of the bytes between `$`
+/// and `*`, two hex digits.
+struct DaemonBenchFeed {
+  /// Unix time of fix 0, whole milliseconds (a multiple of the period).
+  let startMilliseconds: Int64
+  /// Milliseconds between fixes.
+  let periodMilliseconds: Int64
+
+  /// A feed whose first fix is at the next whole second of the wall clock.
+  init(rate: Double) {
+    periodMilliseconds = Int64((1000 / rate).rounded())
+    let now = Date().timeIntervalSince1970
+    startMilliseconds = Int64(now.rounded(.up)) * 1000
+  }
+
+  /// The latitude of the track, degrees (constant).
+  static let latitude = 52.0
+  /// The longitude of fix 0, degrees.
+  static let longitude = 5.0
+
+  /// The fix index whose time is `milliseconds` (Unix time), or nil when it is not on the grid.
+  func index(ofMilliseconds milliseconds: Int64) -> Int? {
+    let offset = milliseconds - startMilliseconds
+    let index = (Double(offset) / Double(periodMilliseconds)).rounded()
+    guard index >= 0, abs(Double(offset) - index * Double(periodMilliseconds)) < 2 else {
+      return nil
+    }
+    return Int(index)
+  }
+
+  /// The bytes of epoch `index`: an RMC and a GGA sentence, CR LF terminated.
+  func epoch(_ index: Int) -> [UInt8] {
+    let milliseconds = startMilliseconds + Int64(index) * periodMilliseconds
+    var seconds = time_t(milliseconds / 1000)
+    var calendar = tm()
+    gmtime_r(&seconds, &calendar)
+    let hundredths = Int(milliseconds % 1000) / 10
+    let clock =
+      digits(Int(calendar.tm_hour), 2) + digits(Int(calendar.tm_min), 2)
+      + digits(Int(calendar.tm_sec), 2) + "." + digits(hundredths, 2)
+    let date =
+      digits(Int(calendar.tm_mday), 2) + digits(Int(calendar.tm_mon) + 1, 2)
+      + digits(Int(calendar.tm_year) % 100, 2)
+    // 10 m/s east: metres per degree of longitude at 52° on the sphere are close enough here.
+    let metres = 10 * Double(index) * Double(periodMilliseconds) / 1000
+    let longitude = Self.longitude + metres / (111_320 * cos(Self.latitude * .pi / 180))
+    let lat = angle(Self.latitude, degreeDigits: 2)
+    let lon = angle(longitude, degreeDigits: 3)
+    var bytes: [UInt8] = []
+    sentence("GPRMC,\(clock),A,\(lat),N,\(lon),E,19.438,90.00,\(date),,,A", into: &bytes)
+    sentence("GPGGA,\(clock),\(lat),N,\(lon),E,1,10,0.90,12.0,M,47.0,M,,", into: &bytes)
+    return bytes
+  }
+
+  private func digits(_ value: Int, _ width: Int) -> String {
+    let text = String(value)
+    return String(repeating: "0", count: max(0, width - text.count)) + text
+  }
+
+  /// `ddmm.mmmmm` (or `dddmm.mmmmm`) for a positive angle.
+  private func angle(_ degrees: Double, degreeDigits: Int) -> String {
+    let whole = Int(degrees)
+    let minutes100k = Int(((degrees - Double(whole)) * 60 * 100_000).rounded())
+    return digits(whole, degreeDigits) + digits(minutes100k / 100_000, 2) + "."
+      + digits(minutes100k % 100_000, 5)
+  }
+
+  private func sentence(_ body: String, into bytes: inout [UInt8]) {
+    var sum: UInt8 = 0
+    for byte in body.utf8 { sum ^= byte }
+    let hex = Array("0123456789ABCDEF".utf8)
+    bytes.append(UInt8(ascii: "$"))
+    bytes.append(contentsOf: body.utf8)
+    bytes.append(UInt8(ascii: "*"))
+    bytes.append(hex[Int(sum >> 4)])
+    bytes.append(hex[Int(sum & 15)])
+    bytes.append(13)
+    bytes.append(10)
+  }
+}
