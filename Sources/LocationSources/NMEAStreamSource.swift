@@ -99,13 +99,13 @@ final class NMEASession: StreamProtocol, Sendable {
 
   init(source: String) {
     self.source = source
-    decoder = Mutex(NMEADecoder(options: .init(source: source)))
+    decoder = Mutex(NMEADecoder(options: .init(source: source, reportsAtCycleEnd: true)))
   }
 
   var statistics: NMEAStatistics { decoder.withLock { $0.statistics } }
 
   func opened() -> [UInt8] {
-    decoder.withLock { $0 = NMEADecoder(options: .init(source: source)) }
+    decoder.withLock { $0 = NMEADecoder(options: .init(source: source, reportsAtCycleEnd: true)) }
     return []
   }
 

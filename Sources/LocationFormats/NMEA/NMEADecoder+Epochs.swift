@@ -105,6 +105,13 @@ extension NMEADecoder {
 
   /// Makes `timeOfDay` the open epoch's time, closing the open epoch if its time differs.
   mutating func beginEpoch(_ timeOfDay: Int64, _ out: inout [NMEAOutput]) {
+    if options.reportsAtCycleEnd {
+      let current = epochOpen ? epoch.timeOfDay : reportedTime
+      // Already reported at its cycle end: a late sentence of that epoch is ignored.
+      if !epochOpen, reportedTime == timeOfDay { return }
+      // A change of time: the sentence before this one ended the cycle.
+      if let current, current != timeOfDay { cycleEnder = previousType }
+    }
     if epochOpen {
       if epoch.timeOfDay == timeOfDay { return }
       closeEpoch(&out)

@@ -74,6 +74,12 @@ public struct NMEADecoder: Sendable {
     public var maximumHeldEpochs: Int
     /// The `source` written into every fix.
     public var source: String
+    /// A live stream: report an epoch as soon as its last sentence has arrived, instead of when
+    /// the next epoch's first sentence arrives (a whole fix interval later). The last sentence is
+    /// learned from the stream, as gpsd does: the sentence type that came just before each
+    /// change of time. Sentences of an epoch already reported that come after it are ignored.
+    /// Default false (logs and replays close epochs on the change of time).
+    public var reportsAtCycleEnd: Bool
 
     /// Creates options.
     /// - Parameters:
@@ -83,9 +89,11 @@ public struct NMEADecoder: Sendable {
     ///   - reportSatellites: return `.satellites` for complete GSV groups.
     ///   - maximumHeldEpochs: epochs held while waiting for a date.
     ///   - source: the `source` of every fix.
+    ///   - reportsAtCycleEnd: report each epoch at its last sentence (live streams).
     public init(
       defaultDate: NMEADate? = nil, userRangeError: Double = 4, acceptMissingChecksum: Bool = false,
-      reportSatellites: Bool = true, maximumHeldEpochs: Int = 30, source: String = ""
+      reportSatellites: Bool = true, maximumHeldEpochs: Int = 30, source: String = "",
+      reportsAtCycleEnd: Bool = false
     ) {
       self.defaultDate = defaultDate
       self.userRangeError = userRangeError
@@ -93,6 +101,7 @@ public struct NMEADecoder: Sendable {
       self.reportSatellites = reportSatellites
       self.maximumHeldEpochs = maximumHeldEpochs
       self.source = source
+      self.reportsAtCycleEnd = reportsAtCycleEnd
     }
   }
 
@@ -112,6 +121,12 @@ public struct NMEADecoder: Sendable {
   // Epoch state.
   var epoch = Epoch(timeOfDay: 0)
   var epochOpen = false
+  /// The type of the sentence handled last, and the learned last type of a cycle
+  /// (`Options.reportsAtCycleEnd`).
+  var previousType: UInt32?
+  var cycleEnder: UInt32?
+  /// The time of day of an epoch reported at its cycle end, whose late sentences are ignored.
+  var reportedTime: Int64?
   var anchorDay = 0
   var anchorTimeOfDay: Int64 = 0
   var hasAnchor = false
@@ -430,6 +445,13 @@ public struct NMEADecoder: Sendable {
     default:
       statistics.unknown &+= 1
       return
+    }
+    if options.reportsAtCycleEnd {
+      if ok, epochOpen, type == cycleEnder {
+        reportedTime = epoch.timeOfDay
+        closeEpoch(&out)
+      }
+      previousType = type
     }
     if ok {
       statistics.sentences &+= 1
