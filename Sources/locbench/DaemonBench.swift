@@ -20,11 +20,9 @@ import Foundation
 /// Latency: `CLOCK_MONOTONIC` at the write of an epoch to the daemon's feed connection, to
 /// `CLOCK_MONOTONIC` when a client's `read` returned the line carrying that fix (matched by the
 /// fix's time; the first delivery per client and fix counts). Both figures are printed: from the
-/// write of the fix's own epoch, and from the write of the next epoch. A decoder that closes an
-/// epoch only when the next one begins (our `NMEAStreamSource`) cannot report a fix before the
-/// next epoch arrives, so its fan-out latency is measured from that write; gpsd learns which
-/// sentence ends a cycle and reports on it, so its latency is measured from the epoch's own
-/// write. Warm-up epochs are not counted. Daemon CPU is utime + stime from `/proc/PID/stat` over
+/// write of the fix's own epoch (the headline for both: gpsd and our `NMEAStreamSource` learn
+/// which sentence ends a cycle and report on it), and from the write of the next epoch (for a
+/// decoder that would wait for the next epoch to close one). Warm-up epochs are not counted. Daemon CPU is utime + stime from `/proc/PID/stat` over
 /// the measured epochs; memory is `VmRSS` and `VmHWM` from `/proc/PID/status` at the end.
 enum DaemonBench {
   /// The run's parameters (`locbench daemon [--clients N] [--regions N] [--fixes N] [--rate HZ]

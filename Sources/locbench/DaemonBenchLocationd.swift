@@ -243,7 +243,7 @@ enum DaemonBenchLocationd {
     if !errors.isEmpty { notes.append("locationd errors: " + errors.joined(separator: " ")) }
     return DaemonBenchResult(
       name: "locationd", fromEpoch: latency.summary(offset: 0),
-      fromClose: latency.summary(offset: 1), headlineFromClose: true,
+      fromClose: latency.summary(offset: 1), headlineFromClose: false,
       cpuSeconds: after.cpuSeconds - before.cpuSeconds, fixes: options.fixes, seconds: seconds,
       residentBytes: after.residentBytes, peakResidentBytes: after.peakResidentBytes,
       processes: 1, closedClients: clients.closedCount, notes: notes)

@@ -69,10 +69,9 @@ enum DaemonBenchReport {
     }
     Swift.print("")
     Swift.print(
-      "fan-out latency: from the write of the bytes after which the daemon could report the fix "
-        + "(locationd: the next epoch, which closes an NMEA epoch for its decoder; gpsd: the "
-        + "epoch itself, gpsd reports on the cycle's last sentence); feed to client: from the "
-        + "write of the fix's own epoch, for both")
+      "fan-out latency: from the write of the fix's own epoch to each client's read of it (both "
+        + "daemons report an epoch at the cycle's last sentence, learned from the stream); feed "
+        + "to client: the same figure")
     if let daemon {
       let p99 = daemon.headline.p99
       let rss = Double(daemon.peakResidentBytes) / 1e6

@@ -386,3 +386,21 @@ struct DaemonTestRandom: RandomNumberGenerator {
     #expect(decoded == welcome)
   }
 }
+
+/// The daemon encodes a fix once for all the managers that receive it.
+@Suite struct DaemonProtocolSharedFixesTests {
+  @Test func locationsAroundEncodedFixesAreTheSameBytes() throws {
+    let fixes = [
+      Fix(
+        latitude: 52.1, longitude: 5.1, altitude: 3.5, horizontalAccuracy: 4.2, speed: 1.5,
+        course: 270, time: 1_767_225_601.25, quality: .autonomous, source: "gpsd://x"),
+      Fix(latitude: -33.9, longitude: 151.2, horizontalAccuracy: -1, time: 1_767_225_602),
+    ]
+    for client in [1, 42, 100_000] {
+      let shared = DaemonProtocol.encodeLocations(
+        client: client, fixesJSON: DaemonProtocol.encodeFixes(fixes))
+      #expect(shared == DaemonProtocol.encode(.locations(client: client, fixes)))
+      #expect(try DaemonProtocol.decode(line: shared) == .locations(client: client, fixes))
+    }
+  }
+}

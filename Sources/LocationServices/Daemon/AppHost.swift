@@ -43,6 +43,8 @@ final class AppHost: HubClient {
   }
 
   private let state: Mutex<State>
+  /// The last fixes encoded for the app's managers (`encodedFixes`).
+  private let lastEncoded = Mutex<(fixes: [Fix], reduced: Bool, json: [UInt8])?>(nil)
 
   /// The store's kind for a kept `regionEvents` message.
   static let pendingKind = "regionEvents"
@@ -262,6 +264,18 @@ final class AppHost: HubClient {
     hub.authorization.accuracy == 1 ? fixes.map(reducer.apply) : fixes
   }
 
+  /// The fixes as the app may see them (`visible`), encoded: once per delivery to all the app's
+  /// managers, which receive the same fixes one after another on the hub's executor.
+  func encodedFixes(_ fixes: [Fix]) -> [UInt8] {
+    let reduced = hub.authorization.accuracy == 1
+    if let cached = lastEncoded.withLock({ $0 }), cached.reduced == reduced, cached.fixes == fixes {
+      return cached.json
+    }
+    let json = DaemonProtocol.encodeFixes(reduced ? fixes.map(reducer.apply) : fixes)
+    lastEncoded.withLock { $0 = (fixes, reduced, json) }
+    return json
+  }
+
   /// Runs `body` on the hub's executor after every call made to the hub before this one (a
   /// one-shot client whose first delivery is the barrier).
   func afterPendingWork(_ body: @escaping @Sendable () -> Void) {
@@ -319,7 +333,9 @@ final class ManagerProxy: HubClient {
   func hub(_ hub: LocationHub, deliver delivery: HubDelivery) {
     switch delivery {
     case .locations(let fixes):
-      connection.send(.locations(client: client, host.visible(fixes)))
+      connection.enqueue(
+        DaemonProtocol.encodeLocations(client: client, fixesJSON: host.encodedFixes(fixes)),
+        droppable: true)
     case .error(let error, let message):
       let code: DaemonErrorCode
       let fallback: String

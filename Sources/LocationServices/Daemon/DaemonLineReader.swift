@@ -39,6 +39,9 @@ public struct DaemonLineReader: Sendable {
   /// The bytes held of an unfinished line.
   public var pendingByteCount: Int { buffer.count - start }
 
+  /// The storage a reader keeps when it has nothing pending, bytes; more is given back.
+  static let keptCapacity = 4096
+
   /// Adds bytes that arrived.
   /// - Parameter bytes: The bytes, in stream order.
   public mutating func append(_ bytes: some Collection<UInt8>) {
@@ -70,6 +73,17 @@ public struct DaemonLineReader: Sendable {
         return .line(line)
       }
       scanned = buffer.count
+      if start == buffer.count {
+        // Everything read: give a burst's storage back (a daemon holds one reader per client).
+        if buffer.capacity > Self.keptCapacity {
+          buffer = []
+        } else {
+          buffer.removeAll(keepingCapacity: true)
+        }
+        start = 0
+        scanned = 0
+        if !skipping { return nil }
+      }
       if skipping {
         buffer.removeAll(keepingCapacity: true)
         start = 0

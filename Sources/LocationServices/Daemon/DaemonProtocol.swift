@@ -69,6 +69,35 @@ public enum DaemonProtocol {
     return writer.bytes
   }
 
+  /// The JSON array of a `locations` message's fixes, encoded once for every manager that receives
+  /// the same fixes (see ``encodeLocations(client:fixesJSON:)``).
+  /// - Parameter fixes: The fixes.
+  /// - Returns: The array's bytes.
+  public static func encodeFixes(_ fixes: [Fix]) -> [UInt8] {
+    var writer = JSONWriter()
+    writer.beginArray()
+    for fix in fixes { write(fix, into: &writer) }
+    writer.endArray()
+    return writer.bytes
+  }
+
+  /// A `locations` message around fixes already encoded with ``encodeFixes(_:)``: the same bytes
+  /// as `encode(.locations(client:fixes))`, without encoding the fixes again (the daemon sends
+  /// one fix to many managers).
+  /// - Parameters:
+  ///   - client: The manager's number.
+  ///   - fixesJSON: The encoded fixes.
+  /// - Returns: The line, newline-terminated.
+  public static func encodeLocations(client: Int, fixesJSON: [UInt8]) -> [UInt8] {
+    var bytes = Array(#"{"type":"locations","client":"#.utf8)
+    bytes.reserveCapacity(bytes.count + 16 + fixesJSON.count)
+    bytes.append(contentsOf: String(client).utf8)
+    bytes.append(contentsOf: #","locations":"#.utf8)
+    bytes.append(contentsOf: fixesJSON)
+    bytes.append(contentsOf: "}\n".utf8)
+    return bytes
+  }
+
   /// Whether a region group name is valid: `manager`, or `monitor:` followed by a non-empty name.
   /// - Parameter group: The name.
   /// - Returns: Whether the protocol accepts it.
