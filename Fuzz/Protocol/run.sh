@@ -8,7 +8,8 @@
 # LocationEngine types, so those two are compiled first as modules of their own (static libraries,
 # with the same sanitizer and coverage flags); the protocol files, HubClient.swift (for
 # AuthorizationSnapshot) and FuzzTarget.swift then form the fuzz binary. Stubs.swift stands in for
-# the one LocationServices type HubClient.swift names but the protocol never uses (LocationHub).
+# the LocationServices types HubClient.swift names but the protocol never uses (LocationHub,
+# LocationService).
 #
 # The corpus starts from Tests/Fixtures/daemon-protocol (one message or script per file). Crashes
 # land in $FUZZ_WORK/artifacts (default .build/fuzz-protocol/artifacts); keep each one in
