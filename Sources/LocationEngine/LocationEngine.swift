@@ -290,6 +290,13 @@ public struct LocationEngine: Sendable {
     return completed
   }
 
+  /// A fix into one client's session, changed in place: `sessions[client]?.receive(...)` would
+  /// move the whole session out of the dictionary and back for every client and fix.
+  private mutating func sessionReceive(_ fix: Fix, _ client: ClientID) -> UpdateSession.Action? {
+    guard let index = sessions.index(forKey: client) else { return nil }
+    return sessions.values[index].receive(fix, bestPossible: bestPossible)
+  }
+
   /// One fix for one client's session, through its auto-pause and deferral; returns whether it
   /// finished a request.
   private mutating func deliver(
@@ -297,7 +304,7 @@ public struct LocationEngine: Sendable {
   ) -> Bool {
     if autoPauses.isEmpty {
       return route(
-        sessions[client]?.receive(fix, bestPossible: bestPossible), client, at: now,
+        sessionReceive(fix, client), client, at: now,
         into: &effects)
     }
     switch pauseAllows(fix, client, at: now, into: &effects) {
@@ -305,11 +312,11 @@ public struct LocationEngine: Sendable {
       return false
     case .deliver:
       return route(
-        sessions[client]?.receive(fix, bestPossible: bestPossible), client, at: now,
+        sessionReceive(fix, client), client, at: now,
         into: &effects)
     case .deliverThenPause(let checkAt):
       let completed = route(
-        sessions[client]?.receive(fix, bestPossible: bestPossible), client, at: now,
+        sessionReceive(fix, client), client, at: now,
         into: &effects)
       pause(client, checkAt: checkAt, into: &effects)
       return completed
