@@ -155,7 +155,10 @@ extension DaemonClient {
           state.initialStates.removeValue(forKey: Self.key(group, spec.identifier)) ?? .unknown
         state.mirror.regions[group, default: [:]][spec.identifier] = (spec, initial)
       }
-      deliver(.regionStarted(group: group, spec), to: client)
+      // Client 0: another process of the app added it; only the copy of the regions changes.
+      if client != 0 { deliver(.regionStarted(group: group, spec), to: client) }
+    case .regionRemoved(let group, let identifier):
+      state.withLock { _ = $0.mirror.regions[group]?.removeValue(forKey: identifier) }
     case .regionFailed(let client, let group, let identifier, let failure):
       state.withLock { _ = $0.initialStates.removeValue(forKey: Self.key(group, identifier)) }
       deliver(.regionFailed(group: group, identifier: identifier, failure), to: client)

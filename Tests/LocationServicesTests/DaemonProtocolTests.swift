@@ -32,6 +32,8 @@ import Testing
     .error(DaemonErrorMessage(code: .locationUnknown, message: "", client: 3)),
     .ping(id: 12),
     .register(client: 1),
+    .regionRemoved(group: "monitor:fence", identifier: "home ⌂"),
+    .regionStarted(client: 0, group: "manager", region: region),
     .unregister(client: 2),
     .startUpdates(
       client: 1,
@@ -142,7 +144,7 @@ import Testing
   }
 
   @Test func everyTypeIsCovered() {
-    #expect(Set(Self.messages.map(\.type)).count == 42)
+    #expect(Set(Self.messages.map(\.type)).count == 43)
   }
 
   @Test func typeComesFirstAndOptionalsAreNull() {

@@ -443,6 +443,30 @@ import Testing
       })
   }
 
+  /// Regions belong to the app: a region one process adds or removes reaches the app's other
+  /// connections, so their copies of the app's regions stay right.
+  @Test func regionChangesReachTheAppsOtherConnections() throws {
+    let daemon = try DaemonFixture()
+    defer { daemon.stop() }
+    let first = try daemon.connectApp()
+    let second = try daemon.connectApp()
+    first.send(.addRegion(client: 1, group: "manager", region: Self.home, initialState: .unknown))
+    let toFirst = try first.sync()
+    #expect(toFirst.contains(.regionStarted(client: 1, group: "manager", region: Self.home)))
+    let toSecond = try second.sync()
+    #expect(toSecond.contains(.regionStarted(client: 0, group: "manager", region: Self.home)))
+    first.send(.removeRegion(group: "manager", identifier: Self.home.identifier))
+    _ = try first.sync()
+    #expect(
+      try second.sync().contains(
+        .regionRemoved(group: "manager", identifier: Self.home.identifier)))
+    #expect(
+      !(try first.sync()).contains {
+        if case .regionRemoved = $0 { return true }
+        return false
+      })
+  }
+
   @Test func controlListsRegionsAndAppsOfOthers() throws {
     let daemon = try DaemonFixture()
     defer { daemon.stop() }

@@ -222,6 +222,20 @@ final class AppHost: HubClient {
     }
   }
 
+  /// Sends a message to every connection of the app but one (changes of the app's regions made
+  /// through that one).
+  /// - Parameters:
+  ///   - message: The message.
+  ///   - except: The connection that made the change.
+  func broadcast(_ message: DaemonMessage, except: Int) {
+    let others = state.withLock { state in
+      state.connections.filter { $0.key != except }.sorted { $0.key < $1.key }.map(\.value)
+    }
+    guard !others.isEmpty else { return }
+    let bytes = DaemonProtocol.encode(message)
+    for connection in others { connection.enqueue(bytes, droppable: false) }
+  }
+
   /// How many connections of the app are open.
   var connectionCount: Int { state.withLock { $0.connections.count } }
 
@@ -356,6 +370,9 @@ final class ManagerProxy: HubClient {
       break
     case .regionStarted(let group, let spec):
       connection.send(.regionStarted(client: client, group: group, region: spec))
+      // The app's other processes keep their copy of its regions up to date.
+      host.broadcast(
+        .regionStarted(client: 0, group: group, region: spec), except: connection.id)
     case .regionFailed(let group, let identifier, let failure):
       connection.send(
         .regionFailed(client: client, group: group, identifier: identifier, failure: failure))

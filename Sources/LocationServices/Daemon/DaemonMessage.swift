@@ -72,8 +72,12 @@ public enum DaemonMessage: Sendable, Equatable {
   /// Regions of a group changed state; for every manager. `sequence` is set on a pending event
   /// kept for the app while it was away, to be acknowledged with `ack`.
   case regionEvents(group: String, events: [DaemonRegionEvent], sequence: Int64?)
-  /// A region this manager asked for is now monitored.
+  /// A region this manager asked for is now monitored. Client 0: a region another connection of
+  /// the app added (for the connection's copy of the app's regions; no manager asked).
   case regionStarted(client: Int, group: String, region: RegionSpec)
+  /// Another connection of the app stopped monitoring a region (for the connection's copy of the
+  /// app's regions).
+  case regionRemoved(group: String, identifier: String)
   /// A region this manager asked for cannot be monitored.
   case regionFailed(client: Int, group: String, identifier: String, failure: RegionFailure)
   /// The answer to this manager's `requestRegionState`.
@@ -143,6 +147,7 @@ public enum DaemonMessage: Sendable, Equatable {
     case .authorization: "authorization"
     case .regionEvents: "regionEvents"
     case .regionStarted: "regionStarted"
+    case .regionRemoved: "regionRemoved"
     case .regionFailed: "regionFailed"
     case .regionState: "regionState"
     case .heading: "heading"

@@ -187,6 +187,8 @@ public enum DaemonProtocol {
     case "regionStarted":
       return .regionStarted(
         client: try f.int("client"), group: try f.group(), region: try region(f.object("region")))
+    case "regionRemoved":
+      return .regionRemoved(group: try f.group(), identifier: try f.string("identifier"))
     case "regionFailed":
       let failure: RegionFailure
       switch try f.string("failure") {
@@ -538,6 +540,11 @@ public enum DaemonProtocol {
       w.string(group)
       w.key("region")
       write(region, into: &w)
+    case .regionRemoved(let group, let identifier):
+      w.key("group")
+      w.string(group)
+      w.key("identifier")
+      w.string(identifier)
     case .regionFailed(let client, let group, let identifier, let failure):
       w.key("client")
       w.int(client)

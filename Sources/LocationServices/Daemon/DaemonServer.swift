@@ -557,7 +557,7 @@ public final class DaemonServer: Sendable {
       }
       try decide(id, status, accuracy, from: session)
     case .welcome, .error, .locations, .authorization, .regionEvents, .regionStarted,
-      .regionFailed, .regionState, .heading, .headingInterference, .deferredFinished, .paused,
+      .regionRemoved, .regionFailed, .regionState, .heading, .headingInterference, .deferredFinished, .paused,
       .resumed, .reply, .authorizationRequest:
       throw DaemonProtocolError(
         code: .outOfOrder, message: "\(message.type) is sent by the daemon, not to it")
@@ -749,6 +749,8 @@ public final class DaemonServer: Sendable {
       hub.addRegion(region, group: group, initialState: initialState, requester: id)
     case .removeRegion(let group, let identifier):
       hub.removeRegion(identifier: identifier, group: group)
+      host.broadcast(
+        .regionRemoved(group: group, identifier: identifier), except: session.connection.id)
     case .requestRegionState(let client, let group, let identifier):
       let id = try manager(session, client)
       // An app that may not have locations learns nothing, not even a state stored earlier.
