@@ -557,7 +557,8 @@ public final class DaemonServer: Sendable {
       }
       try decide(id, status, accuracy, from: session)
     case .welcome, .error, .locations, .authorization, .regionEvents, .regionStarted,
-      .regionRemoved, .regionFailed, .regionState, .heading, .headingInterference, .deferredFinished, .paused,
+      .regionRemoved, .regionFailed, .regionState, .heading, .headingInterference,
+      .deferredFinished, .paused,
       .resumed, .reply, .authorizationRequest:
       throw DaemonProtocolError(
         code: .outOfOrder, message: "\(message.type) is sent by the daemon, not to it")
