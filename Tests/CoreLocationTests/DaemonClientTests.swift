@@ -152,6 +152,27 @@ final class DaemonDelegate: NSObject, CLLocationManagerDelegate, @unchecked Send
     #expect(setup.manager.monitoredRegions.map(\.identifier) == ["home"])
   }
 
+  /// Another process of the app adds and removes a region: the copy of the app's regions
+  /// follows, and no delegate hears of it (no manager of this process asked).
+  @Test func regionChangesByAnotherProcessUpdateTheMirror() async throws {
+    let setup = try Setup(
+      welcome: FakeDaemon.welcomeLine(
+        status: 3, regions: [FakeDaemon.regionEntry("home", state: "inside")]))
+    defer { setup.stop() }
+    #expect(await setup.until { !setup.daemon.messages("register").isEmpty })
+    setup.daemon.send(
+      #"{"type":"regionStarted","client":0,"group":"manager","region":{"identifier":"work","#
+        + #""latitude":52.2,"longitude":5.2,"radius":200,"hysteresis":5,"notifyOnEntry":true,"#
+        + #""notifyOnExit":true}}"#)
+    #expect(
+      await setup.until {
+        Set(setup.manager.monitoredRegions.map(\.identifier)) == ["home", "work"]
+      })
+    setup.daemon.send(#"{"type":"regionRemoved","group":"manager","identifier":"home"}"#)
+    #expect(await setup.until { setup.manager.monitoredRegions.map(\.identifier) == ["work"] })
+    #expect(!setup.delegate.contains("start work"))
+  }
+
   @Test func pendingEventsAreAcknowledgedAndARedeliveryIsDropped() async throws {
     let setup = try Setup(
       welcome: FakeDaemon.welcomeLine(status: 3, regions: [FakeDaemon.regionEntry("home")]))
