@@ -961,6 +961,12 @@ struct Fields {
     return value != .null
   }
 
+  /// A member that must be present: its value, or `missingField`.
+  private func required<T>(_ key: String, _ value: T?) throws(DaemonProtocolError) -> T {
+    guard let value else { throw missing(key) }
+    return value
+  }
+
   private func value(_ key: String) -> DaemonJSON? {
     guard let value = members[key], value != .null else { return nil }
     return value
@@ -978,8 +984,7 @@ struct Fields {
   }
 
   func double(_ key: String) throws(DaemonProtocolError) -> Double {
-    guard let value = try optionalDouble(key) else { throw missing(key) }
-    return value
+    try required(key, optionalDouble(key))
   }
 
   func optionalInt(_ key: String) throws(DaemonProtocolError) -> Int? {
@@ -993,8 +998,7 @@ struct Fields {
   }
 
   func int(_ key: String) throws(DaemonProtocolError) -> Int {
-    guard let value = try optionalInt(key) else { throw missing(key) }
-    return value
+    try required(key, optionalInt(key))
   }
 
   func optionalInt64(_ key: String) throws(DaemonProtocolError) -> Int64? {
@@ -1010,8 +1014,7 @@ struct Fields {
   }
 
   func int32(_ key: String) throws(DaemonProtocolError) -> Int32 {
-    guard let value = try optionalInt32(key) else { throw missing(key) }
-    return value
+    try required(key, optionalInt32(key))
   }
 
   func optionalBool(_ key: String) throws(DaemonProtocolError) -> Bool? {
@@ -1023,8 +1026,7 @@ struct Fields {
   }
 
   func bool(_ key: String) throws(DaemonProtocolError) -> Bool {
-    guard let value = try optionalBool(key) else { throw missing(key) }
-    return value
+    try required(key, optionalBool(key))
   }
 
   func optionalString(_ key: String) throws(DaemonProtocolError) -> String? {
@@ -1036,8 +1038,7 @@ struct Fields {
   }
 
   func string(_ key: String) throws(DaemonProtocolError) -> String {
-    guard let value = try optionalString(key) else { throw missing(key) }
-    return value
+    try required(key, optionalString(key))
   }
 
   func optionalObject(_ key: String) throws(DaemonProtocolError) -> Fields? {
@@ -1049,8 +1050,7 @@ struct Fields {
   }
 
   func object(_ key: String) throws(DaemonProtocolError) -> Fields {
-    guard let value = try optionalObject(key) else { throw missing(key) }
-    return value
+    try required(key, optionalObject(key))
   }
 
   func array(_ key: String) throws(DaemonProtocolError) -> [DaemonJSON] {
@@ -1086,8 +1086,7 @@ struct Fields {
   func enumeration<E: RawRepresentable & CaseIterable>(_ key: String) throws(DaemonProtocolError)
     -> E where E.RawValue == String
   {
-    guard let value: E = try optionalEnumeration(key) else { throw missing(key) }
-    return value
+    try required(key, optionalEnumeration(key))
   }
 
   func optionalState(_ key: String) throws(DaemonProtocolError) -> RegionState? {
@@ -1099,8 +1098,7 @@ struct Fields {
   }
 
   func state(_ key: String) throws(DaemonProtocolError) -> RegionState {
-    guard let value = try optionalState(key) else { throw missing(key) }
-    return value
+    try required(key, optionalState(key))
   }
 
   /// The `group` member: `manager` or `monitor:NAME`.
