@@ -31,9 +31,14 @@ swiftc "${flags[@]}" -module-name LocationEngine -I "$work/modules" \
   -emit-library -static -o "$work/modules/libLocationEngine.a" \
   $(find "$root/Sources/LocationEngine" -name '*.swift' | sort) 2> >(quiet)
 
+# The daemon's JSON is LocationFormats' parser: a LocationFormats module of just its JSON files.
+swiftc "${flags[@]}" -module-name LocationFormats -emit-module -emit-module-path "$work/modules/" \
+  -emit-library -static -o "$work/modules/libLocationFormats.a" \
+  "$root"/Sources/LocationFormats/JSON/*.swift 2> >(quiet)
+
 daemon="$root/Sources/LocationServices/Daemon"
 swiftc "${flags[@]}" -module-name ProtocolFuzz -I "$work/modules" -L "$work/modules" \
-  -lLocationEngine -lGeodesy \
+  -lLocationEngine -lGeodesy -lLocationFormats \
   "$daemon/DaemonProtocol.swift" "$daemon/DaemonMessage.swift" "$daemon/DaemonJSON.swift" \
   "$daemon/DaemonLineReader.swift" "$daemon/DaemonProtocolError.swift" \
   "$root/Sources/LocationServices/HubClient.swift" \

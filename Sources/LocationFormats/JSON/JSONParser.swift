@@ -1,29 +1,45 @@
-/// A strict JSON parser over bytes (RFC 8259), for one line of gpsd output.
+/// A JSON parser over bytes (RFC 8259's grammar), for one line of gpsd output or one message of
+/// `locationd`'s protocol. Never traps on any input.
 ///
-/// Our rules: nesting deeper than `maximumDepth` is an error (gpsd nests three levels: SKY's
-/// satellites); duplicate member names keep the last value; anything but whitespace after the
-/// value is an error; invalid UTF-8 inside strings is replaced (U+FFFD), never an error.
-struct GPSDJSONParser {
+/// Our rules: nesting deeper than `maximumDepth` is an error (stack safety; gpsd nests three
+/// levels, SKY's satellites; the daemon protocol four); anything but whitespace after the value
+/// is an error. What to do with text that is not quite right depends on `strict`:
+/// - lenient (gpsd's lines): a duplicate member name keeps the last value; invalid UTF-8 inside a
+///   string and a lone UTF-16 surrogate escape become U+FFFD;
+/// - strict (the daemon's protocol, where a peer may be hostile): each of these is an error.
+public struct JSONParser {
   /// Arrays and objects nested deeper than this are refused (stack safety).
-  static let maximumDepth = 32
+  public static let maximumDepth = 32
 
-  /// What went wrong, and at which byte offset of the line.
-  struct Failure: Error, Equatable {
-    var reason: String
-    var offset: Int
+  /// What went wrong, and at which byte offset of the text.
+  public struct Failure: Error, Equatable {
+    /// The problem.
+    public var reason: String
+    /// The byte offset (from 0) where it was found.
+    public var offset: Int
   }
 
   private let bytes: UnsafeBufferPointer<UInt8>
+  private let strict: Bool
   private var index = 0
 
-  private init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+  private init(_ bytes: UnsafeBufferPointer<UInt8>, strict: Bool) {
+    self.bytes = bytes
+    self.strict = strict
+  }
 
   /// Parses one complete JSON text.
-  /// - Parameter bytes: the text, without its line feed.
+  /// - Parameters:
+  ///   - bytes: the text, without its line feed.
+  ///   - strict: refuse duplicate member names, invalid UTF-8 and lone surrogates (default
+  ///     false: keep the last member, replace with U+FFFD).
   /// - Returns: the value.
   /// - Throws: `Failure` naming the first problem and its offset.
-  static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(Failure) -> GPSDJSONValue {
-    var parser = GPSDJSONParser(bytes)
+  public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, strict: Bool = false)
+    throws(Failure)
+    -> JSONValue
+  {
+    var parser = JSONParser(bytes, strict: strict)
     parser.skipWhitespace()
     let value = try parser.value(depth: 0)
     parser.skipWhitespace()
@@ -32,9 +48,14 @@ struct GPSDJSONParser {
   }
 
   /// Parses one complete JSON text held in an array.
-  static func parse(_ bytes: [UInt8]) throws(Failure) -> GPSDJSONValue {
+  /// - Parameters:
+  ///   - bytes: the text.
+  ///   - strict: as for the buffer form.
+  /// - Returns: the value.
+  /// - Throws: `Failure` naming the first problem and its offset.
+  public static func parse(_ bytes: [UInt8], strict: Bool = false) throws(Failure) -> JSONValue {
     let result = bytes.withUnsafeBufferPointer { buffer in
-      Result { () throws(Failure) -> GPSDJSONValue in try parse(buffer) }
+      Result { () throws(Failure) -> JSONValue in try parse(buffer, strict: strict) }
     }
     return try result.get()
   }
@@ -51,7 +72,7 @@ struct GPSDJSONParser {
     }
   }
 
-  private mutating func value(depth: Int) throws(Failure) -> GPSDJSONValue {
+  private mutating func value(depth: Int) throws(Failure) -> JSONValue {
     guard let byte = current else { throw failure("unexpected end of line") }
     switch byte {
     case UInt8(ascii: "{"):
@@ -83,10 +104,10 @@ struct GPSDJSONParser {
     }
   }
 
-  private mutating func object(depth: Int) throws(Failure) -> GPSDJSONValue {
+  private mutating func object(depth: Int) throws(Failure) -> JSONValue {
     guard depth <= Self.maximumDepth else { throw failure("nested too deeply") }
     index += 1  // {
-    var members: [String: GPSDJSONValue] = [:]
+    var members: [String: JSONValue] = [:]
     skipWhitespace()
     if current == UInt8(ascii: "}") {
       index += 1
@@ -100,7 +121,11 @@ struct GPSDJSONParser {
       guard current == UInt8(ascii: ":") else { throw failure("expected ':'") }
       index += 1
       skipWhitespace()
-      members[name] = try value(depth: depth)
+      let element = try value(depth: depth)
+      if strict, members[name] != nil {
+        throw failure("member \"\(name.prefix(64))\" appears twice")
+      }
+      members[name] = element
       skipWhitespace()
       switch current {
       case UInt8(ascii: ","):
@@ -116,10 +141,10 @@ struct GPSDJSONParser {
     }
   }
 
-  private mutating func array(depth: Int) throws(Failure) -> GPSDJSONValue {
+  private mutating func array(depth: Int) throws(Failure) -> JSONValue {
     guard depth <= Self.maximumDepth else { throw failure("nested too deeply") }
     index += 1  // [
-    var elements: [GPSDJSONValue] = []
+    var elements: [JSONValue] = []
     skipWhitespace()
     if current == UInt8(ascii: "]") {
       index += 1
@@ -188,6 +213,12 @@ struct GPSDJSONParser {
       case UInt8(ascii: "\""):
         scalars.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
         index += 1
+        if strict {
+          guard let text = String(validating: scalars, as: UTF8.self) else {
+            throw failure("a string is not valid UTF-8")
+          }
+          return text
+        }
         return String(decoding: scalars, as: UTF8.self)
       case UInt8(ascii: "\\"):
         scalars.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
@@ -226,19 +257,25 @@ struct GPSDJSONParser {
           if (0xDC00..<0xE000).contains(low) {
             code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
           } else {
-            code = 0xFFFD
+            code = try loneSurrogate()
           }
         } else {
-          code = 0xFFFD
+          code = try loneSurrogate()
         }
       } else if (0xDC00..<0xE000).contains(code) {
-        code = 0xFFFD
+        code = try loneSurrogate()
       }
       let scalar = Unicode.Scalar(code) ?? "\u{FFFD}"
       out.append(contentsOf: String(Character(scalar)).utf8)
     default:
       throw failure("bad escape")
     }
+  }
+
+  /// A lone UTF-16 surrogate escape: U+FFFD, or an error when strict.
+  private func loneSurrogate() throws(Failure) -> UInt32 {
+    if strict { throw failure("lone surrogate") }
+    return 0xFFFD
   }
 
   private mutating func hex4() throws(Failure) -> UInt32 {
@@ -259,3 +296,6 @@ struct GPSDJSONParser {
     return code
   }
 }
+
+/// The gpsd decoder's name for the parser (lenient).
+typealias GPSDJSONParser = JSONParser
