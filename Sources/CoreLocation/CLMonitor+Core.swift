@@ -52,13 +52,13 @@ final class MonitorCore: HubClient {
 
   private var now: Date { Date(timeIntervalSince1970: hub.clock.now.wall) }
 
-  /// Registers with the hub and takes back the conditions the group holds (from the store).
+  /// Takes back the conditions the group holds (from the store), then registers with the hub:
+  /// in that order, events the hub hands over at the registration (a daemon's events kept while
+  /// the app was away) find their conditions.
   func open() {
-    let id = hub.register(self)
     let restored = hub.regions(group: group)
     let date = now
     state.withLock { state in
-      state.id = id
       for (spec, regionState) in restored where state.entries[spec.identifier] == nil {
         let condition = CLMonitor.CircularGeographicCondition(
           center: CLLocationCoordinate2D(latitude: spec.latitude, longitude: spec.longitude),
@@ -71,6 +71,8 @@ final class MonitorCore: HubClient {
           identifier: spec.identifier, into: &state)
       }
     }
+    let id = hub.register(self)
+    state.withLock { $0.id = id }
   }
 
   /// Unregisters from the hub and ends the event queue (the conditions stay in the store).
@@ -189,7 +191,8 @@ final class MonitorCore: HubClient {
         entry.kind = .monitored
         if entry.lastEvent.state != newState {
           entry.lastEvent = CLMonitor.Event(
-            identifier: event.identifier, state: newState, date: date,
+            identifier: event.identifier, state: newState,
+            date: event.date.map { Date(timeIntervalSince1970: $0) } ?? date,
             diagnostics: state.diagnostics)
           entry.announced = state.diagnostics
           made.append(entry.lastEvent)

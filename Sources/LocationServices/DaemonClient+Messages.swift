@@ -50,7 +50,10 @@ extension DaemonClient {
           client: requester?.rawValue ?? 0, group: group, region: spec,
           initialState: initialState))
     case .removeRegion(let group, let identifier):
-      state.withLock { _ = $0.mirror.regions[group]?.removeValue(forKey: identifier) }
+      state.withLock { state in
+        _ = state.mirror.regions[group]?.removeValue(forKey: identifier)
+        if state.refreshing { state.removedDuringRefresh.insert(Self.key(group, identifier)) }
+      }
       request(.removeRegion(group: group, identifier: identifier))
     case .requestRegionState(let id, let group, let identifier):
       request(.requestRegionState(client: id.rawValue, group: group, identifier: identifier))
@@ -148,21 +151,25 @@ extension DaemonClient {
       }
       if changed { deliverToAll(.authorization(snapshot)) }
     case .regionEvents(let group, let events, let sequence):
-      regionEvents(group: group, events.map(\.event), sequence: sequence)
+      learnRegions(group: group, events)
+      // Dated: a kept event happened while the app was away, not when it arrives.
+      regionEvents(group: group, events.map(\.datedEvent), sequence: sequence)
     case .regionStarted(let client, let group, let spec):
       state.withLock { state in
         let initial =
           state.initialStates.removeValue(forKey: Self.key(group, spec.identifier)) ?? .unknown
         state.mirror.regions[group, default: [:]][spec.identifier] = (spec, initial)
       }
-      // Client 0: another process of the app added it; only the copy of the regions changes.
-      if client != 0 { deliver(.regionStarted(group: group, spec), to: client) }
-    case .regionRemoved(let group, let identifier):
-      state.withLock { _ = $0.mirror.regions[group]?.removeValue(forKey: identifier) }
+      deliver(.regionStarted(group: group, spec), to: client)
+    case .regionsChanged:
+      state.withLock { $0.regionsStale = true }
+    case .regionList(let entries):
+      regionList(entries)
     case .regionFailed(let client, let group, let identifier, let failure):
       state.withLock { _ = $0.initialStates.removeValue(forKey: Self.key(group, identifier)) }
       deliver(.regionFailed(group: group, identifier: identifier, failure), to: client)
     case .regionState(let client, let group, let event):
+      learnRegions(group: group, [event])
       updateMirror(group: group, [event.event])
       deliver(.regionState(group: group, event.event), to: client)
     case .heading(let client, let heading):
@@ -179,7 +186,8 @@ extension DaemonClient {
     case .hello, .register, .unregister, .startUpdates, .changeRequest, .stopUpdates,
       .requestLocation, .startSignificantChanges, .stopSignificantChanges, .requestAuthorization,
       .addRegion, .removeRegion, .requestRegionState, .startHeading, .changeHeading, .stopHeading,
-      .allowDeferred, .disallowDeferred, .ack, .status, .apps, .authorize, .regions, .sources,
+      .allowDeferred, .disallowDeferred, .ack, .refreshRegions, .status, .apps, .authorize,
+      .regions, .sources,
       .services, .ping, .reply, .authorizationRequest, .authorizationDecision:
       HubLog.write(.info, "daemon", "unexpected \(message.type) from locationd; ignored")
     }
@@ -210,6 +218,36 @@ extension DaemonClient {
       // A refused hello (unsupportedVersion): the reader sees the end and a retry is scheduled.
       state.withLock { $0.refusal = "\(error.code.rawValue): \(error.message)" }
       DaemonClientSocket.shutdown(fd)
+    }
+  }
+
+  /// Adds to the mirror the regions that events name and the mirror lacks (another process of the
+  /// app added them after the mirror's copy was made); their states follow from the events.
+  private func learnRegions(group: String, _ events: [DaemonRegionEvent]) {
+    state.withLock { state in
+      for event in events {
+        guard let spec = event.region,
+          state.mirror.regions[group]?[spec.identifier] == nil,
+          !state.removedDuringRefresh.contains(Self.key(group, spec.identifier))
+        else { continue }
+        state.mirror.regions[group, default: [:]][spec.identifier] = (spec, .unknown)
+      }
+    }
+  }
+
+  /// The answer to `refreshRegions`: the mirror's regions become the daemon's, except those this
+  /// process removed meanwhile, with held events rewound as after a welcome.
+  private func regionList(_ entries: [DaemonRegionEntry]) {
+    state.withLock { state in
+      var regions: [String: [String: (spec: RegionSpec, state: RegionState)]] = [:]
+      for entry in entries
+      where !state.removedDuringRefresh.contains(Self.key(entry.group, entry.region.identifier)) {
+        regions[entry.group, default: [:]][entry.region.identifier] = (entry.region, entry.state)
+      }
+      state.mirror.regions = regions
+      for held in state.held.reversed() { Self.rewind(held, in: &state.mirror) }
+      state.regionsStale = false
+      endRefresh(&state)
     }
   }
 

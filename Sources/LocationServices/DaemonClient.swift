@@ -89,6 +89,15 @@ public final class DaemonClient: LocationService {
     /// The first connection attempt has an outcome (`waitForConnection`).
     var firstOutcome = false
     var closed = false
+    /// Another process of the app changed its regions since the mirror's copy was made
+    /// (`regionsChanged`); the next `regions(group:)` asks for them again.
+    var regionsStale = false
+    /// A `refreshRegions` is on its way and its `regionList` has not arrived.
+    var refreshing = false
+    /// Regions this process removed while a refresh was on its way: the list may still have them.
+    var removedDuringRefresh: Set<String> = []
+    /// Threads waiting in `regions(group:)` for the `regionList`.
+    var refreshWaiters: [DispatchSemaphore] = []
   }
 
   static let initialBackoff = 0.05
@@ -101,6 +110,8 @@ public final class DaemonClient: LocationService {
   /// The service's clock (real time).
   public let clock: any HubClock
   let queue: DispatchQueue
+  /// Set on `queue`, to tell when a getter runs there (where it must not wait for the queue).
+  static let queueKey = DispatchSpecificKey<Bool>()
   let state: Mutex<State>
   private let firstAttempt = DispatchGroup()
 
@@ -113,6 +124,7 @@ public final class DaemonClient: LocationService {
     self.socketPaths = socketPaths
     self.required = required
     let queue = DispatchQueue(label: "corelocation.daemon-client")
+    queue.setSpecific(key: Self.queueKey, value: true)
     self.queue = queue
     self.clock = LiveClock(queue: queue)
     let problem =
@@ -285,11 +297,14 @@ public final class DaemonClient: LocationService {
     send(.requestRegionState(requester, group: group, identifier: identifier))
   }
 
-  /// The mirrored regions of a group, by identifier.
+  /// The mirrored regions of a group, by identifier. When another process of the app changed its
+  /// regions since the mirror's copy was made, they are asked for again first (see
+  /// `refreshRegionsIfStale`).
   /// - Parameter group: the group.
   /// - Returns: its regions and their states.
   public func regions(group: String) -> [(spec: RegionSpec, state: RegionState)] {
-    state.withLock { state in
+    refreshRegionsIfStale()
+    return state.withLock { state in
       (state.mirror.regions[group] ?? [:]).values.sorted { $0.spec.identifier < $1.spec.identifier }
     }
   }
@@ -301,6 +316,37 @@ public final class DaemonClient: LocationService {
   /// - Returns: the region and its state, or `nil`.
   public func region(identifier: String, group: String) -> (spec: RegionSpec, state: RegionState)? {
     state.withLock { $0.mirror.regions[group]?[identifier] }
+  }
+
+  /// The longest wait in `regions(group:)` for the daemon's `regionList`, in seconds.
+  static let refreshTimeout = 2.0
+
+  /// After the daemon said another process of the app changed its regions (`regionsChanged`),
+  /// asks for them (`refreshRegions`) and waits for the answer, at most `refreshTimeout`; without
+  /// an answer the mirror is used as it is. A process that never lists its regions never fetches
+  /// them: the daemon tells it once and then waits for the question. Not on the client's queue,
+  /// where the answer is handled (a delivery reads the mirror as it is).
+  func refreshRegionsIfStale() {
+    guard DispatchQueue.getSpecific(key: Self.queueKey) == nil else { return }
+    let semaphore = DispatchSemaphore(value: 0)
+    let ask = state.withLock { state -> Bool? in
+      guard state.regionsStale, state.welcomed else { return nil }
+      state.refreshWaiters.append(semaphore)
+      defer { state.refreshing = true }
+      return !state.refreshing
+    }
+    guard let ask else { return }
+    if ask { queue.async { [self] in write(.refreshRegions) } }
+    _ = semaphore.wait(timeout: .now() + Self.refreshTimeout)
+  }
+
+  /// Ends the waits for a `regionList` (it arrived, a welcome replaced the mirror, or the
+  /// connection ended).
+  func endRefresh(_ state: inout State) {
+    state.refreshing = false
+    state.removedDuringRefresh = []
+    for waiter in state.refreshWaiters { waiter.signal() }
+    state.refreshWaiters = []
   }
 
   /// The daemon's largest region radius, metres (from the welcome).
@@ -430,6 +476,7 @@ public final class DaemonClient: LocationService {
       state.fd = nil
       let was = state.welcomed
       state.welcomed = false
+      endRefresh(&state)
       return (true, was)
     }
     DaemonClientSocket.close(fd)
@@ -491,6 +538,8 @@ public final class DaemonClient: LocationService {
         headingAvailable: welcome.headingAvailable,
         significantChangeAvailable: welcome.significantChangeAvailable)
       for held in state.held.reversed() { Self.rewind(held, in: &state.mirror) }
+      state.regionsStale = false
+      endRefresh(&state)
       state.welcomed = true
       state.app = welcome.app
       state.backoff = Self.initialBackoff

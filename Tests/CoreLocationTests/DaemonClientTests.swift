@@ -152,24 +152,44 @@ final class DaemonDelegate: NSObject, CLLocationManagerDelegate, @unchecked Send
     #expect(setup.manager.monitoredRegions.map(\.identifier) == ["home"])
   }
 
-  /// Another process of the app adds and removes a region: the copy of the app's regions
-  /// follows, and no delegate hears of it (no manager of this process asked).
-  @Test func regionChangesByAnotherProcessUpdateTheMirror() async throws {
+  /// Another process of the app changed its regions (`regionsChanged`): the next
+  /// `monitoredRegions` asks the daemon (`refreshRegions`) and answers from its `regionList`; no
+  /// delegate hears of it (no manager of this process asked). An event naming a region the copy
+  /// lacks still reaches the delegate, with the region the event carries.
+  @Test func regionChangesByAnotherProcessAreFetchedWhenListed() async throws {
     let setup = try Setup(
       welcome: FakeDaemon.welcomeLine(
         status: 3, regions: [FakeDaemon.regionEntry("home", state: "inside")]))
     defer { setup.stop() }
     #expect(await setup.until { !setup.daemon.messages("register").isEmpty })
+    let work =
+      #"{"identifier":"work","latitude":52.2,"longitude":5.2,"radius":200,"hysteresis":5,"#
+      + #""notifyOnEntry":true,"notifyOnExit":true}"#
+    // Nothing is fetched before the daemon says something changed.
+    #expect(setup.manager.monitoredRegions.map(\.identifier) == ["home"])
+    #expect(setup.daemon.messages("refreshRegions").isEmpty)
+
     setup.daemon.send(
-      #"{"type":"regionStarted","client":0,"group":"manager","region":{"identifier":"work","#
-        + #""latitude":52.2,"longitude":5.2,"radius":200,"hysteresis":5,"notifyOnEntry":true,"#
-        + #""notifyOnExit":true}}"#)
-    #expect(
-      await setup.until {
-        Set(setup.manager.monitoredRegions.map(\.identifier)) == ["home", "work"]
-      })
-    setup.daemon.send(#"{"type":"regionRemoved","group":"manager","identifier":"home"}"#)
-    #expect(await setup.until { setup.manager.monitoredRegions.map(\.identifier) == ["work"] })
+      #"{"type":"regionEvents","group":"manager","events":[{"identifier":"work","kind":"enter","#
+        + #""state":"inside","date":1767225600,"region":"# + work + "}]}")
+    #expect(await setup.until { setup.delegate.contains("enter work") })
+
+    setup.daemon.send(#"{"type":"regionsChanged"}"#)
+    // Authorization after it, so the test knows when the client has read it.
+    setup.daemon.send(#"{"type":"authorization","authorization":{"status":4}}"#)
+    #expect(await setup.until { setup.delegate.contains("authorization 4") })
+    // Listing waits for the daemon's answer: on a thread of its own, while the test answers.
+    let client = setup.client
+    let listed = Task.detached { Set(client.regions(group: "manager").map(\.spec.identifier)) }
+    #expect(await setup.until { !setup.daemon.messages("refreshRegions").isEmpty })
+    setup.daemon.send(
+      #"{"type":"regionList","regions":[{"group":"manager","state":"outside","region":"# + work
+        + "}]}")
+    #expect(await listed.value == ["work"])
+    #expect(setup.daemon.messages("refreshRegions").count == 1)
+    // Current again: listing asks nothing more.
+    #expect(setup.manager.monitoredRegions.map(\.identifier) == ["work"])
+    #expect(setup.daemon.messages("refreshRegions").count == 1)
     #expect(!setup.delegate.contains("start work"))
   }
 
@@ -269,6 +289,10 @@ final class DaemonDelegate: NSObject, CLLocationManagerDelegate, @unchecked Send
       state = await monitor.record(for: "gate")?.lastEvent.state
     }
     #expect(state == .unsatisfied)
+    // The event carries the time of the crossing, not of its delivery.
+    #expect(
+      await monitor.record(for: "gate")?.lastEvent.date
+        == Date(timeIntervalSince1970: 1_767_225_600))
     #expect(await eventually { daemon.messages("ack").contains { $0["sequence"] as? Int == 11 } })
     withExtendedLifetime(manager) {}
   }

@@ -32,8 +32,17 @@ import Testing
     .error(DaemonErrorMessage(code: .locationUnknown, message: "", client: 3)),
     .ping(id: 12),
     .register(client: 1),
-    .regionRemoved(group: "monitor:fence", identifier: "home ⌂"),
-    .regionStarted(client: 0, group: "manager", region: region),
+    .refreshRegions,
+    .regionsChanged,
+    .regionList([DaemonRegionEntry(group: "monitor:fence ⌂", region: region, state: .outside)]),
+    .regionList([]),
+    .regionEvents(
+      group: "manager",
+      events: [
+        DaemonRegionEvent(
+          RegionEvent(identifier: "home", kind: .entered, notifyOnEntry: true, notifyOnExit: false),
+          date: 3, region: region)
+      ], sequence: nil),
     .unregister(client: 2),
     .startUpdates(
       client: 1,
@@ -144,7 +153,7 @@ import Testing
   }
 
   @Test func everyTypeIsCovered() {
-    #expect(Set(Self.messages.map(\.type)).count == 43)
+    #expect(Set(Self.messages.map(\.type)).count == 45)
   }
 
   @Test func typeComesFirstAndOptionalsAreNull() {

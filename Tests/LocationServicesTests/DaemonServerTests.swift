@@ -443,28 +443,39 @@ import Testing
       })
   }
 
-  /// Regions belong to the app: a region one process adds or removes reaches the app's other
-  /// connections, so their copies of the app's regions stay right.
-  @Test func regionChangesReachTheAppsOtherConnections() throws {
+  /// Regions belong to the app: when one connection adds or removes regions, the app's other
+  /// connections hear `regionsChanged` once, however many regions change, until they ask again
+  /// (`refreshRegions`); the answer lists the app's regions as they are.
+  @Test func regionChangesReachTheAppsOtherConnectionsOnceUntilTheyAsk() throws {
     let daemon = try DaemonFixture()
     defer { daemon.stop() }
     let first = try daemon.connectApp()
     let second = try daemon.connectApp()
+    let changed = { (messages: [DaemonMessage]) in messages.filter { $0 == .regionsChanged } }
     first.send(.addRegion(client: 1, group: "manager", region: Self.home, initialState: .unknown))
+    var work = Self.home
+    work.identifier = "work"
+    first.send(.addRegion(client: 1, group: "manager", region: work, initialState: .unknown))
     let toFirst = try first.sync()
     #expect(toFirst.contains(.regionStarted(client: 1, group: "manager", region: Self.home)))
-    let toSecond = try second.sync()
-    #expect(toSecond.contains(.regionStarted(client: 0, group: "manager", region: Self.home)))
+    #expect(toFirst.contains(.regionStarted(client: 1, group: "manager", region: work)))
+    #expect(changed(toFirst).isEmpty)
+    #expect(changed(try second.sync()).count == 1)
+
+    second.send(.refreshRegions)
+    let listed = try second.sync().compactMap { message -> [String]? in
+      guard case .regionList(let entries) = message else { return nil }
+      return entries.map(\.region.identifier)
+    }
+    #expect(listed == [["home", "work"]])
+
+    // Current again: the next change is told once more; the first connection hears nothing.
     first.send(.removeRegion(group: "manager", identifier: Self.home.identifier))
-    _ = try first.sync()
-    #expect(
-      try second.sync().contains(
-        .regionRemoved(group: "manager", identifier: Self.home.identifier)))
-    #expect(
-      !(try first.sync()).contains {
-        if case .regionRemoved = $0 { return true }
-        return false
-      })
+    first.send(.removeRegion(group: "manager", identifier: work.identifier))
+    #expect(changed(try first.sync()).isEmpty)
+    #expect(changed(try second.sync()).count == 1)
+    second.send(.refreshRegions)
+    #expect(try second.sync().contains(.regionList([])))
   }
 
   @Test func controlListsRegionsAndAppsOfOthers() throws {

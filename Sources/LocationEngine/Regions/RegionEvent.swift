@@ -23,6 +23,9 @@ public struct RegionEvent: Sendable, Equatable, Hashable {
   public var notifyOnEntry: Bool
   /// The region's `notifyOnExit` flag when the event was made.
   public var notifyOnExit: Bool
+  /// When it happened, seconds since 1970, when the event comes from elsewhere (a daemon that
+  /// kept it while the app was away); nil for the engine's own events, which happen now.
+  public var date: Double?
 
   /// Creates an event.
   /// - Parameters:
@@ -30,11 +33,15 @@ public struct RegionEvent: Sendable, Equatable, Hashable {
   ///   - kind: What happened.
   ///   - notifyOnEntry: The region's `notifyOnEntry` flag.
   ///   - notifyOnExit: The region's `notifyOnExit` flag.
-  public init(identifier: String, kind: Kind, notifyOnEntry: Bool, notifyOnExit: Bool) {
+  ///   - date: When it happened, seconds since 1970, if not now.
+  public init(
+    identifier: String, kind: Kind, notifyOnEntry: Bool, notifyOnExit: Bool, date: Double? = nil
+  ) {
     self.identifier = identifier
     self.kind = kind
     self.notifyOnEntry = notifyOnEntry
     self.notifyOnExit = notifyOnExit
+    self.date = date
   }
 
   /// Whether the app is told: entries only with `notifyOnEntry`, exits only with `notifyOnExit`,

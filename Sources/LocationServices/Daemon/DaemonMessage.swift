@@ -62,6 +62,8 @@ public enum DaemonMessage: Sendable, Equatable {
   case disallowDeferred(client: Int)
   /// The app has handled every pending region event up to and including `sequence`.
   case ack(sequence: Int64)
+  /// Asks for the app's regions again, after `regionsChanged`; answered by `regionList`.
+  case refreshRegions
 
   // MARK: Deliveries to an app
 
@@ -72,12 +74,15 @@ public enum DaemonMessage: Sendable, Equatable {
   /// Regions of a group changed state; for every manager. `sequence` is set on a pending event
   /// kept for the app while it was away, to be acknowledged with `ack`.
   case regionEvents(group: String, events: [DaemonRegionEvent], sequence: Int64?)
-  /// A region this manager asked for is now monitored. Client 0: a region another connection of
-  /// the app added (for the connection's copy of the app's regions; no manager asked).
+  /// A region this manager asked for is now monitored.
   case regionStarted(client: Int, group: String, region: RegionSpec)
-  /// Another connection of the app stopped monitoring a region (for the connection's copy of the
-  /// app's regions).
-  case regionRemoved(group: String, identifier: String)
+  /// Another connection of the app added or removed regions since this connection's copy of them
+  /// (the welcome's, or the last `regionList`) was made. Sent once until the connection asks
+  /// again (`refreshRegions`), so a process that never looks costs one line, however many
+  /// regions change.
+  case regionsChanged
+  /// The answer to `refreshRegions`: the app's regions, every group, with their states.
+  case regionList([DaemonRegionEntry])
   /// A region this manager asked for cannot be monitored.
   case regionFailed(client: Int, group: String, identifier: String, failure: RegionFailure)
   /// The answer to this manager's `requestRegionState`.
@@ -143,11 +148,13 @@ public enum DaemonMessage: Sendable, Equatable {
     case .allowDeferred: "allowDeferred"
     case .disallowDeferred: "disallowDeferred"
     case .ack: "ack"
+    case .refreshRegions: "refreshRegions"
     case .locations: "locations"
     case .authorization: "authorization"
     case .regionEvents: "regionEvents"
     case .regionStarted: "regionStarted"
-    case .regionRemoved: "regionRemoved"
+    case .regionsChanged: "regionsChanged"
+    case .regionList: "regionList"
     case .regionFailed: "regionFailed"
     case .regionState: "regionState"
     case .heading: "heading"
@@ -321,21 +328,35 @@ public enum DaemonActivity: String, Sendable, Equatable, CaseIterable {
 /// stamps it with its wall clock).
 ///
 /// Wire form: `{"identifier":..,"kind":"enter"|"exit"|"determined","state":..,"date":..,
-/// "notifyOnEntry":..,"notifyOnExit":..}`; `state` is `inside` for an entry and `outside` for an
-/// exit; the two flags are optional on decode (default true).
+/// "notifyOnEntry":..,"notifyOnExit":..,"region":{..}}`; `state` is `inside` for an entry and
+/// `outside` for an exit; the two flags are optional on decode (default true). `region`, the
+/// region itself, is optional: the daemon sends it so that a process whose copy of the app's
+/// regions is out of date (another process added the region) can still name it.
 public struct DaemonRegionEvent: Sendable, Equatable {
   /// The event.
   public var event: RegionEvent
   /// When it happened: seconds since 1970.
   public var date: Double
+  /// The region, when the sender knows it.
+  public var region: RegionSpec?
 
   /// Creates an event.
   /// - Parameters:
   ///   - event: The engine's event.
   ///   - date: Seconds since 1970.
-  public init(_ event: RegionEvent, date: Double) {
+  ///   - region: The region, if known.
+  public init(_ event: RegionEvent, date: Double, region: RegionSpec? = nil) {
     self.event = event
+    self.event.date = nil
     self.date = date
+    self.region = region
+  }
+
+  /// The event with its `date` set (`RegionEvent.date`).
+  public var datedEvent: RegionEvent {
+    var dated = event
+    dated.date = date
+    return dated
   }
 }
 

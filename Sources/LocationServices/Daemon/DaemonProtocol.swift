@@ -187,8 +187,9 @@ public enum DaemonProtocol {
     case "regionStarted":
       return .regionStarted(
         client: try f.int("client"), group: try f.group(), region: try region(f.object("region")))
-    case "regionRemoved":
-      return .regionRemoved(group: try f.group(), identifier: try f.string("identifier"))
+    case "regionsChanged": return .regionsChanged
+    case "regionList": return .regionList(try regionEntries(f, "regions"))
+    case "refreshRegions": return .refreshRegions
     case "regionFailed":
       let failure: RegionFailure
       switch try f.string("failure") {
@@ -304,7 +305,7 @@ public enum DaemonProtocol {
         identifier: try f.string("identifier"), kind: kind,
         notifyOnEntry: try f.optionalBool("notifyOnEntry") ?? true,
         notifyOnExit: try f.optionalBool("notifyOnExit") ?? true),
-      date: try f.double("date"))
+      date: try f.double("date"), region: try f.optionalObject("region").map(region))
   }
 
   static func heading(_ f: Fields) throws(DaemonProtocolError) -> DeliveredHeading {
@@ -540,11 +541,11 @@ public enum DaemonProtocol {
       w.string(group)
       w.key("region")
       write(region, into: &w)
-    case .regionRemoved(let group, let identifier):
-      w.key("group")
-      w.string(group)
-      w.key("identifier")
-      w.string(identifier)
+    case .regionsChanged, .refreshRegions:
+      break
+    case .regionList(let entries):
+      w.key("regions")
+      write(entries, into: &w)
     case .regionFailed(let client, let group, let identifier, let failure):
       w.key("client")
       w.int(client)
@@ -735,6 +736,10 @@ public enum DaemonProtocol {
     w.bool(event.event.notifyOnEntry)
     w.key("notifyOnExit")
     w.bool(event.event.notifyOnExit)
+    if let region = event.region {
+      w.key("region")
+      write(region, into: &w)
+    }
     w.endObject()
   }
 

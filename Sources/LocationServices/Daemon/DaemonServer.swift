@@ -536,7 +536,7 @@ public final class DaemonServer: Sendable {
     case .register, .unregister, .startUpdates, .changeRequest, .stopUpdates, .requestLocation,
       .startSignificantChanges, .stopSignificantChanges, .requestAuthorization, .addRegion,
       .removeRegion, .requestRegionState, .startHeading, .changeHeading, .stopHeading,
-      .allowDeferred, .disallowDeferred, .ack:
+      .allowDeferred, .disallowDeferred, .ack, .refreshRegions:
       guard role == .app, let host = session.host else {
         throw DaemonProtocolError(
           code: .forbidden,
@@ -557,7 +557,7 @@ public final class DaemonServer: Sendable {
       }
       try decide(id, status, accuracy, from: session)
     case .welcome, .error, .locations, .authorization, .regionEvents, .regionStarted,
-      .regionRemoved, .regionFailed, .regionState, .heading, .headingInterference,
+      .regionsChanged, .regionList, .regionFailed, .regionState, .heading, .headingInterference,
       .deferredFinished, .paused,
       .resumed, .reply, .authorizationRequest:
       throw DaemonProtocolError(
@@ -750,8 +750,10 @@ public final class DaemonServer: Sendable {
       hub.addRegion(region, group: group, initialState: initialState, requester: id)
     case .removeRegion(let group, let identifier):
       hub.removeRegion(identifier: identifier, group: group)
-      host.broadcast(
-        .regionRemoved(group: group, identifier: identifier), except: session.connection.id)
+      let connection = session.connection.id
+      host.afterPendingWork { host.regionsChanged(by: connection) }
+    case .refreshRegions:
+      host.refreshRegions(session.connection)
     case .requestRegionState(let client, let group, let identifier):
       let id = try manager(session, client)
       // An app that may not have locations learns nothing, not even a state stored earlier.
