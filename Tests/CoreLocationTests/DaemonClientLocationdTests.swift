@@ -90,6 +90,45 @@ struct DaemonClientLocationdTests {
     #expect(second.manager.monitoredRegions.map(\.identifier) == ["there"])
   }
 
+  /// Two processes of one app (two connections of this process): regions one adds or removes are
+  /// in the other's `monitoredRegions`, fetched when it looks.
+  @Test func regionsAddedByAnotherProcessOfTheAppAreListed() async throws {
+    let daemon = try LocationdProcess(arguments: ["--policy", "grant"])
+    defer { daemon.stop() }
+    #expect(await eventually { FileManager.default.fileExists(atPath: daemon.socketPath) })
+    let first = App(socketPath: daemon.socketPath)
+    defer { first.client.close() }
+    let second = App(socketPath: daemon.socketPath)
+    defer { second.client.close() }
+    #expect(first.client.waitForConnection(timeout: 10))
+    #expect(second.client.waitForConnection(timeout: 10))
+    #expect(second.manager.monitoredRegions.isEmpty)
+
+    first.manager.requestAlwaysAuthorization()
+    #expect(
+      await eventually(pump: first.scheduler.pump) { first.delegate.contains("authorization 3") })
+    for name in ["a", "b"] {
+      first.manager.startMonitoring(
+        for: CLCircularRegion(
+          center: CLLocationCoordinate2D(latitude: Self.here.latitude, longitude: 5.1),
+          radius: 100, identifier: name))
+    }
+    #expect(
+      await eventually(pump: first.scheduler.pump) {
+        first.delegate.contains("start a") && first.delegate.contains("start b")
+      })
+    #expect(
+      await eventually { Set(second.manager.monitoredRegions.map(\.identifier)) == ["a", "b"] })
+    #expect(!second.delegate.contains("start a"))
+
+    first.manager.stopMonitoring(
+      for: CLCircularRegion(
+        center: CLLocationCoordinate2D(latitude: Self.here.latitude, longitude: 5.1), radius: 100,
+        identifier: "a"))
+    #expect(await eventually { second.manager.monitoredRegions.map(\.identifier) == ["b"] })
+    #expect(first.manager.monitoredRegions.map(\.identifier) == ["b"])
+  }
+
   @Test func updatesResumeAfterTheDaemonIsKilledAndRestarted() async throws {
     let feed = try NMEAFeed()
     defer { feed.stop() }
