@@ -591,6 +591,52 @@ import Testing
     #expect(connected?.count == clients.count, "every client is still connected")
     #expect(daemon.isRunning)
   }
+
+  // MARK: A launched app inherits nothing
+
+  /// An app with a launch command leaves with a region; the device crosses it, and the daemon
+  /// starts the command, which lists its own descriptors: only standard input, output and error
+  /// (and the one `ls` opens to read the list). The daemon's socket, its clients' connections, its
+  /// store and its sources are all close-on-exec.
+  @Test(.enabled(if: DaemonE2E.available()))
+  func aLaunchedAppInheritsNoDescriptorOfTheDaemon() throws {
+    try DaemonE2E.requireComponents()
+    let directory = try DaemonE2E.makeDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let step = 10.0
+    try DaemonE2E.writeTrack(directory + "/track.gpx", count: 4000, step: step)
+    let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+    let listing = directory + "/descriptors"
+    try """
+    [app org.example.Launched]
+    executable = \(executable)
+    launch = ls -l /proc/self/fd > \(listing).part && mv \(listing).part \(listing)
+    """.write(toFile: directory + "/conf", atomically: true, encoding: .utf8)
+    let daemon = try DaemonProcess(
+      DaemonE2E.arguments(
+        directory, sources: ["replay://" + directory + "/track.gpx?speed=1000&loop=1"]))
+    defer { daemon.stop(SIGKILL) }
+    let app = try Self.appWithRegions(directory, count: 20, step: step)
+    // Other connections stay open while the command runs: none of them may leak into it.
+    let observer = try SocketChannel(path: DaemonE2E.socket(directory))
+    _ = try observer.hello("control")
+    app.shutdownWrite()
+    _ = try app.readUntilClosed()
+
+    let exit = try daemon.waitForLog("launch command (pid")
+    #expect(exit.hasSuffix("exited with status 0"), "\(exit)")
+    let text = try String(contentsOfFile: listing, encoding: .utf8)
+    // `ls -l` lines end "NUMBER -> TARGET".
+    let descriptors = text.split(separator: "\n").compactMap { line -> (Int, String)? in
+      let words = line.split(separator: " ")
+      guard let arrow = words.firstIndex(of: "->"), arrow > 0, let number = Int(words[arrow - 1])
+      else { return nil }
+      return (number, words[(arrow + 1)...].joined(separator: " "))
+    }
+    #expect(descriptors.contains { $0.0 == 1 })
+    let inherited = descriptors.filter { $0.0 > 3 }.map { "\($0.0) -> \($0.1)" }
+    #expect(inherited.isEmpty, "inherited: \(inherited)")
+  }
 }
 
 /// SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators",

@@ -421,10 +421,24 @@ final class ManagerProxy: HubClient {
 
 /// Starts an app's launch command, detached: `/bin/sh -c COMMAND` in a new session, as the
 /// daemon's user, standard input from `/dev/null`, with `CORELOCATION_LAUNCH_REASON=location` in
-/// its environment; the child is reaped by a thread of its own.
+/// its environment and no descriptor of the daemon's beyond standard output and error; the child
+/// is reaped by a thread of its own, which logs how it ended.
 enum AppLauncher {
   /// glibc's `POSIX_SPAWN_SETSID` (hidden behind _GNU_SOURCE in Swift's Glibc module).
   static let spawnSetSID: Int32 = 0x80
+
+  private typealias AddCloseFrom =
+    @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32
+
+  /// `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34), looked up with `dlsym`: it is a
+  /// GNU extension Swift's Glibc module does not show. It closes in the child every descriptor
+  /// from 3 up, including those the daemon itself inherited without close-on-exec (its own are
+  /// all close-on-exec). Nil on an older C library, where only close-on-exec protects.
+  private static let addCloseFrom: AddCloseFrom? = {
+    guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np")
+    else { return nil }
+    return unsafeBitCast(symbol, to: AddCloseFrom.self)
+  }()
 
   static func launch(_ command: String, app: String) {
     var attributes = posix_spawnattr_t()
@@ -443,6 +457,7 @@ enum AppLauncher {
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    if let addCloseFrom = Self.addCloseFrom { _ = addCloseFrom(&actions, 3) }
 
     var environment = ProcessInfo.processInfo.environment
     environment["CORELOCATION_LAUNCH_REASON"] = "location"
@@ -471,6 +486,12 @@ enum AppLauncher {
     Thread.detachNewThread {
       var status: Int32 = 0
       while waitpid(child, &status, 0) < 0, errno == EINTR {}
+      // WIFEXITED / WEXITSTATUS / WTERMSIG (<sys/wait.h>) are macros Swift does not import.
+      let signal = status & 0x7f
+      DaemonLog.write(
+        signal == 0
+          ? "app \(app): launch command (pid \(child)) exited with status \((status >> 8) & 0xff)"
+          : "app \(app): launch command (pid \(child)) ended by signal \(signal)")
     }
   }
 }

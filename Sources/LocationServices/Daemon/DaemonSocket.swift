@@ -91,13 +91,19 @@ enum DaemonSyscall {
   /// Accepts one connection, non-blocking and close-on-exec; nil when none is waiting.
   static func accept(_ fd: Int32) throws(DaemonSystemError) -> Int32? {
     while true {
-      // accept4 is a GNU extension Swift's Glibc module does not show; the flags are set after.
-      let client = Glibc.accept(fd, nil, nil)
-      if client >= 0 {
-        _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-        _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
-        return client
+      let client: Int32
+      if let accept4 = acceptWithFlags {
+        // Close-on-exec from the start: a launch command started on another thread meanwhile
+        // never inherits the connection.
+        client = accept4(fd, nil, nil, Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue))
+      } else {
+        client = Glibc.accept(fd, nil, nil)
+        if client >= 0 {
+          _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+          _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
+        }
       }
+      if client >= 0 { return client }
       switch Glibc.errno {
       case EINTR: continue
       case EAGAIN, EWOULDBLOCK, ECONNABORTED, EPROTO: return nil
@@ -177,17 +183,27 @@ enum DaemonSyscall {
 
   /// A non-blocking, close-on-exec pipe: (read end, write end).
   static func pipe() throws(DaemonSystemError) -> (Int32, Int32) {
-    // pipe2 is hidden behind _GNU_SOURCE in Swift's Glibc module; the flags are set after.
+    // A socket pair, not pipe2 (hidden behind _GNU_SOURCE in Swift's Glibc module): created
+    // close-on-exec and non-blocking in one call.
     var fds: [Int32] = [0, 0]
-    guard Glibc.pipe(&fds) == 0 else {
-      throw DaemonSystemError(operation: "pipe", errno: Glibc.errno)
-    }
-    for fd in fds {
-      _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-      _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+    let type =
+      Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
+    guard socketpair(AF_UNIX, type, 0, &fds) == 0 else {
+      throw DaemonSystemError(operation: "socketpair", errno: Glibc.errno)
     }
     return (fds[0], fds[1])
   }
+
+  private typealias Accept4 =
+    @convention(c) (Int32, UnsafeMutablePointer<sockaddr>?, UnsafeMutablePointer<socklen_t>?, Int32)
+    -> Int32
+
+  /// `accept4(2)`, looked up with `dlsym` (a GNU extension Swift's Glibc module does not show;
+  /// glibc has had it since 2.10); nil where it is missing, and `accept` then `fcntl` is used.
+  private static let acceptWithFlags: Accept4? = {
+    guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "accept4") else { return nil }
+    return unsafeBitCast(symbol, to: Accept4.self)
+  }()
 
   /// Closes a descriptor (errors other than `EBADF` are ignored: the descriptor is gone anyway).
   static func close(_ fd: Int32) { _ = Glibc.close(fd) }
