@@ -60,14 +60,14 @@ public final class StorePersistence: HubPersistence {
   public func regions(app: String) -> [String: [(spec: RegionSpec, state: RegionState)]] {
     let stored: [StoredRegion]
     do {
-      stored = try store.allRegions()
+      stored = try store.regions(app: app)
     } catch {
       FileHandle.standardError.write(
         Data("corelocation: store: regions unreadable: \(error)\n".utf8))
       return fallback.regions(app: app)
     }
     var result: [String: [(spec: RegionSpec, state: RegionState)]] = [:]
-    for region in stored where region.app == app {
+    for region in stored {
       let spec = RegionSpec(
         identifier: region.identifier, latitude: region.latitude, longitude: region.longitude,
         radius: region.radius, hysteresis: region.hysteresis, notifyOnEntry: region.notifyOnEntry,

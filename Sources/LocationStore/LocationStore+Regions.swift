@@ -5,20 +5,21 @@ extension LocationStore {
     notify_on_exit, state, state_time, extra
     """
 
-  /// The regions of `app` in `group`, ordered by identifier (byte order).
+  /// The regions of `app` in `group`, or in every group, ordered by group then identifier (byte
+  /// order). Read through the primary key, so the cost follows the app's regions, not the store's.
   /// - Parameters:
   ///   - app: The owning app.
-  ///   - group: `"manager"` or `"monitor:<name>"`.
+  ///   - group: `"manager"` or `"monitor:<name>"`; nil for every group.
   /// - Returns: The regions.
   /// - Throws: `StoreError` if the store cannot be read.
-  public func regions(app: String, group: String) throws(StoreError) -> [StoredRegion] {
+  public func regions(app: String, group: String? = nil) throws(StoreError) -> [StoredRegion] {
     try locked("regions") { (connection) throws(StoreError) in
       try connection.withStatement(
-        "SELECT \(Self.regionColumns) FROM regions WHERE app = ? AND region_group = ? "
-          + "ORDER BY identifier"
+        "SELECT \(Self.regionColumns) FROM regions WHERE app = ? "
+          + (group == nil ? "" : "AND region_group = ? ") + "ORDER BY region_group, identifier"
       ) { (statement) throws(StoreError) in
         try statement.bind(app, at: 1)
-        try statement.bind(group, at: 2)
+        if let group { try statement.bind(group, at: 2) }
         var regions: [StoredRegion] = []
         while try statement.step() { regions.append(Self.readRegion(statement)) }
         return regions

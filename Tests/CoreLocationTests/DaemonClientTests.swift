@@ -178,14 +178,20 @@ final class DaemonDelegate: NSObject, CLLocationManagerDelegate, @unchecked Send
     // Authorization after it, so the test knows when the client has read it.
     setup.daemon.send(#"{"type":"authorization","authorization":{"status":4}}"#)
     #expect(await setup.until { setup.delegate.contains("authorization 4") })
-    // Listing waits for the daemon's answer: on a thread of its own, while the test answers.
+    // Listing waits for the daemon's answer: on a thread of its own (not one of the few the
+    // tests' tasks share), while the test answers.
     let client = setup.client
-    let listed = Task.detached { Set(client.regions(group: "manager").map(\.spec.identifier)) }
+    let listed = Mutex<Set<String>?>(nil)
+    Thread.detachNewThread {
+      let identifiers = Set(client.regions(group: "manager").map(\.spec.identifier))
+      listed.withLock { $0 = identifiers }
+    }
     #expect(await setup.until { !setup.daemon.messages("refreshRegions").isEmpty })
     setup.daemon.send(
       #"{"type":"regionList","regions":[{"group":"manager","state":"outside","region":"# + work
         + "}]}")
-    #expect(await listed.value == ["work"])
+    #expect(await setup.until { listed.withLock { $0 } != nil })
+    #expect(listed.withLock { $0 } == ["work"])
     #expect(setup.daemon.messages("refreshRegions").count == 1)
     // Current again: listing asks nothing more.
     #expect(setup.manager.monitoredRegions.map(\.identifier) == ["work"])

@@ -14,6 +14,9 @@ import Testing
     #expect(try store.regions(app: "org.example.app", group: "manager") == [home, work])
     #expect(try store.regions(app: "org.example.app", group: "monitor:trips") == [monitored])
     #expect(try store.regions(app: "org.other", group: "manager") == [foreign])
+    #expect(try store.regions(app: "org.example.app") == [home, work, monitored])
+    #expect(try store.regions(app: "org.other") == [foreign])
+    #expect(try store.regions(app: "org.nobody").isEmpty)
     #expect(try store.allRegions().count == 4)
   }
 
