@@ -59,15 +59,15 @@ extension LocationEngine {
   }
 
   /// Sends a session's action through the client's deferral: a location to deliver is held while
-  /// deferring. Returns whether a request was completed (as `apply`).
+  /// deferring. Returns whether a request was completed (as `apply`, which `batch` is passed to).
   mutating func route(
     _ action: UpdateSession.Action?, _ client: ClientID, at now: EngineInstant,
-    into effects: inout [EngineEffect]
+    batch: [Fix]? = nil, into effects: inout [EngineEffect]
   ) -> Bool {
     if case .some(.deliver(let fix)) = action, deferrals[client]?.isDeferring == true {
       finishDeferral(client, deferrals[client]?.fix(fix, at: now.monotonic), into: &effects)
       return false
     }
-    return apply(action, client, into: &effects)
+    return apply(action, client, batch: batch, into: &effects)
   }
 }

@@ -267,11 +267,16 @@ public struct LocationEngine: Sendable {
     guard allowed else { return false }
     var completed = false
     let start = effects.count
+    // One array for every client's delivery of this fix: a daemon serving 500 managers makes
+    // one allocation, not 500, and the encoder sees one batch (`AppHost.encodedFixes`).
+    let batch = [fix]
+    effects.reserveCapacity(effects.count + sessions.count + 4)
     // Most engines serve one client; avoid sorting in that case.
     if sessions.count == 1, let client = sessions.keys.first {
-      completed = deliver(fix, to: client, at: now, into: &effects)
+      completed = deliver(batch, to: client, at: now, into: &effects)
     } else {
-      for client in sessions.keys.sorted() where deliver(fix, to: client, at: now, into: &effects) {
+      for client in sessions.keys.sorted() where deliver(batch, to: client, at: now, into: &effects)
+      {
         completed = true
       }
     }
@@ -299,47 +304,47 @@ public struct LocationEngine: Sendable {
 
   /// One fix for one client's session, through its auto-pause and deferral; returns whether it
   /// finished a request.
+  /// - Parameter batch: `[fix]`, the one fix received, shared by every client's delivery.
   private mutating func deliver(
-    _ fix: Fix, to client: ClientID, at now: EngineInstant, into effects: inout [EngineEffect]
+    _ batch: [Fix], to client: ClientID, at now: EngineInstant, into effects: inout [EngineEffect]
   ) -> Bool {
+    let fix = batch[0]
     if autoPauses.isEmpty {
-      return route(
-        sessionReceive(fix, client), client, at: now,
-        into: &effects)
+      return route(sessionReceive(fix, client), client, at: now, batch: batch, into: &effects)
     }
     switch pauseAllows(fix, client, at: now, into: &effects) {
     case .hold:
       return false
     case .deliver:
-      return route(
-        sessionReceive(fix, client), client, at: now,
-        into: &effects)
+      return route(sessionReceive(fix, client), client, at: now, batch: batch, into: &effects)
     case .deliverThenPause(let checkAt):
       let completed = route(
-        sessionReceive(fix, client), client, at: now,
-        into: &effects)
+        sessionReceive(fix, client), client, at: now, batch: batch, into: &effects)
       pause(client, checkAt: checkAt, into: &effects)
       return completed
     }
   }
 
   /// Appends what an action means; returns whether it finished a request.
+  /// - Parameter batch: `[fix]` when the action's fix is known to be that one (a fix just
+  ///   received), so that deliveries share one array.
   @discardableResult
   func apply(
-    _ action: UpdateSession.Action?, _ client: ClientID, into effects: inout [EngineEffect]
+    _ action: UpdateSession.Action?, _ client: ClientID, batch: [Fix]? = nil,
+    into effects: inout [EngineEffect]
   ) -> Bool {
     switch action {
     case nil, .some(.none):
       return false
     case .some(.deliver(let fix)):
-      effects.append(.deliverLocations(client, [fix]))
+      effects.append(.deliverLocations(client, batch ?? [fix]))
       return false
     case .some(.fail(let error)):
       effects.append(.deliverError(client, error))
       return false
     case .some(.complete(let fix)):
       effects.append(.cancelTimer(.requestTimeout(client)))
-      effects.append(.deliverLocations(client, [fix]))
+      effects.append(.deliverLocations(client, batch ?? [fix]))
       return true
     case .some(.completeWithError(let error)):
       effects.append(.cancelTimer(.requestTimeout(client)))

@@ -242,8 +242,17 @@ public final class LocationHub: Sendable {
 
   private func process(_ event: EngineEvent) {
     let now = clock.now
-    let effects = state.withLock { $0.engine.handle(event, at: now) }
-    for effect in effects { apply(effect) }
+    let (effects, clients) = state.withLock { ($0.engine.handle(event, at: now), $0.clients) }
+    for effect in effects {
+      // Locations (hundreds per fix in a daemon) go to the clients as they were when the engine
+      // ran, looked up without the lock: a client is removed on this executor, after this step,
+      // and a new one has no effect before its `addClient` step, so the answer is the same.
+      if case .deliverLocations(let id, let fixes) = effect {
+        clients[id]?.hub(self, deliver: .locations(fixes))
+      } else {
+        apply(effect)
+      }
+    }
   }
 
   private func apply(_ effect: EngineEffect) {
