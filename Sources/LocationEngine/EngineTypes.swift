@@ -183,6 +183,9 @@ public enum RegionFailure: Sendable, Equatable {
 }
 
 /// What the runtime must do after an event. Effects are applied in order, outside any lock.
+///
+/// The cases with large payloads are `indirect`, so that an effect is a few words: a fix makes one
+/// `deliverLocations` per client (hundreds in a daemon), each copied into and out of the array.
 public enum EngineEffect: Sendable, Equatable {
   /// Deliver these locations, oldest first, to a client.
   case deliverLocations(ClientID, [Fix])
@@ -195,22 +198,23 @@ public enum EngineEffect: Sendable, Equatable {
   /// Cancel a timer.
   case cancelTimer(EngineTimer)
   /// Persist this fix as the last known location.
-  case saveLastKnownLocation(Fix)
+  indirect case saveLastKnownLocation(Fix)
   /// A region is now monitored: persist it (with its state), then tell the requester.
-  case regionAdded(group: String, RegionSpec, state: RegionState, requester: ClientID?)
+  indirect case regionAdded(group: String, RegionSpec, state: RegionState, requester: ClientID?)
   /// A region could not be monitored; tell the requester.
-  case regionRejected(group: String, identifier: String, RegionFailure, requester: ClientID?)
+  indirect case regionRejected(
+    group: String, identifier: String, RegionFailure, requester: ClientID?)
   /// A region is no longer monitored: delete it from the store.
   case regionRemoved(group: String, identifier: String)
   /// Regions changed state: persist the new states, then tell every client of the group.
   case regionEvents(group: String, [RegionEvent])
   /// The answer to `requestRegionState`, for the requester only.
-  case regionStateReply(ClientID, group: String, RegionEvent)
+  indirect case regionStateReply(ClientID, group: String, RegionEvent)
   /// Deliver a heading to a client.
-  case deliverHeading(ClientID, DeliveredHeading)
+  indirect case deliverHeading(ClientID, DeliveredHeading)
   /// An interference episode began for a client: `CLError.headingFailure` and the calibration
   /// question.
-  case headingInterference(ClientID, HeadingInterference)
+  indirect case headingInterference(ClientID, HeadingInterference)
   /// Run (or stop) the sources that produce headings.
   case demandHeading(Bool)
   /// A client's deferred updates finished (nil: the distance or the timeout was reached), after
