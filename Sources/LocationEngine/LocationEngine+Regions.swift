@@ -14,6 +14,16 @@ extension LocationEngine {
         .regionRejected(group: group, identifier: spec.identifier, .denied, requester: requester))
       return
     }
+    if let limit = maximumRegionCount, regions[group]?.state(of: spec.identifier) == nil,
+      regions.values.reduce(0, { $0 + $1.count }) >= limit
+    {
+      effects.append(
+        .regionRejected(
+          group: group, identifier: spec.identifier,
+          .invalid("at most \(limit) regions may be monitored at once; stop monitoring one first"),
+          requester: requester))
+      return
+    }
     let events: [RegionEvent]
     do {
       // In place: a copy of the group's monitor per add would make adding n regions O(n²).

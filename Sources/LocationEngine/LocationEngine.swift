@@ -25,6 +25,10 @@ public struct LocationEngine: Sendable {
   public var maximumRegionRadius: Double = 1_000_000
   /// The accuracy asked of the sources while regions are monitored (metres).
   public var regionAccuracy: Double = 100
+  /// The most regions monitored at once, every group together; nil: no limit. A new region
+  /// beyond it is rejected (`CLError.regionMonitoringFailure`); replacing one is not a new one.
+  /// Regions restored from the store are not counted against it.
+  public var maximumRegionCount: Int?
 
   var sessions: [ClientID: UpdateSession] = [:]
   private var fixArbiter = FixArbiter()

@@ -85,9 +85,12 @@ public final class LocationHub: Sendable {
   ///   - policy: how requests without a stored decision are answered.
   ///   - clock: `nil` for a live hub (real time, serial queue); a `ManualClock` for deterministic
   ///     use, in which case every event is handled synchronously on the sending thread.
+  ///   - maximumRegionCount: the most regions the app may monitor at once (`locationd`'s
+  ///     per-app limit); nil: no limit.
   public init(
     app: String, sources: Sources, persistence: any HubPersistence,
-    policy: AuthorizationPolicy = .grant, clock: (any HubClock)? = nil
+    policy: AuthorizationPolicy = .grant, clock: (any HubClock)? = nil,
+    maximumRegionCount: Int? = nil
   ) {
     self.app = app
     self.sources = sources
@@ -107,6 +110,7 @@ public final class LocationHub: Sendable {
     authorization.servicesEnabled = persistence.servicesEnabled()
     var engine = LocationEngine(
       allowed: authorization.allowsLocation, cachedLocation: persistence.lastKnownLocation())
+    engine.maximumRegionCount = maximumRegionCount
     // Regions survive restarts: restore them with their last states, so that a crossing that
     // happened while the process was not running is reported at the first decisive fix.
     for (group, regions) in persistence.regions(app: app).sorted(by: { $0.key < $1.key }) {

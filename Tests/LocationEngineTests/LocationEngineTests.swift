@@ -30,6 +30,34 @@ import Testing
     }
   }
 
+  /// `maximumRegionCount` counts every group; a replacement is not a new region, and a removal
+  /// frees a place.
+  @Test func theRegionLimitCountsEveryGroupAndNotReplacements() {
+    var engine = LocationEngine(allowed: true)
+    engine.maximumRegionCount = 2
+    func add(_ identifier: String, _ group: String) -> [EngineEffect] {
+      engine.handle(
+        .addRegion(
+          group: group,
+          RegionSpec(identifier: identifier, latitude: 52, longitude: 5, radius: 100),
+          initialState: .unknown, requester: client),
+        at: Self.origin)
+    }
+    func rejected(_ effects: [EngineEffect]) -> String? {
+      for effect in effects {
+        if case .regionRejected(_, _, .invalid(let message), _) = effect { return message }
+      }
+      return nil
+    }
+    #expect(rejected(add("a", "manager")) == nil)
+    #expect(rejected(add("b", "monitor:x")) == nil)
+    #expect(rejected(add("c", "manager"))?.contains("at most 2 regions") == true)
+    #expect(rejected(add("a", "manager")) == nil, "a replacement")
+    _ = engine.handle(.removeRegion(group: "monitor:x", identifier: "b"), at: Self.origin)
+    #expect(rejected(add("c", "manager")) == nil)
+    #expect(engine.regionSpecs(group: "manager").map(\.identifier) == ["a", "c"])
+  }
+
   @Test func startDemandsSourcesAndDeliversEveryFixWithoutFilter() {
     var engine = LocationEngine(allowed: true)
     _ = engine.handle(.addClient(client), at: Self.origin)

@@ -53,6 +53,7 @@ import Testing
       source = static:///etc/geolocation   # fallback
       queue-limit = 4096
       strikes = 5
+      max-regions = 500
 
       [app org.example.Maps]
       executable = /usr/bin/maps
@@ -67,6 +68,7 @@ import Testing
     #expect(configuration.sources == [.geoclue], "--source replaces the file's sources")
     #expect(configuration.queueLimit == 4096)
     #expect(configuration.strikes == 5)
+    #expect(configuration.maximumRegions == 500)
     #expect(configuration.appID(forExecutable: "/opt/maps/bin/maps") == "org.example.Maps")
     #expect(configuration.appID(forExecutable: "/usr/bin/other") == "/usr/bin/other")
     #expect(configuration.app(id: "org.example.Maps")?.launch == "/usr/bin/maps --background")

@@ -538,6 +538,75 @@ import Testing
     #expect(zip(slowReceived, slowReceived.dropFirst()).allSatisfy { $0.time < $1.time })
   }
 
+  /// The lists of an app's regions (a welcome, a `regionList`) may exceed four times the queue
+  /// limit, one at a time: an app with many regions is not disconnected for asking for them. The
+  /// app's regions are capped (`max-regions`); replacing one is not a new one.
+  @Test func regionListsMayExceedTheQueueLimitAndRegionsAreCapped() throws {
+    let daemon = try DaemonFixture {
+      $0.queueLimit = 1024
+      $0.maximumRegions = 2000
+    }
+    defer { daemon.stop() }
+    let first = try daemon.connectApp()
+    func region(_ index: Int) -> RegionSpec {
+      var region = Self.home
+      region.identifier = "region \(index), named at length so that the list of them is long"
+      return region
+    }
+    // In small batches, read as they go: the answers to a burst would overflow this small queue.
+    var answers: [DaemonMessage] = []
+    for batch in stride(from: 0, through: 2001, by: 10) {
+      for index in batch..<min(batch + 10, 2002) {
+        // 2001 is region 0 again: a replacement.
+        let spec = region(index == 2001 ? 0 : index)
+        first.send(.addRegion(client: 1, group: "manager", region: spec, initialState: .unknown))
+      }
+      answers += try first.sync()
+    }
+    let started = answers.filter {
+      if case .regionStarted = $0 { return true }
+      return false
+    }
+    #expect(started.count == 2001, "2000 new ones and one replacement")
+    let failed = answers.compactMap { message -> String? in
+      guard case .regionFailed(1, "manager", let identifier, .invalid(let reason)) = message else {
+        return nil
+      }
+      return "\(identifier): \(reason)"
+    }
+    #expect(failed.count == 1)
+    #expect(failed.first?.hasPrefix(region(2000).identifier) == true)
+    #expect(failed.first?.contains("2000") == true, "\(failed)")
+
+    // A new connection reads nothing until its welcome (about 300 KB, more than the socket
+    // takes at once) and the answer to a ping are both queued.
+    let second = try daemon.connect()
+    second.send(.hello(version: DaemonProtocol.version, role: .app))
+    second.send(.ping(id: 7))
+    func nextMessage() throws -> DaemonMessage {
+      guard let line = try second.readLine() else { throw DaemonTestFailure("closed") }
+      return try DaemonProtocol.decode(line: line, limit: 16 << 20)
+    }
+    guard case .welcome(let welcome) = try nextMessage() else {
+      Issue.record("no welcome")
+      return
+    }
+    #expect(welcome.regions.count == 2000)
+    #expect(try nextMessage() == .reply(id: 7, .done))
+    // The same for a regionList.
+    first.send(.removeRegion(group: "manager", identifier: region(1).identifier))
+    _ = try first.sync()
+    second.send(.refreshRegions)
+    second.send(.ping(id: 8))
+    #expect(try nextMessage() == .regionsChanged)
+    guard case .regionList(let entries) = try nextMessage() else {
+      Issue.record("no regionList")
+      return
+    }
+    #expect(entries.count == 1999)
+    #expect(try nextMessage() == .reply(id: 8, .done))
+  }
+
   /// A client that falls more than four times the queue limit behind on deliveries that cannot be
   /// dropped is disconnected; the daemon and its other clients carry on.
   @Test func aClientFarBehindIsDisconnected() throws {

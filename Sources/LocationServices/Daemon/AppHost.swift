@@ -56,7 +56,7 @@ final class AppHost: HubClient {
   init(
     app: String, sources: LocationHub.Sources, persistence: any HubPersistence,
     store: LocationStore, policy: AuthorizationPolicy, clock: (any HubClock)?, launch: String?,
-    reducer: ReducedAccuracy
+    reducer: ReducedAccuracy, maximumRegions: Int? = nil
   ) {
     self.app = app
     self.store = store
@@ -64,7 +64,8 @@ final class AppHost: HubClient {
     self.reducer = reducer
     let keeping = KeepingPersistence(base: persistence)
     hub = LocationHub(
-      app: app, sources: sources, persistence: keeping, policy: policy, clock: clock)
+      app: app, sources: sources, persistence: keeping, policy: policy, clock: clock,
+      maximumRegionCount: maximumRegions)
     state = Mutex(State(groups: Set(persistence.regions(app: app).keys)))
     keeping.host.withLock { $0.value = self }
   }

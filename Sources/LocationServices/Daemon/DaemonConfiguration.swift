@@ -27,6 +27,7 @@ import LocationSources
 /// | `queue-limit` | bytes queued for one slow client before its location deliveries are thinned (default 1 MiB; four times this disconnects it) |
 /// | `strikes` | protocol errors a connection may make before it is closed (default 3) |
 /// | `max-connections` | connections served at once (default 4096; more are refused) |
+/// | `max-regions` | regions one app may monitor at once, every group together (default 50000) |
 ///
 /// One section per app that has a desktop-file-style identifier:
 ///
@@ -86,6 +87,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
   public var maximumConnections = 4096
   /// Managers one connection may register.
   public var maximumManagers = 1024
+  /// Regions one app may monitor at once, every group together (`max-regions`): the store, the
+  /// daemon's memory and the welcome that lists them stay bounded (50,000 regions make a welcome
+  /// of about 8 MB, half the 16 MiB a client reads in one line).
+  public var maximumRegions = 50_000
 
   /// Creates a configuration with explicit paths and defaults for the rest.
   /// - Parameters:
@@ -343,6 +348,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
       case "queue-limit": queueLimit = try Self.positive(value, place: place, key: key)
       case "strikes": strikes = try Self.positive(value, place: place, key: key)
       case "max-connections": maximumConnections = try Self.positive(value, place: place, key: key)
+      case "max-regions": maximumRegions = try Self.positive(value, place: place, key: key)
       default:
         throw DaemonConfigurationError(message: "\(place): unknown key \(key)")
       }

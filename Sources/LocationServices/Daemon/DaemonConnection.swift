@@ -80,6 +80,10 @@ final class DaemonConnection: Sendable {
     /// The I/O thread has been asked to wait for writability.
     var wantsWrite = false
     var dropped = 0
+    /// Bytes beyond the limit allowed while a list of the app's regions (a welcome or a
+    /// `regionList`, which the peer asked for) is queued: the largest such list, until the queue
+    /// is empty. One list at a time: a peer that asks again before reading is over the limit.
+    var allowance = 0
 
     var isEmpty: Bool { head == chunks.count }
   }
@@ -108,15 +112,26 @@ final class DaemonConnection: Sendable {
     self.wake = wake
   }
 
-  /// Encodes and sends a message; `locations` deliveries may be thinned when the peer is slow.
+  /// Encodes and sends a message; `locations` deliveries may be thinned when the peer is slow. A
+  /// list of the app's regions (`welcome`, `regionList`) may exceed the limit (see `allowance`).
   func send(_ message: DaemonMessage) {
     let droppable: Bool
-    if case .locations = message { droppable = true } else { droppable = false }
-    enqueue(DaemonProtocol.encode(message), droppable: droppable)
+    var list = false
+    switch message {
+    case .locations: droppable = true
+    case .welcome, .regionList:
+      droppable = false
+      list = true
+    default: droppable = false
+    }
+    enqueue(DaemonProtocol.encode(message), droppable: droppable, regionList: list)
   }
 
   /// Queues encoded bytes (one or more whole lines).
-  func enqueue(_ bytes: [UInt8], droppable: Bool) {
+  /// - Parameters:
+  ///   - droppable: whether the bytes are a `locations` delivery, which may be thinned.
+  ///   - regionList: whether they list the app's regions, and may exceed the limit.
+  func enqueue(_ bytes: [UInt8], droppable: Bool, regionList: Bool = false) {
     let needsWake = output.withLock { output -> Bool in
       guard !output.closed, !output.overflowed, !output.broken else { return false }
       if output.isEmpty {
@@ -129,11 +144,13 @@ final class DaemonConnection: Sendable {
         output.chunks.append(Chunk(bytes: bytes, droppable: droppable))
         output.offset = written
         output.bytes = bytes.count - written
+        if regionList { output.allowance = bytes.count }
       } else {
         output.chunks.append(Chunk(bytes: bytes, droppable: droppable))
         output.bytes += bytes.count
-        if output.bytes > limit { Self.thin(&output) }
-        if output.bytes > 4 * limit {
+        if regionList { output.allowance = max(output.allowance, bytes.count) }
+        if output.bytes > limit + output.allowance { Self.thin(&output) }
+        if output.bytes > 4 * limit + output.allowance {
           output.overflowed = true
           return true
         }
@@ -204,6 +221,7 @@ final class DaemonConnection: Sendable {
       output.chunks.removeAll(keepingCapacity: output.chunks.count < 64)
       output.head = 0
       output.wantsWrite = false
+      output.allowance = 0
       return .idle
     }
   }

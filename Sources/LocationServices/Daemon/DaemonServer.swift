@@ -267,7 +267,7 @@ public final class DaemonServer: Sendable {
     let host = AppHost(
       app: app, sources: hubSources, persistence: persistence, store: store,
       policy: configuration.policy, clock: clock, launch: configuration.app(id: app)?.launch,
-      reducer: reducer)
+      reducer: reducer, maximumRegions: configuration.maximumRegions)
     shared.withLock { $0.hosts[app] = host }
     host.start()
     return host
