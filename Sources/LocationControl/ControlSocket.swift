@@ -11,8 +11,9 @@ import Foundation
 /// never answers ends the command with an error instead of a hang.
 final class ControlSocket {
   /// The longest line accepted from the daemon. Replies to `status` or `apps` on a daemon with
-  /// many apps are long, so this is well above the daemon's own 64 KiB limit for incoming lines.
-  static let maximumLineLength = 16 << 20
+  /// many apps, and to `regions` for an app with 50,000 regions, are long, so this is well above
+  /// the daemon's own 64 KiB limit for incoming lines (the same as `DaemonClient`'s).
+  static let maximumLineLength = 64 << 20
 
   /// The file descriptor.
   let fd: Int32
@@ -111,7 +112,7 @@ final class ControlSocket {
   func bufferedLine() throws(ControlError) -> String? {
     guard let newline = buffer.firstIndex(of: 0x0A) else {
       if buffer.count > Self.maximumLineLength {
-        throw ControlError(.protocolViolation, "locationd sent a line longer than 16 MiB")
+        throw ControlError(.protocolViolation, "locationd sent a line longer than 64 MiB")
       }
       return nil
     }

@@ -14,6 +14,16 @@ extension LocationEngine {
         .regionRejected(group: group, identifier: spec.identifier, .denied, requester: requester))
       return
     }
+    guard group.utf8.count <= RegionSpec.maximumGroupBytes else {
+      effects.append(
+        .regionRejected(
+          group: group, identifier: spec.identifier,
+          .invalid(
+            "the monitor's name is \(group.utf8.count - "monitor:".utf8.count) bytes long; at most "
+              + "\(RegionSpec.maximumGroupBytes - "monitor:".utf8.count) are accepted"),
+          requester: requester))
+      return
+    }
     if let limit = maximumRegionCount, regions[group]?.state(of: spec.identifier) == nil,
       regions.values.reduce(0, { $0 + $1.count }) >= limit
     {

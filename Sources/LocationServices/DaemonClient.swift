@@ -466,8 +466,9 @@ public final class DaemonClient: LocationService {
     }
   }
 
-  /// The longest line accepted from the daemon (a welcome lists every region of the app).
-  static let lineLimit = 16 << 20
+  /// The longest line accepted from the daemon: a welcome lists every region of the app, up to
+  /// 50,000 by default with identifiers of up to 1 KiB.
+  static let lineLimit = 64 << 20
 
   /// The connection ended: close it, tell the clients whose services were running, reconnect.
   private func readerEnded(fd: Int32, generation: Int) {

@@ -56,6 +56,12 @@ import Testing
     _ = engine.handle(.removeRegion(group: "monitor:x", identifier: "b"), at: Self.origin)
     #expect(rejected(add("c", "manager")) == nil)
     #expect(engine.regionSpecs(group: "manager").map(\.identifier) == ["a", "c"])
+    _ = engine.handle(.removeRegion(group: "manager", identifier: "c"), at: Self.origin)
+    // A monitor's name: 248 bytes are accepted, 249 are not.
+    let name = String(repeating: "n", count: 248)
+    #expect(rejected(add("d", "monitor:" + name)) == nil)
+    _ = engine.handle(.removeRegion(group: "monitor:" + name, identifier: "d"), at: Self.origin)
+    #expect(rejected(add("d", "monitor:n" + name))?.contains("at most 248") == true)
   }
 
   @Test func startDemandsSourcesAndDeliversEveryFixWithoutFilter() {

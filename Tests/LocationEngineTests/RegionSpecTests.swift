@@ -24,6 +24,13 @@ import Testing
     Row(name: "valid at the pole", spec: spec(latitude: 90, longitude: 180), expected: nil),
     Row(name: "valid at the maximum", spec: spec(radius: 1000), expected: nil),
     Row(name: "empty identifier", spec: spec(identifier: ""), expected: .emptyIdentifier),
+    Row(
+      name: "identifier of 1024 bytes",
+      spec: spec(identifier: String(repeating: "é", count: 512)), expected: nil),
+    Row(
+      name: "identifier of 1025 bytes",
+      spec: spec(identifier: "x" + String(repeating: "é", count: 512)),
+      expected: .identifierTooLong),
     Row(name: "latitude NaN", spec: spec(latitude: .nan), expected: .invalidCentre),
     Row(name: "latitude 91", spec: spec(latitude: 91), expected: .invalidCentre),
     Row(name: "longitude -180.5", spec: spec(longitude: -180.5), expected: .invalidCentre),

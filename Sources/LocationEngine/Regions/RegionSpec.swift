@@ -9,6 +9,11 @@ public struct RegionSpec: Sendable, Equatable, Hashable {
   /// The default largest radius in metres that `RegionMonitor` accepts (10,000 km, about a quarter
   /// meridian); the public layer passes `maximumRegionMonitoringDistance`.
   public static let defaultMaximumRadius: Double = 10_000_000
+  /// The longest identifier accepted, in bytes of UTF-8 (ours; Apple documents none). With a
+  /// daemon's per-app region limit it bounds what one app can make the daemon keep.
+  public static let maximumIdentifierBytes = 1024
+  /// The longest group name accepted (`monitor:` and a `CLMonitor`'s name), in bytes of UTF-8.
+  public static let maximumGroupBytes = 256
 
   /// The app's name for the region; regions are replaced by identifier.
   public var identifier: String
@@ -54,7 +59,8 @@ public struct RegionSpec: Sendable, Equatable, Hashable {
 
   /// Checks the region and returns the first reason it cannot be monitored, or nil if it can.
   ///
-  /// Checked in this order: an empty identifier; a centre that is not finite or out of range
+  /// Checked in this order: an empty identifier; one longer than `maximumIdentifierBytes`; a
+  /// centre that is not finite or out of range
   /// (latitude -90...90, longitude -180...180); a radius that is NaN or infinite; a radius <= 0;
   /// a radius above `maximumRadius`; a hysteresis that is negative, NaN or infinite.
   /// - Parameter maximumRadius: The largest radius accepted, metres.
@@ -63,6 +69,13 @@ public struct RegionSpec: Sendable, Equatable, Hashable {
   {
     if identifier.isEmpty {
       return RegionSpecError(code: .emptyIdentifier, message: "the region identifier is empty")
+    }
+    guard identifier.utf8.count <= Self.maximumIdentifierBytes else {
+      return RegionSpecError(
+        code: .identifierTooLong,
+        message:
+          "the region identifier is \(identifier.utf8.count) bytes long; at most "
+          + "\(Self.maximumIdentifierBytes) are accepted")
     }
     guard latitude.isFinite, longitude.isFinite, abs(latitude) <= 90, abs(longitude) <= 180 else {
       return RegionSpecError(
@@ -101,6 +114,8 @@ public struct RegionSpecError: Error, Sendable, Equatable, Hashable, CustomStrin
   public enum Code: Sendable, Equatable, Hashable, CaseIterable {
     /// The identifier is the empty string.
     case emptyIdentifier
+    /// The identifier is longer than `RegionSpec.maximumIdentifierBytes`.
+    case identifierTooLong
     /// Latitude or longitude is not finite or out of range.
     case invalidCentre
     /// The radius is NaN or infinite.

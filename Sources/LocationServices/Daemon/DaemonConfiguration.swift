@@ -88,8 +88,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
   /// Managers one connection may register.
   public var maximumManagers = 1024
   /// Regions one app may monitor at once, every group together (`max-regions`): the store, the
-  /// daemon's memory and the welcome that lists them stay bounded (50,000 regions make a welcome
-  /// of about 8 MB, half the 16 MiB a client reads in one line).
+  /// daemon's memory and the welcome that lists them stay bounded (50,000 regions with short
+  /// identifiers make a welcome of about 8 MB; with identifiers of the longest, 1 KiB, about
+  /// 60 MB, within the 64 MiB a client reads in one line).
   public var maximumRegions = 50_000
 
   /// Creates a configuration with explicit paths and defaults for the rest.
