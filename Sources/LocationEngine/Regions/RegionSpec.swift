@@ -60,9 +60,9 @@ public struct RegionSpec: Sendable, Equatable, Hashable {
   /// Checks the region and returns the first reason it cannot be monitored, or nil if it can.
   ///
   /// Checked in this order: an empty identifier; one longer than `maximumIdentifierBytes`; a
-  /// centre that is not finite or out of range
-  /// (latitude -90...90, longitude -180...180); a radius that is NaN or infinite; a radius <= 0;
-  /// a radius above `maximumRadius`; a hysteresis that is negative, NaN or infinite.
+  /// centre that is not finite or out of range (latitude -90...90, longitude -180...180); a radius
+  /// that is NaN or infinite; a radius <= 0; a radius above `maximumRadius`; a hysteresis that is
+  /// negative, NaN or infinite.
   /// - Parameter maximumRadius: The largest radius accepted, metres.
   /// - Returns: The reason, or nil when the region is valid.
   public func validate(maximumRadius: Double = RegionSpec.defaultMaximumRadius) -> RegionSpecError?
