@@ -112,7 +112,9 @@ let package = Package(
     .testTarget(name: "LocationSourcesTests", dependencies: ["LocationSources", "RealComponents"]),
     .testTarget(
       name: "LocationServicesTests",
-      dependencies: ["LocationServices", "LocationEngine", "LocationSources", "LocationStore"]
+      dependencies: [
+        "LocationServices", "LocationEngine", "LocationSources", "LocationStore", "RealComponents",
+      ]
     ),
     .testTarget(
       name: "CoreLocationTests",

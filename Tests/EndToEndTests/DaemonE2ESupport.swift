@@ -12,11 +12,7 @@ struct E2EFailure: Error, CustomStringConvertible {
 }
 
 /// Seconds on `CLOCK_MONOTONIC`, for deadlines.
-func e2eNow() -> Double {
-  var spec = timespec()
-  clock_gettime(CLOCK_MONOTONIC, &spec)
-  return Double(spec.tv_sec) + Double(spec.tv_nsec) * 1e-9
-}
+func e2eNow() -> Double { monotonicSeconds() }
 
 /// Where the built products and the tools of the daemon tests are, and whether they can run.
 enum DaemonE2E {
@@ -180,7 +176,7 @@ enum DaemonE2E {
 final class DaemonProcess {
   let process = Process()
   private let errors = Pipe()
-  private var buffer: [UInt8] = []
+  private lazy var reader = DeadlineLineReader(fd: errors.fileHandleForReading.fileDescriptor)
   /// Every log line read so far.
   private(set) var log: [String] = []
 
@@ -210,28 +206,20 @@ final class DaemonProcess {
   /// Reads standard error until a line containing `text`; with a deadline.
   func waitForLog(_ text: String, timeout: Double = 30) throws -> String {
     if let line = log.first(where: { $0.contains(text) }) { return line }
-    let fd = errors.fileHandleForReading.fileDescriptor
     let deadline = e2eNow() + timeout
     while true {
-      if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-        let line = String(decoding: buffer[..<newline], as: UTF8.self)
-        buffer.removeFirst(newline + 1)
-        log.append(line)
-        if line.contains(text) { return line }
-        continue
-      }
-      let remaining = deadline - e2eNow()
-      guard remaining > 0 else {
+      let bytes: [UInt8]?
+      do {
+        bytes = try reader.next(until: deadline)
+      } catch {
         throw E2EFailure("no \"\(text)\" in locationd's log in time; log: \(log)")
       }
-      var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-      guard poll(&descriptor, 1, Int32(remaining * 1000) + 1) > 0 else { continue }
-      var chunk = [UInt8](repeating: 0, count: 4096)
-      let count = read(fd, &chunk, chunk.count)
-      guard count > 0 else {
+      guard let bytes else {
         throw E2EFailure("locationd's log ended before \"\(text)\"; log: \(log)")
       }
-      buffer.append(contentsOf: chunk[0..<count])
+      let line = String(decoding: bytes, as: UTF8.self)
+      log.append(line)
+      if line.contains(text) { return line }
     }
   }
 
@@ -253,7 +241,7 @@ final class DaemonProcess {
 class LineChannel {
   let readFD: Int32
   let writeFD: Int32
-  private var buffer: [UInt8] = []
+  private let reader: DeadlineLineReader
   private var nextPing = 1_000_000
   /// Every message read so far, in order.
   private(set) var received: [[String: Any]] = []
@@ -263,6 +251,7 @@ class LineChannel {
     signal(SIGPIPE, SIG_IGN)
     self.readFD = readFD
     self.writeFD = writeFD
+    reader = DeadlineLineReader(fd: readFD)
   }
 
   /// Writes bytes as they are (a broken peer is ignored: the reader sees it).
@@ -286,28 +275,10 @@ class LineChannel {
 
   /// The next line, or nil at end of stream; throws when nothing comes before the deadline.
   func readLine(timeout: Double = 15) throws -> String? {
-    let deadline = e2eNow() + timeout
-    while true {
-      if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-        let line = String(decoding: buffer[..<newline], as: UTF8.self)
-        buffer.removeFirst(newline + 1)
-        return line
-      }
-      let remaining = deadline - e2eNow()
-      guard remaining > 0 else { throw E2EFailure("nothing read before the deadline") }
-      var descriptor = pollfd(fd: readFD, events: Int16(POLLIN), revents: 0)
-      let ready = poll(&descriptor, 1, Int32(remaining * 1000) + 1)
-      if ready < 0, errno == EINTR { continue }
-      guard ready > 0 else { continue }
-      var chunk = [UInt8](repeating: 0, count: 65_536)
-      let count = Glibc.read(readFD, &chunk, chunk.count)
-      if count < 0, errno == EINTR { continue }
-      if count <= 0 {
-        if buffer.isEmpty { return nil }
-        defer { buffer = [] }
-        return String(decoding: buffer, as: UTF8.self)
-      }
-      buffer.append(contentsOf: chunk[0..<count])
+    do {
+      return try reader.next(timeout: timeout).map { String(decoding: $0, as: UTF8.self) }
+    } catch {
+      throw E2EFailure("\(error)")
     }
   }
 
@@ -379,7 +350,7 @@ class LineChannel {
   func drain() throws -> [[String: Any]] {
     var messages: [[String: Any]] = []
     while true {
-      if buffer.contains(UInt8(ascii: "\n")) {
+      if reader.hasLine {
         if let message = try nextOrEnd(timeout: 1) { messages.append(message) }
         continue
       }

@@ -1,6 +1,7 @@
 import Foundation
 import LocationEngine
 import LocationServices
+import RealComponents
 import Testing
 
 #if canImport(Glibc)
@@ -36,26 +37,18 @@ import Testing
 
   /// Reads the other app's standard output line by line, with a deadline.
   final class Lines {
-    let fd: Int32
-    private var buffer: [UInt8] = []
-    init(_ fd: Int32) { self.fd = fd }
+    private let reader: DeadlineLineReader
+    init(_ fd: Int32) { reader = DeadlineLineReader(fd: fd) }
 
     func next() throws -> DaemonMessage {
-      while true {
-        if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-          let line = Array(buffer[..<newline])
-          buffer.removeFirst(newline + 1)
-          return try DaemonProtocol.decode(line: line)
-        }
-        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        guard poll(&descriptor, 1, 20_000) > 0 else {
-          throw DaemonTestFailure("the other app said nothing in time")
-        }
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        let count = read(fd, &chunk, chunk.count)
-        guard count > 0 else { throw DaemonTestFailure("the other app ended") }
-        buffer.append(contentsOf: chunk[0..<count])
+      let line: [UInt8]?
+      do {
+        line = try reader.next(timeout: 20)
+      } catch {
+        throw DaemonTestFailure("the other app said nothing in time")
       }
+      guard let line else { throw DaemonTestFailure("the other app ended") }
+      return try DaemonProtocol.decode(line: line)
     }
   }
 
@@ -68,12 +61,7 @@ import Testing
     let output = Pipe()
     other.standardOutput = output
     other.standardInput = FileHandle.nullDevice
-    var empty = sigset_t()
-    var saved = sigset_t()
-    sigemptyset(&empty)
-    pthread_sigmask(SIG_SETMASK, &empty, &saved)
-    try other.run()
-    pthread_sigmask(SIG_SETMASK, &saved, nil)
+    try runWithEmptySignalMask(other)
     defer {
       other.terminate()
       other.waitUntilExit()

@@ -2,6 +2,7 @@ import Foundation
 import LocationEngine
 import LocationServices
 import LocationStore
+import RealComponents
 import Testing
 
 #if canImport(Glibc)
@@ -34,7 +35,7 @@ import Testing
   final class Daemon {
     let process = Process()
     private let errors = Pipe()
-    private var buffer: [UInt8] = []
+    private lazy var reader = DeadlineLineReader(fd: errors.fileHandleForReading.fileDescriptor)
 
     init(_ arguments: [String]) throws {
       guard let binary = DaemonProcessTests.binary else {
@@ -45,14 +46,7 @@ import Testing
       process.standardError = errors
       process.standardOutput = FileHandle.nullDevice
       process.standardInput = FileHandle.nullDevice
-      // A child inherits the spawning thread's signal mask; the test runner's threads block
-      // signals, and a blocked SIGTERM would never stop the daemon.
-      var empty = sigset_t()
-      var saved = sigset_t()
-      sigemptyset(&empty)
-      pthread_sigmask(SIG_SETMASK, &empty, &saved)
-      defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
-      try process.run()
+      try runWithEmptySignalMask(process)
     }
 
     deinit {
@@ -61,26 +55,17 @@ import Testing
 
     /// Reads standard error until a line containing `text`, or end of stream; with a deadline.
     func waitForLog(_ text: String, timeout: Double = 20) throws -> String {
-      let fd = errors.fileHandleForReading.fileDescriptor
-      var spec = timespec()
-      clock_gettime(CLOCK_MONOTONIC, &spec)
-      let deadline = Double(spec.tv_sec) + timeout
+      let deadline = monotonicSeconds() + timeout
       while true {
-        if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-          let line = String(decoding: buffer[..<newline], as: UTF8.self)
-          buffer.removeFirst(newline + 1)
-          if line.contains(text) { return line }
-          continue
+        let bytes: [UInt8]?
+        do {
+          bytes = try reader.next(until: deadline)
+        } catch {
+          throw DaemonTestFailure("no \"\(text)\" in the log in time")
         }
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        let remaining = deadline - Double(spec.tv_sec)
-        guard remaining > 0 else { throw DaemonTestFailure("no \"\(text)\" in the log in time") }
-        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        guard poll(&descriptor, 1, Int32(remaining * 1000)) > 0 else { continue }
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        let count = read(fd, &chunk, chunk.count)
-        guard count > 0 else { throw DaemonTestFailure("the log ended before \"\(text)\"") }
-        buffer.append(contentsOf: chunk[0..<count])
+        guard let bytes else { throw DaemonTestFailure("the log ended before \"\(text)\"") }
+        let line = String(decoding: bytes, as: UTF8.self)
+        if line.contains(text) { return line }
       }
     }
 

@@ -3,6 +3,7 @@ import Geodesy
 import LocationEngine
 import LocationServices
 import LocationStore
+import RealComponents
 
 #if canImport(Glibc)
   import Glibc
@@ -15,11 +16,7 @@ struct DaemonTestFailure: Error, CustomStringConvertible {
 }
 
 /// Seconds on `CLOCK_MONOTONIC`, for deadlines.
-private func monotonicNow() -> Double {
-  var spec = timespec()
-  clock_gettime(CLOCK_MONOTONIC, &spec)
-  return Double(spec.tv_sec) + Double(spec.tv_nsec) * 1e-9
-}
+private func monotonicNow() -> Double { monotonicSeconds() }
 
 /// An in-process daemon on a private socket, its hubs and source pool on a `ManualClock`, with one
 /// scripted source the test drives.
@@ -99,12 +96,13 @@ final class DaemonFixture {
 /// One raw connection to the daemon: writes lines, reads lines with a deadline on readiness.
 final class TestPeer {
   let fd: Int32
-  private var buffer: [UInt8] = []
+  private let reader: DeadlineLineReader
   private var nextPing = 1_000_000
 
   init(path: String) throws {
     fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw DaemonTestFailure("socket: \(errno)") }
+    reader = DeadlineLineReader(fd: fd)
     var address = sockaddr_un()
     address.sun_family = sa_family_t(AF_UNIX)
     let bytes = Array(path.utf8)
@@ -150,27 +148,10 @@ final class TestPeer {
 
   /// The next line, or nil at end of stream; throws when nothing comes before the deadline.
   func readLine(timeout: Double = 10) throws -> [UInt8]? {
-    let deadline = monotonicNow() + timeout
-    while true {
-      if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-        let line = Array(buffer[..<newline])
-        buffer.removeFirst(newline + 1)
-        return line
-      }
-      let remaining = deadline - monotonicNow()
-      guard remaining > 0 else { throw DaemonTestFailure("nothing read before the deadline") }
-      var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-      let ready = poll(&descriptor, 1, Int32(remaining * 1000) + 1)
-      if ready < 0, errno == EINTR { continue }
-      guard ready > 0 else { continue }
-      var chunk = [UInt8](repeating: 0, count: 65_536)
-      let count = Glibc.read(fd, &chunk, chunk.count)
-      if count <= 0 {
-        if buffer.isEmpty { return nil }
-        defer { buffer = [] }
-        return buffer
-      }
-      buffer.append(contentsOf: chunk[0..<count])
+    do {
+      return try reader.next(timeout: timeout)
+    } catch {
+      throw DaemonTestFailure("\(error)")
     }
   }
 
