@@ -52,8 +52,8 @@ struct DaemonBenchFeed {
     let lat = angle(Self.latitude, degreeDigits: 2)
     let lon = angle(longitude, degreeDigits: 3)
     var bytes: [UInt8] = []
-    sentence("GPRMC,\(clock),A,\(lat),N,\(lon),E,19.438,90.00,\(date),,,A", into: &bytes)
-    sentence("GPGGA,\(clock),\(lat),N,\(lon),E,1,10,0.90,12.0,M,47.0,M,,", into: &bytes)
+    NMEABench.sentence("GPRMC,\(clock),A,\(lat),N,\(lon),E,19.438,90.00,\(date),,,A", into: &bytes)
+    NMEABench.sentence("GPGGA,\(clock),\(lat),N,\(lon),E,1,10,0.90,12.0,M,47.0,M,,", into: &bytes)
     return bytes
   }
 
@@ -68,18 +68,5 @@ struct DaemonBenchFeed {
     let minutes100k = Int(((degrees - Double(whole)) * 60 * 100_000).rounded())
     return digits(whole, degreeDigits) + digits(minutes100k / 100_000, 2) + "."
       + digits(minutes100k % 100_000, 5)
-  }
-
-  private func sentence(_ body: String, into bytes: inout [UInt8]) {
-    var sum: UInt8 = 0
-    for byte in body.utf8 { sum ^= byte }
-    let hex = Array("0123456789ABCDEF".utf8)
-    bytes.append(UInt8(ascii: "$"))
-    bytes.append(contentsOf: body.utf8)
-    bytes.append(UInt8(ascii: "*"))
-    bytes.append(hex[Int(sum >> 4)])
-    bytes.append(hex[Int(sum & 15)])
-    bytes.append(13)
-    bytes.append(10)
   }
 }

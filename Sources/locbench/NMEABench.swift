@@ -141,6 +141,8 @@ enum NMEABench {
 
   static func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
 
+  /// Appends `$BODY*HH` and CR LF (HH: the XOR of the body's bytes, NMEA 0183): the sentences
+  /// of this bench's log and of `locbench daemon`'s feed.
   static func sentence(_ body: String, into log: inout [UInt8]) {
     var sum: UInt8 = 0
     for byte in body.utf8 { sum ^= byte }

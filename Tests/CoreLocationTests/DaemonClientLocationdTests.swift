@@ -19,15 +19,13 @@ struct DaemonClientLocationdTests {
   /// A manager on its own connection to the daemon.
   struct App {
     let client: DaemonClient
-    let scheduler = PumpedScheduler()
-    let delegate = DaemonDelegate()
+    let scheduler: PumpedScheduler
+    let delegate: DaemonDelegate
     let manager: CLLocationManager
 
     init(socketPath: String) {
       client = DaemonClient(socketPath: socketPath)
-      let environment = HubEnvironment(hub: client, scheduler: scheduler)
-      manager = HubEnvironment.$bound.withValue(environment) { CLLocationManager() }
-      manager.delegate = delegate
+      (scheduler, delegate, manager) = boundManager(client)
     }
   }
 

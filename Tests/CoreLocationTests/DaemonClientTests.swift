@@ -59,6 +59,19 @@ final class DaemonDelegate: NSObject, CLLocationManagerDelegate, @unchecked Send
   }
 }
 
+/// A manager bound to a service, its delegate calls queued for `scheduler.pump()`, and the
+/// delegate that records them.
+func boundManager(_ service: any LocationService) -> (
+  scheduler: PumpedScheduler, delegate: DaemonDelegate, manager: CLLocationManager
+) {
+  let scheduler = PumpedScheduler()
+  let delegate = DaemonDelegate()
+  let environment = HubEnvironment(hub: service, scheduler: scheduler)
+  let manager = HubEnvironment.$bound.withValue(environment) { CLLocationManager() }
+  manager.delegate = delegate
+  return (scheduler, delegate, manager)
+}
+
 /// `CLLocationManager` over a `DaemonClient` talking to a fake `locationd` (raw protocol lines on a
 /// real Unix socket).
 @Suite struct DaemonClientTests {
@@ -66,17 +79,15 @@ final class DaemonDelegate: NSObject, CLLocationManagerDelegate, @unchecked Send
   struct Setup {
     let daemon: FakeDaemon
     let client: DaemonClient
-    let scheduler = PumpedScheduler()
-    let delegate = DaemonDelegate()
+    let scheduler: PumpedScheduler
+    let delegate: DaemonDelegate
     let manager: CLLocationManager
 
     init(welcome: String = FakeDaemon.welcomeLine()) throws {
       daemon = try FakeDaemon(welcome: welcome)
       client = DaemonClient(socketPath: daemon.path)
       #expect(client.waitForConnection(timeout: 10))
-      let environment = HubEnvironment(hub: client, scheduler: scheduler)
-      manager = HubEnvironment.$bound.withValue(environment) { CLLocationManager() }
-      manager.delegate = delegate
+      (scheduler, delegate, manager) = boundManager(client)
     }
 
     func until(_ condition: () -> Bool) async -> Bool {
@@ -246,15 +257,10 @@ final class DaemonDelegate: NSObject, CLLocationManagerDelegate, @unchecked Send
       await eventually { client.region(identifier: "home", group: "manager")?.state == .outside })
     #expect(daemon.messages("ack").isEmpty)
 
-    let scheduler = PumpedScheduler()
-    let delegate = DaemonDelegate()
-    let manager = HubEnvironment.$bound.withValue(HubEnvironment(hub: client, scheduler: scheduler))
-    {
-      CLLocationManager()
-    }
-    manager.delegate = delegate
+    let (scheduler, delegate, manager) = boundManager(client)
     #expect(await eventually(pump: scheduler.pump) { delegate.contains("enter home") })
     #expect(await eventually { daemon.messages("ack").contains { $0["sequence"] as? Int == 3 } })
+    withExtendedLifetime(manager) {}
   }
 
   @Test func monitorTakesItsConditionsAndHeldEventsFromTheDaemon() async throws {
@@ -315,13 +321,7 @@ final class DaemonDelegate: NSObject, CLLocationManagerDelegate, @unchecked Send
     let client = DaemonClient(socketPath: daemon.path)
     defer { client.close() }
     #expect(client.waitForConnection(timeout: 10))
-    let scheduler = PumpedScheduler()
-    let delegate = DaemonDelegate()
-    let manager = HubEnvironment.$bound.withValue(HubEnvironment(hub: client, scheduler: scheduler))
-    {
-      CLLocationManager()
-    }
-    manager.delegate = delegate
+    let (scheduler, delegate, manager) = boundManager(client)
     #expect(await eventually { !daemon.messages("register").isEmpty })
     // 5 waits for a monitor named X; 6 is for the manager, handed over at once but not
     // acknowledged, since acknowledging 6 would make the daemon forget 5.
@@ -341,6 +341,7 @@ final class DaemonDelegate: NSObject, CLLocationManagerDelegate, @unchecked Send
     #expect(await eventually { !daemon.messages("ack").isEmpty })
     #expect(daemon.messages("ack").map { $0["sequence"] as? Int } == [6])
     #expect(await monitor.record(for: "gate")?.lastEvent.state == .unsatisfied)
+    withExtendedLifetime(manager) {}
   }
 
   @Test func reconnectsAndResumesAfterTheDaemonGoesAway() async throws {
@@ -496,13 +497,7 @@ final class DaemonDelegate: NSObject, CLLocationManagerDelegate, @unchecked Send
       embedded: { hub })
     let client = try #require(chosen as? DaemonClient)
     defer { client.close() }
-    let scheduler = PumpedScheduler()
-    let delegate = DaemonDelegate()
-    let manager = HubEnvironment.$bound.withValue(HubEnvironment(hub: client, scheduler: scheduler))
-    {
-      CLLocationManager()
-    }
-    manager.delegate = delegate
+    let (scheduler, delegate, manager) = boundManager(client)
     manager.startUpdatingLocation()
     #expect(await eventually(pump: scheduler.pump) { delegate.contains("error 0") })
     let message =
@@ -519,13 +514,7 @@ final class DaemonDelegate: NSObject, CLLocationManagerDelegate, @unchecked Send
       ], timeout: 1, embedded: { Self.embedded() })
     let client = try #require(chosen as? DaemonClient)
     defer { client.close() }
-    let scheduler = PumpedScheduler()
-    let delegate = DaemonDelegate()
-    let manager = HubEnvironment.$bound.withValue(HubEnvironment(hub: client, scheduler: scheduler))
-    {
-      CLLocationManager()
-    }
-    manager.delegate = delegate
+    let (scheduler, delegate, manager) = boundManager(client)
     manager.startUpdatingLocation()
     #expect(await eventually(pump: scheduler.pump) { delegate.contains("error 0") })
 
@@ -551,13 +540,7 @@ final class DaemonDelegate: NSObject, CLLocationManagerDelegate, @unchecked Send
     let client = try #require(chosen as? DaemonClient)
     defer { client.close() }
     #expect(!client.isConnected)
-    let scheduler = PumpedScheduler()
-    let delegate = DaemonDelegate()
-    let manager = HubEnvironment.$bound.withValue(HubEnvironment(hub: client, scheduler: scheduler))
-    {
-      CLLocationManager()
-    }
-    manager.delegate = delegate
+    let (scheduler, delegate, manager) = boundManager(client)
     manager.startUpdatingLocation()
     #expect(await eventually(pump: scheduler.pump) { delegate.contains("error 0") })
     let error = try #require(delegate.errors.withLock { $0.first })

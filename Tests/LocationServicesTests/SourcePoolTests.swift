@@ -301,7 +301,11 @@ import Testing
 
   // MARK: Hubs
 
-  @Test func twoAppHubsShareOneRealSource() throws {
+  /// One source in a pool, two apps' hubs over its relays, a client of each running updates.
+  fileprivate func twoAppsUpdating() -> (
+    source: PoolTestSource, pool: SourcePool, hubs: [LocationHub], clients: [RecordingClient],
+    ids: [ClientID]
+  ) {
     let source = PoolTestSource()
     let pool = SourcePool(sources: [source], clock: clock)
     let hubs = ["org.example.one", "org.example.two"].map {
@@ -312,6 +316,11 @@ import Testing
     let clients = hubs.map { _ in RecordingClient() }
     let ids = zip(hubs, clients).map { hub, client in hub.register(client) }
     for (hub, id) in zip(hubs, ids) { hub.startUpdates(id, UpdateRequest()) }
+    return (source, pool, hubs, clients, ids)
+  }
+
+  @Test func twoAppHubsShareOneRealSource() throws {
+    let (source, pool, hubs, clients, ids) = twoAppsUpdating()
     #expect(source.starts == 1, "one real start for two apps")
     #expect(hubs.allSatisfy { $0.runningSources == ["test://source"] })
     #expect(pool.status.first?.subscribers == 2)
@@ -343,16 +352,7 @@ import Testing
   }
 
   @Test func aSourceEndingUnderTwoAppsEndsForBothAndRunsAgainWhenAskedAgain() throws {
-    let source = PoolTestSource()
-    let pool = SourcePool(sources: [source], clock: clock)
-    let hubs = ["org.example.one", "org.example.two"].map {
-      LocationHub(
-        app: $0, sources: .objects { pool.relays() }, persistence: MemoryPersistence(),
-        clock: clock)
-    }
-    let clients = hubs.map { _ in RecordingClient() }
-    let ids = zip(hubs, clients).map { hub, client in hub.register(client) }
-    for (hub, id) in zip(hubs, ids) { hub.startUpdates(id, UpdateRequest()) }
+    let (source, pool, hubs, clients, ids) = twoAppsUpdating()
     source.emit(fix(52, 5))
     source.end()
     for client in clients {
