@@ -14,8 +14,9 @@ import Synchronization
 /// acknowledges them; while no connection of the app is open, the app's launch command, if any,
 /// is run (at most once a minute until the app connects).
 ///
-/// Lock order: the server's state, then a host's, then a connection's output; hub methods are
-/// never called with any of these held.
+/// Lock order: the server's state, then a host's, then a connection's output, then the hub's
+/// state. Under these locks only the hub's reads (`regions(group:)`, `authorization`) are called,
+/// which take the hub's lock alone and never wait for its executor.
 final class AppHost: HubClient {
   /// The app identifier.
   let app: String
