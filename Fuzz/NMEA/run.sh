@@ -5,7 +5,7 @@
 #
 # The target is the NMEA sources, FormatError.swift and Geodesy's Fix.swift compiled into one
 # module with FuzzTarget.swift (swiftc -sanitize=fuzzer,address). The corpus starts from the gpsd
-# captures in ../shared/testdata/gpsd-regress (cut into 40-line pieces) and Tests/Fixtures/nmea.
+# captures in Tests/Fixtures/gpsd-regress (cut into 40-line pieces) and Tests/Fixtures/nmea.
 # Crashes land in $FUZZ_WORK/artifacts (default .build/fuzz-nmea/artifacts); keep each as a
 # regression input in Tests/Fixtures/nmea/ with a test.
 set -euo pipefail
@@ -22,7 +22,7 @@ swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name NMEAFuzz \
   "$here/FuzzTarget.swift" \
   -o "$work/nmea-fuzz" 2> >(grep -v 'Cannot export local symbol' >&2)
 
-testdata="$root/../shared/testdata/gpsd-regress"
+testdata="$root/Tests/Fixtures/gpsd-regress"
 if [ -d "$testdata" ] && [ ! -e "$work/corpus/.seeded" ]; then
   for log in "$testdata"/*.log; do
     split -l 40 -d -a 4 "$log" "$work/corpus/$(basename "$log" .log)-"

@@ -21,12 +21,13 @@ import Testing
     var testDescription: String { "\(kind) \(s12) m" }
   }
 
-  /// `<root>/../shared/testdata/geodesic/vectors.csv`: `lat1,lon1,lat2,lon2,s12,azi1,azi2,class`.
+  /// `<root>/Tests/Fixtures/geodesic/vectors.csv`: `lat1,lon1,lat2,lon2,s12,azi1,azi2,class`.
   static func referenceVectors() throws -> [Vector] {
     let root = URL(fileURLWithPath: #filePath)
       .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    let file = root.deletingLastPathComponent()
-      .appendingPathComponent("shared/testdata/geodesic/vectors.csv")
+    let file =
+      root
+      .appendingPathComponent("Tests/Fixtures/geodesic/vectors.csv")
     let text = try String(contentsOf: file, encoding: .utf8)
     var vectors: [Vector] = []
     for (index, line) in text.split(separator: "\n").enumerated() where index > 0 {

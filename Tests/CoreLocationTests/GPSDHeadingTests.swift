@@ -16,8 +16,8 @@ import Testing
 )
 struct GPSDHeadingTests {
   static let capture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("shared/testdata/gpsd-regress/rst39.log").path
+    .deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Tests/Fixtures/gpsd-regress/rst39.log").path
 
   /// Delegate calls run on the hub's queue, straight away.
   struct Inline: DeliveryScheduler {

@@ -18,8 +18,8 @@ import Testing
 struct WhereAmIGPSDTests {
   typealias Runner = WhereAmIRunner
 
-  static let capture = Runner.root.deletingLastPathComponent()
-    .appendingPathComponent("shared/testdata/gpsd-regress/nmea-rtk.log").path
+  static let capture = Runner.root
+    .appendingPathComponent("Tests/Fixtures/gpsd-regress/nmea-rtk.log").path
 
   /// The positions gpsd reported for the capture (its .chk file), rounded to 1e-6 degrees.
   static func gpsdPositions() throws -> Set<String> {

@@ -1,19 +1,18 @@
 import Foundation
 
-/// Reads the project's shared reference data (`<package root>/../shared/testdata`).
+/// Reads the project's reference data (`<package root>/Tests/Fixtures`).
 enum TestData {
   struct Failure: Error, CustomStringConvertible {
     var description: String
   }
 
-  /// The shared test data folder, found from this file's path.
+  /// The test data folder, found from this file's path.
   static var directory: URL {
     URL(fileURLWithPath: #filePath)
       .deletingLastPathComponent()  // GeodesyTests
       .deletingLastPathComponent()  // Tests
       .deletingLastPathComponent()  // package root
-      .deletingLastPathComponent()
-      .appendingPathComponent("shared/testdata")
+      .appendingPathComponent("Tests/Fixtures")
   }
 
   /// The text of a file under the shared test data folder.

@@ -17,8 +17,8 @@
       .deletingLastPathComponent()  // LocationEngineTests
       .deletingLastPathComponent()  // Tests
       .deletingLastPathComponent()  // package root
-      .deletingLastPathComponent()
-      .appendingPathComponent("shared/testdata/gpsd-regress/bundg_zeus_9.log")
+
+      .appendingPathComponent("Tests/Fixtures/gpsd-regress/bundg_zeus_9.log")
 
     struct Result {
       var headings = 0

@@ -13,7 +13,7 @@ import Testing
   }
 
   static var captureFolder: URL {
-    root.deletingLastPathComponent().appendingPathComponent("shared/testdata/gpsd-regress")
+    root.appendingPathComponent("Tests/Fixtures/gpsd-regress")
   }
 
   static func chkFiles() -> [String] {

@@ -3,7 +3,7 @@ import Geodesy
 import LocationFormats
 import Testing
 
-/// Replays every capture of gpsd's regression suite (`../shared/testdata/gpsd-regress`) through
+/// Replays every capture of gpsd's regression suite (`Tests/Fixtures/gpsd-regress`) through
 /// `NMEADecoder` and checks that each fix gpsd reported (a `TPV` with mode 2 or 3 and a time in
 /// the `.chk` file) is among ours: same time of day, latitude and longitude within 1e-7 degrees,
 /// altitude above sea level (and above the ellipsoid, where we know the geoid separation) within a
@@ -58,8 +58,8 @@ import Testing
   static var captureFolder: URL {
     URL(fileURLWithPath: #filePath)
       .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent()
-      .appendingPathComponent("shared/testdata/gpsd-regress")
+
+      .appendingPathComponent("Tests/Fixtures/gpsd-regress")
   }
 
   static func captures() -> [String] {

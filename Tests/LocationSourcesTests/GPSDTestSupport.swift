@@ -396,13 +396,13 @@ final class PayloadServer: Sendable {
   }
 }
 
-/// The captures of gpsd's regression suite (`../shared/testdata/gpsd-regress`).
+/// The captures of gpsd's regression suite (`Tests/Fixtures/gpsd-regress`).
 enum Captures {
   static var folder: URL {
     URL(fileURLWithPath: #filePath)
       .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent()
-      .appendingPathComponent("shared/testdata/gpsd-regress")
+
+      .appendingPathComponent("Tests/Fixtures/gpsd-regress")
   }
 
   /// The sentence lines of a capture (its `#` header left out), each ending in CR LF.

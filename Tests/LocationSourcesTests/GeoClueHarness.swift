@@ -94,8 +94,9 @@ final class GeoClueHarness: PrivateBusHarness {
   static func captureLines() throws -> [String] {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
       .deletingLastPathComponent().deletingLastPathComponent()
-    let url = root.deletingLastPathComponent()
-      .appendingPathComponent("shared/testdata/gpsd-regress/\(capture)")
+    let url =
+      root
+      .appendingPathComponent("Tests/Fixtures/gpsd-regress/\(capture)")
     let text = try String(contentsOf: url, encoding: .utf8)
     return text.split(whereSeparator: \.isNewline).map(String.init).filter {
       $0.hasPrefix("$GPGGA") || $0.hasPrefix("$GPRMC")

@@ -31,8 +31,8 @@ import Testing
   }
 
   @Test func replayedLogCarriesItsHeadings() throws {
-    let path = Paths.root.deletingLastPathComponent()
-      .appendingPathComponent("shared/testdata/gpsd-regress/bundg_zeus_9.log").path
+    let path = Paths.root
+      .appendingPathComponent("Tests/Fixtures/gpsd-regress/bundg_zeus_9.log").path
     let track = try ReplayTrack.load(path: path)
     #expect(track.headings.count >= 1450)
     #expect(track.headings.map(\.time) == track.headings.map(\.time).sorted())

@@ -17,8 +17,9 @@ enum Paths {
   }
 
   /// The folder of gpsd's regression captures.
-  static let gpsdRegress = root.deletingLastPathComponent()
-    .appendingPathComponent("shared/testdata/gpsd-regress").path
+  static let gpsdRegress =
+    root
+    .appendingPathComponent("Tests/Fixtures/gpsd-regress").path
 
   /// The bundled example track.
   static let ijsselmeer = root.appendingPathComponent("Examples/tracks/ijsselmeer-2018.nmea").path
