@@ -41,25 +41,31 @@ let package = Package(
 
     // MARK: Pure layers
     .target(name: "Geodesy", swiftSettings: swiftSettings),
+    // The value types every layer shares: fixes, headings, regions, instants, authorization.
+    .target(name: "LocationModel", dependencies: ["Geodesy"], swiftSettings: swiftSettings),
     .target(
       name: "LocationFormats",
-      dependencies: ["Geodesy", "CLibXML2"],
+      dependencies: ["LocationModel", "Geodesy", "CLibXML2"],
       swiftSettings: swiftSettings
     ),
-    .target(name: "LocationEngine", dependencies: ["Geodesy"], swiftSettings: swiftSettings),
+    .target(
+      name: "LocationEngine", dependencies: ["LocationModel", "Geodesy"],
+      swiftSettings: swiftSettings),
 
     // MARK: I/O layers
     .target(
-      name: "LocationStore", dependencies: ["CSQLite", "Geodesy"], swiftSettings: swiftSettings),
+      name: "LocationStore", dependencies: ["CSQLite", "LocationModel", "Geodesy"],
+      swiftSettings: swiftSettings),
     .target(
       name: "LocationSources",
-      dependencies: ["LocationFormats", "Geodesy", "CSystemd"],
+      dependencies: ["LocationFormats", "LocationModel", "Geodesy", "CSystemd"],
       swiftSettings: swiftSettings
     ),
     .target(
       name: "LocationServices",
       dependencies: [
-        "LocationEngine", "LocationSources", "LocationStore", "LocationFormats", "Geodesy",
+        "LocationEngine", "LocationSources", "LocationStore", "LocationFormats", "LocationModel",
+        "Geodesy",
       ],
       swiftSettings: swiftSettings
     ),
@@ -67,12 +73,12 @@ let package = Package(
     // MARK: Public API
     .target(
       name: "CoreLocation",
-      dependencies: ["LocationServices", "Geodesy"],
+      dependencies: ["LocationServices", "LocationModel", "Geodesy"],
       swiftSettings: swiftSettings
     ),
     .target(
       name: "CoreLocationTesting",
-      dependencies: ["CoreLocation", "LocationServices", "LocationStore"],
+      dependencies: ["CoreLocation", "LocationServices", "LocationModel", "LocationStore"],
       swiftSettings: swiftSettings
     ),
 
@@ -89,14 +95,15 @@ let package = Package(
       name: "locationd", dependencies: ["LocationServices"], swiftSettings: swiftSettings),
     // locationctl: the control tool, a client of locationd's protocol.
     .target(
-      name: "LocationControl", dependencies: ["LocationServices"], swiftSettings: swiftSettings),
+      name: "LocationControl", dependencies: ["LocationServices", "LocationModel"],
+      swiftSettings: swiftSettings),
     .executableTarget(
       name: "locationctl", dependencies: ["LocationControl"], swiftSettings: swiftSettings),
     .executableTarget(
       name: "locbench",
       dependencies: [
-        "Geodesy", "LocationFormats", "LocationEngine", "LocationStore", "LocationSources",
-        "LocationServices", "CLibXML2",
+        "Geodesy", "LocationModel", "LocationFormats", "LocationEngine", "LocationStore",
+        "LocationSources", "LocationServices", "CLibXML2",
       ],
       swiftSettings: swiftSettings
     ),
@@ -106,26 +113,34 @@ let package = Package(
     // gpsd under gpsfake); not a product.
     .target(name: "RealComponents", path: "Tests/Support/RealComponents"),
     .testTarget(name: "GeodesyTests", dependencies: ["Geodesy"]),
-    .testTarget(name: "LocationFormatsTests", dependencies: ["LocationFormats"]),
-    .testTarget(name: "LocationEngineTests", dependencies: ["LocationEngine", "LocationFormats"]),
-    .testTarget(name: "LocationStoreTests", dependencies: ["LocationStore"]),
-    .testTarget(name: "LocationSourcesTests", dependencies: ["LocationSources", "RealComponents"]),
+    .testTarget(name: "LocationModelTests", dependencies: ["LocationModel"]),
+    .testTarget(name: "LocationFormatsTests", dependencies: ["LocationFormats", "LocationModel"]),
+    .testTarget(
+      name: "LocationEngineTests",
+      dependencies: ["LocationEngine", "LocationModel", "LocationFormats"]),
+    .testTarget(name: "LocationStoreTests", dependencies: ["LocationStore", "LocationModel"]),
+    .testTarget(
+      name: "LocationSourcesTests",
+      dependencies: ["LocationSources", "LocationModel", "RealComponents"]),
     .testTarget(
       name: "LocationServicesTests",
       dependencies: [
-        "LocationServices", "LocationEngine", "LocationSources", "LocationStore", "RealComponents",
+        "LocationServices", "LocationEngine", "LocationSources", "LocationStore", "LocationModel",
+        "RealComponents",
       ]
     ),
     .testTarget(
       name: "CoreLocationTests",
       dependencies: [
-        "CoreLocation", "CoreLocationTesting", "Geodesy", "LocationServices", "LocationSources",
-        "RealComponents",
+        "CoreLocation", "CoreLocationTesting", "Geodesy", "LocationModel", "LocationServices",
+        "LocationSources", "RealComponents",
       ]),
     .testTarget(name: "LocationCLITests", dependencies: ["LocationCLI"]),
     .testTarget(
       name: "LocationControlTests",
-      dependencies: ["LocationControl", "LocationServices", "LocationStore", "RealComponents"]),
+      dependencies: [
+        "LocationControl", "LocationServices", "LocationStore", "LocationModel", "RealComponents",
+      ]),
     .testTarget(name: "EndToEndTests", dependencies: ["RealComponents"]),
   ],
   swiftLanguageModes: [.v6]

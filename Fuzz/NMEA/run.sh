@@ -3,7 +3,7 @@
 #
 #   Fuzz/NMEA/run.sh [SECONDS]        (default 60)
 #
-# The target is the NMEA sources, FormatError.swift and Geodesy's Fix.swift compiled into one
+# The target is the NMEA sources, FormatError.swift and LocationModel's Fix.swift compiled into one
 # module with FuzzTarget.swift (swiftc -sanitize=fuzzer,address). The corpus starts from the gpsd
 # captures in Tests/Fixtures/gpsd-regress (cut into 40-line pieces) and Tests/Fixtures/nmea.
 # Crashes land in $FUZZ_WORK/artifacts (default .build/fuzz-nmea/artifacts); keep each as a
@@ -18,7 +18,7 @@ mkdir -p "$work/corpus" "$work/artifacts"
 swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name NMEAFuzz \
   "$root"/Sources/LocationFormats/NMEA/*.swift \
   "$root/Sources/LocationFormats/FormatError.swift" \
-  "$root/Sources/Geodesy/Fix.swift" \
+  "$root/Sources/LocationModel/Fix.swift" \
   "$here/FuzzTarget.swift" \
   -o "$work/nmea-fuzz" 2> >(grep -v 'Cannot export local symbol' >&2)
 

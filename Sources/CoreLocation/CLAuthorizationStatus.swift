@@ -1,3 +1,5 @@
+package import LocationModel
+
 /// Constants that indicate the app's authorization to use location services.
 public enum CLAuthorizationStatus: Int32, Sendable {
   /// The user has not chosen whether the app can use location services.
@@ -19,4 +21,28 @@ public enum CLAuthorizationStatus: Int32, Sendable {
   /// ``authorizedAlways``, same raw value 3).
   @available(*, deprecated, renamed: "authorizedAlways")
   public static var authorized: CLAuthorizationStatus { .authorizedAlways }
+}
+
+extension CLAuthorizationStatus {
+  /// The public status of the runtime's status.
+  package init(_ status: AuthorizationStatus) {
+    switch status {
+    case .notDetermined: self = .notDetermined
+    case .restricted: self = .restricted
+    case .denied: self = .denied
+    case .authorizedAlways: self = .authorizedAlways
+    case .authorizedWhenInUse: self = .authorizedWhenInUse
+    }
+  }
+
+  /// The runtime's status of this public one.
+  package var modelValue: AuthorizationStatus {
+    switch self {
+    case .notDetermined: return .notDetermined
+    case .restricted: return .restricted
+    case .denied: return .denied
+    case .authorizedAlways: return .authorizedAlways
+    case .authorizedWhenInUse: return .authorizedWhenInUse
+    }
+  }
 }

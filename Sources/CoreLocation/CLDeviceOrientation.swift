@@ -1,3 +1,5 @@
+package import LocationModel
+
 /// Constants that indicate the physical orientation of the device.
 public enum CLDeviceOrientation: Int32, Sendable {
   /// The orientation is not known.
@@ -20,4 +22,19 @@ public enum CLDeviceOrientation: Int32, Sendable {
 
   /// Parallel to the ground, the screen facing down.
   case faceDown = 6
+}
+
+extension CLDeviceOrientation {
+  /// The runtime's orientation of this public one.
+  package var modelValue: HeadingOrientation {
+    switch self {
+    case .unknown: return .unknown
+    case .portrait: return .portrait
+    case .portraitUpsideDown: return .portraitUpsideDown
+    case .landscapeLeft: return .landscapeLeft
+    case .landscapeRight: return .landscapeRight
+    case .faceUp: return .faceUp
+    case .faceDown: return .faceDown
+    }
+  }
 }

@@ -1,5 +1,6 @@
 import Foundation
-public import Geodesy
+internal import Geodesy
+package import LocationModel
 
 // Mapping between the engine's `Fix` and the public `CLLocation`. `Fix` follows CLLocation's
 // conventions (68 % accuracies, negative for unknown), so the mapping is mostly a copy; the rules
@@ -18,7 +19,7 @@ extension CLLocation {
   ///   produced by an accessory.
   ///
   /// - Parameter fix: The fix from the engine.
-  @_spi(CoreLocationTesting) public convenience init(fix: Fix) {
+  package convenience init(fix: Fix) {
     let altitude = fix.altitude ?? fix.ellipsoidalAltitude
     let ellipsoidal = fix.ellipsoidalAltitude ?? fix.altitude
     let values = Values(
@@ -53,7 +54,7 @@ extension Fix {
   /// - Parameters:
   ///   - location: The location to convert.
   ///   - source: The name of the source to record in the fix.
-  @_spi(CoreLocationTesting) public init(location: CLLocation, source: String) {
+  package init(location: CLLocation, source: String) {
     let altitudeIsValid = location.verticalAccuracy > 0
     let isSimulated = location.sourceInformation?.isSimulatedBySoftware ?? false
     let quality: FixQuality

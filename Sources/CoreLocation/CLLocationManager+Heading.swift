@@ -1,5 +1,6 @@
 import Foundation
 internal import LocationEngine
+internal import LocationModel
 import LocationServices
 
 // Heading (DESIGN.md, "Heading"; the engine's `HeadingPipeline` holds the rules: true north from
@@ -29,10 +30,10 @@ struct UncheckedHeading: @unchecked Sendable {
 extension ManagerCore {
   func startHeading() {
     guard let id else { return }
-    let settings = headingState.withLock { state -> (Double, Int32) in
+    let settings = headingState.withLock { state -> (Double, HeadingOrientation) in
       state.updating = true
       state.calibrationDisplayed = false
-      return (state.filter, state.orientation.rawValue)
+      return (state.filter, state.orientation.modelValue)
     }
     rememberTarget()
     environment.hub.send(.startHeading(id, filter: settings.0, orientation: settings.1))
@@ -47,7 +48,7 @@ extension ManagerCore {
   func updateHeadingSettings(_ change: (inout HeadingState) -> Void) {
     let (updating, filter, orientation) = headingState.withLock { state in
       change(&state)
-      return (state.updating, state.filter, state.orientation.rawValue)
+      return (state.updating, state.filter, state.orientation.modelValue)
     }
     if updating, let id {
       environment.hub.send(.changeHeading(id, filter: filter, orientation: orientation))

@@ -1,6 +1,7 @@
 import Foundation
 internal import Geodesy
 internal import LocationEngine
+internal import LocationModel
 import LocationServices
 import Synchronization
 
@@ -165,19 +166,18 @@ open class CLLocationManager: NSObject {
 
   /// The current authorization status for the app.
   open var authorizationStatus: CLAuthorizationStatus {
-    CLAuthorizationStatus(rawValue: core.environment.hub.authorization.status) ?? .notDetermined
+    CLAuthorizationStatus(core.environment.hub.authorization.status)
   }
 
   /// Returns the app's authorization status for using location services.
   @available(*, deprecated, message: "Use the authorizationStatus instance property")
   open class func authorizationStatus() -> CLAuthorizationStatus {
-    CLAuthorizationStatus(rawValue: HubEnvironment.current.hub.authorization.status)
-      ?? .notDetermined
+    CLAuthorizationStatus(HubEnvironment.current.hub.authorization.status)
   }
 
   /// A value that indicates the level of location accuracy the app has permission to use.
   open var accuracyAuthorization: CLAccuracyAuthorization {
-    CLAccuracyAuthorization(rawValue: core.environment.hub.authorization.accuracy) ?? .fullAccuracy
+    CLAccuracyAuthorization(core.environment.hub.authorization.accuracy)
   }
 
   /// Requests the user's permission to use location services while the app is in use.

@@ -1,6 +1,7 @@
 import Foundation
 internal import Geodesy
 internal import LocationEngine
+internal import LocationModel
 import LocationServices
 import Synchronization
 
@@ -111,7 +112,7 @@ public struct CLLocationUpdate: Sendable {
 
 extension CLLocationUpdate.LiveConfiguration {
   /// The stationary detector's activity for this configuration.
-  var activity: StationaryDetector.Activity {
+  var activity: ActivityType {
     switch self {
     case .default: return .other
     case .airborne: return .airborne
@@ -124,7 +125,7 @@ extension CLLocationUpdate.LiveConfiguration {
 
 extension CLActivityType {
   /// The stationary detector's activity for this type (the same table as `LiveConfiguration`).
-  var activity: StationaryDetector.Activity {
+  var activity: ActivityType {
     switch self {
     case .other: return .other
     case .airborne: return .airborne
@@ -151,7 +152,7 @@ private final class LiveUpdatesClient: HubClient {
   }
 
   func hub(_ hub: any LocationService, deliver delivery: HubDelivery) {
-    let limited = hub.authorization.accuracy == 1
+    let limited = hub.authorization.isReduced
     switch delivery {
     case .locations(let fixes):
       for fix in fixes {

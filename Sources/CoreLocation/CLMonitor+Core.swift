@@ -1,5 +1,6 @@
 import Foundation
 internal import LocationEngine
+internal import LocationModel
 import LocationServices
 import Synchronization
 

@@ -1,5 +1,6 @@
 import Foundation
 internal import LocationEngine
+internal import LocationModel
 import LocationServices
 
 /// The state of a monitored condition (`CLMonitor.Event.State`): Apple's `CLMonitoringState`, which
@@ -128,12 +129,12 @@ struct MonitorDiagnostics: Sendable, Equatable {
   /// The flags for an authorization: services off is "denied globally" (whatever the app's own
   /// status), otherwise a denied or restricted app is flagged as such.
   init(_ snapshot: AuthorizationSnapshot) {
-    accuracyLimited = snapshot.accuracy == 1
+    accuracyLimited = snapshot.isReduced
     authorizationDeniedGlobally = !snapshot.servicesEnabled
     authorizationDenied =
-      snapshot.servicesEnabled && snapshot.status == AuthorizationSnapshot.denied
+      snapshot.servicesEnabled && snapshot.status == AuthorizationStatus.denied
     authorizationRestricted =
-      snapshot.servicesEnabled && snapshot.status == AuthorizationSnapshot.restricted
+      snapshot.servicesEnabled && snapshot.status == AuthorizationStatus.restricted
   }
 
   /// Whether these flags stop monitoring.

@@ -1,6 +1,7 @@
-@_spi(CoreLocationTesting) import CoreLocation
+import CoreLocation
 import Foundation
 internal import Geodesy
+import LocationModel
 internal import LocationSources
 import Synchronization
 

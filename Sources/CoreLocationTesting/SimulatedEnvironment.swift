@@ -1,7 +1,8 @@
-@_spi(CoreLocationTesting) import CoreLocation
+import CoreLocation
 import Foundation
 internal import Geodesy
 internal import LocationEngine
+import LocationModel
 import LocationServices
 internal import LocationSources
 internal import LocationStore
@@ -74,7 +75,7 @@ public final class SimulatedEnvironment: Sendable {
     if authorization != .notDetermined || accuracy != .fullAccuracy {
       persistence.setAuthorization(
         AuthorizationSnapshot(
-          status: authorization.rawValue, accuracy: accuracy.rawValue,
+          status: authorization.modelValue, accuracy: accuracy.modelValue,
           servicesEnabled: locationServicesEnabled),
         app: "simulated")
     }
@@ -165,8 +166,8 @@ public final class SimulatedEnvironment: Sendable {
     _ status: CLAuthorizationStatus, accuracy: CLAccuracyAuthorization = .fullAccuracy
   ) {
     var snapshot = hub.authorization
-    snapshot.status = status.rawValue
-    snapshot.accuracy = accuracy.rawValue
+    snapshot.status = status.modelValue
+    snapshot.accuracy = accuracy.modelValue
     hub.setAuthorization(snapshot)
     pump()
   }

@@ -1,4 +1,5 @@
 import LocationEngine
+import LocationModel
 import LocationServices
 
 /// Turns the daemon's control replies into text for people (tables) or scripts (JSON).
@@ -7,30 +8,28 @@ import LocationServices
 /// a line saying so instead of a bare heading. JSON: the reply's payload as the daemon sent it
 /// (every member, also ones this version of `locationctl` does not know), keys sorted, one line.
 public enum ControlFormatter {
-  /// The name of a `CLAuthorizationStatus` raw value, for tables.
+  /// The name of an authorization status, for tables.
   ///
-  /// - Parameter status: The raw value.
-  /// - Returns: `not determined`, `restricted`, `denied`, `always`, `when in use`, or the number.
-  public static func authorizationName(_ status: Int32) -> String {
+  /// - Parameter status: The status.
+  /// - Returns: `not determined`, `restricted`, `denied`, `always` or `when in use`.
+  public static func authorizationName(_ status: AuthorizationStatus) -> String {
     switch status {
-    case AuthorizationSnapshot.notDetermined: return "not determined"
-    case AuthorizationSnapshot.restricted: return "restricted"
-    case AuthorizationSnapshot.denied: return "denied"
-    case AuthorizationSnapshot.authorizedAlways: return "always"
-    case AuthorizationSnapshot.authorizedWhenInUse: return "when in use"
-    default: return "status \(status)"
+    case .notDetermined: return "not determined"
+    case .restricted: return "restricted"
+    case .denied: return "denied"
+    case .authorizedAlways: return "always"
+    case .authorizedWhenInUse: return "when in use"
     }
   }
 
-  /// The name of a `CLAccuracyAuthorization` raw value: `precise`, `approximate` or the number.
+  /// The name of an accuracy authorization: `precise` or `approximate`.
   ///
-  /// - Parameter accuracy: The raw value.
+  /// - Parameter accuracy: The accuracy.
   /// - Returns: The name.
-  public static func accuracyName(_ accuracy: Int) -> String {
+  public static func accuracyName(_ accuracy: AccuracyAuthorization) -> String {
     switch accuracy {
-    case 0: return "precise"
-    case 1: return "approximate"
-    default: return "accuracy \(accuracy)"
+    case .fullAccuracy: return "precise"
+    case .reducedAccuracy: return "approximate"
     }
   }
 

@@ -1,4 +1,5 @@
 import Geodesy
+import LocationModel
 
 /// Identifies one client of the engine: a `CLLocationManager`, a live-updates stream or a daemon
 /// connection.
@@ -12,56 +13,6 @@ public struct ClientID: Hashable, Sendable, Comparable, CustomStringConvertible 
   public static func < (lhs: ClientID, rhs: ClientID) -> Bool { lhs.rawValue < rhs.rawValue }
 
   public var description: String { "client \(rawValue)" }
-}
-
-/// An instant as the engine sees it: a monotonic reading for timers and filters, and a wall-clock
-/// reading for comparing with fix timestamps. Both are seconds; the engine never reads a clock itself.
-public struct EngineInstant: Sendable, Equatable {
-  /// Monotonic seconds (any origin; only differences matter).
-  public var monotonic: Double
-  /// Wall-clock seconds since 1970-01-01T00:00:00Z.
-  public var wall: Double
-
-  /// Creates an instant.
-  public init(monotonic: Double, wall: Double) {
-    self.monotonic = monotonic
-    self.wall = wall
-  }
-
-  /// The instant `seconds` later on both clocks.
-  public func advanced(by seconds: Double) -> EngineInstant {
-    EngineInstant(monotonic: monotonic + seconds, wall: wall + seconds)
-  }
-}
-
-/// What a client asks of location updates (Apple's `desiredAccuracy` and `distanceFilter`).
-public struct UpdateRequest: Sendable, Equatable {
-  /// Wanted accuracy in metres; negative values are Apple's "best" constants.
-  public var desiredAccuracy: Double
-  /// Minimum distance in metres between delivered locations; zero or negative delivers every fix.
-  public var distanceFilter: Double
-  /// Whether updates pause while the device is stationary (`pausesLocationUpdatesAutomatically`;
-  /// see `AutoPause`).
-  public var pausesAutomatically: Bool
-  /// The client's activity type (`activityType`), which sets the stationary radius and time.
-  public var activity: StationaryDetector.Activity
-
-  /// Creates a request.
-  /// - Parameters:
-  ///   - desiredAccuracy: Wanted accuracy in metres; negative: best.
-  ///   - distanceFilter: Minimum distance between deliveries in metres; zero or negative: none.
-  ///   - pausesAutomatically: Whether updates pause while stationary (default false here; the
-  ///     public API's default is true).
-  ///   - activity: The activity type (default `.other`).
-  public init(
-    desiredAccuracy: Double = -1, distanceFilter: Double = -1, pausesAutomatically: Bool = false,
-    activity: StationaryDetector.Activity = .other
-  ) {
-    self.desiredAccuracy = desiredAccuracy
-    self.distanceFilter = distanceFilter
-    self.pausesAutomatically = pausesAutomatically
-    self.activity = activity
-  }
 }
 
 /// What one running source tells the engine about itself.
@@ -156,11 +107,10 @@ public enum EngineEvent: Sendable {
   case requestRegionState(ClientID, group: String, identifier: String)
   /// A heading sample from a source.
   case heading(HeadingSample)
-  /// `startUpdatingHeading`, with the client's `headingFilter` and `headingOrientation` (a
-  /// `CLDeviceOrientation` raw value).
-  case startHeading(ClientID, filter: Double, orientation: Int32)
+  /// `startUpdatingHeading`, with the client's `headingFilter` and `headingOrientation`.
+  case startHeading(ClientID, filter: Double, orientation: HeadingOrientation)
   /// A change of `headingFilter` or `headingOrientation`.
-  case changeHeading(ClientID, filter: Double, orientation: Int32)
+  case changeHeading(ClientID, filter: Double, orientation: HeadingOrientation)
   /// `stopUpdatingHeading`.
   case stopHeading(ClientID)
   /// `allowDeferredLocationUpdates(untilTraveled:timeout:)`.
@@ -171,15 +121,6 @@ public enum EngineEvent: Sendable {
   case startSignificantChanges(ClientID)
   /// `stopMonitoringSignificantLocationChanges()`.
   case stopSignificantChanges(ClientID)
-}
-
-/// Why a region is not monitored.
-public enum RegionFailure: Sendable, Equatable {
-  /// The region is invalid (radius, centre, identifier); the message says why
-  /// (`CLError.regionMonitoringFailure`).
-  case invalid(String)
-  /// The app may not monitor regions (`CLError.regionMonitoringDenied`).
-  case denied
 }
 
 /// What the runtime must do after an event. Effects are applied in order, outside any lock.

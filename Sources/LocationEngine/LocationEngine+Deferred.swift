@@ -1,4 +1,5 @@
 import Geodesy
+import LocationModel
 
 /// Deferred location updates in the step function (`DeferredUpdates` holds the rules): a client's
 /// locations, after its distance filter, are held and delivered as one batch when the distance or

@@ -1,4 +1,5 @@
 import Geodesy
+import LocationModel
 
 /// Heading in the step function (DESIGN.md, "Heading"; the rules are `HeadingPipeline`'s): each
 /// client with heading updates has its own pipeline (filter, orientation, interference watch); a

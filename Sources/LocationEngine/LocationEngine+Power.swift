@@ -1,4 +1,5 @@
 import Geodesy
+import LocationModel
 
 /// Power in the step function (issue 7): significant-change monitoring (`DutyCycle` over the
 /// `SignificantChange` rule) and automatic pausing (`AutoPause`).

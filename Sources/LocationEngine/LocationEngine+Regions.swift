@@ -1,4 +1,5 @@
 import Geodesy
+import LocationModel
 
 /// Region monitoring in the step function (DESIGN.md, "Regions"; the rule itself is
 /// `RegionEvidence`): regions live in groups, each with its own `RegionMonitor` (spatial index and

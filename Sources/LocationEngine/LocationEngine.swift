@@ -1,4 +1,5 @@
 import Geodesy
+import LocationModel
 
 /// The deterministic core: `handle(_:at:) -> [EngineEffect]` (DESIGN.md, "The engine is a step
 /// function"). No I/O, no threads, no clock: time comes in with each event.
@@ -173,11 +174,11 @@ public struct LocationEngine: Sendable {
       receiveHeading(sample, into: &effects)
     case .startHeading(let client, let filter, let orientation):
       var pipeline = HeadingPipeline(headingFilter: filter)
-      pipeline.setOrientation(rawValue: orientation)
+      pipeline.setOrientation(orientation)
       headingSessions[client] = pipeline
     case .changeHeading(let client, let filter, let orientation):
       headingSessions[client]?.headingFilter = filter
-      headingSessions[client]?.setOrientation(rawValue: orientation)
+      headingSessions[client]?.setOrientation(orientation)
     case .stopHeading(let client):
       headingSessions[client] = nil
     case .requestRegionState(let client, let group, let identifier):

@@ -1,4 +1,5 @@
 import Geodesy
+import LocationModel
 
 /// Approximate locations for apps with reduced accuracy authorization (`accuracy: 1`,
 /// `CLAccuracyAuthorization.reducedAccuracy`): every fix is moved to a fixed point of the ~3 km

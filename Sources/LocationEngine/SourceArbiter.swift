@@ -1,4 +1,5 @@
 import Geodesy
+import LocationModel
 
 /// What the arbiter knows of one configured source.
 public struct SourceCandidate: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import Geodesy
 import LocationEngine
+import LocationModel
 
 // Translation between the hub's vocabulary (`EngineEvent`, `HubDelivery`) and protocol messages.
 // Everything here runs on the client's queue.

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Geodesy
 import LocationEngine
+import LocationModel
 import Synchronization
 
 /// A `LocationService` that speaks to `locationd` over its Unix socket (DAEMON.md, protocol v1):
@@ -39,14 +40,14 @@ public final class DaemonClient: LocationService {
     var groups: Set<String>
     var updates: UpdateRequest?
     var locationRequest: UpdateRequest?
-    var heading: (filter: Double, orientation: Int32)?
+    var heading: (filter: Double, orientation: HeadingOrientation)?
     var significantChanges = false
     var deferring = false
   }
 
   /// The mirror of the daemon's state for this app.
   struct Mirror {
-    var authorization = AuthorizationSnapshot(status: AuthorizationSnapshot.notDetermined)
+    var authorization = AuthorizationSnapshot(status: AuthorizationStatus.notDetermined)
     /// Regions by group, then identifier.
     var regions: [String: [String: (spec: RegionSpec, state: RegionState)]] = [:]
     var maximumRegionRadius = 1_000_000.0

@@ -1,5 +1,6 @@
 import Geodesy
 import LocationEngine
+import LocationModel
 
 /// What a hub tells one of its clients. Delivered on the hub's executor; clients hop to their own
 /// thread (a `CLLocationManager` to its run loop) themselves.
@@ -50,48 +51,4 @@ public protocol HubClient: AnyObject, Sendable {
   /// client holds region events that were stored for the app while it was away until a client of
   /// their group is registered, so that they reach a delegate exactly once.
   var regionGroups: Set<String> { get }
-}
-
-/// The app's authorization as the hub knows it. Raw values are Apple's (`CLAuthorizationStatus`,
-/// `CLAccuracyAuthorization`) so the public layer maps them with `init(rawValue:)`.
-public struct AuthorizationSnapshot: Sendable, Equatable {
-  /// `CLAuthorizationStatus.notDetermined`.
-  public static let notDetermined: Int32 = 0
-  /// `CLAuthorizationStatus.restricted`.
-  public static let restricted: Int32 = 1
-  /// `CLAuthorizationStatus.denied`.
-  public static let denied: Int32 = 2
-  /// `CLAuthorizationStatus.authorizedAlways`.
-  public static let authorizedAlways: Int32 = 3
-  /// `CLAuthorizationStatus.authorizedWhenInUse`.
-  public static let authorizedWhenInUse: Int32 = 4
-
-  /// The `CLAuthorizationStatus` raw value.
-  public var status: Int32
-  /// The `CLAccuracyAuthorization` raw value (0 full, 1 reduced).
-  public var accuracy: Int
-  /// The global switch behind `locationServicesEnabled()`.
-  public var servicesEnabled: Bool
-
-  /// Creates a snapshot.
-  public init(status: Int32, accuracy: Int = 0, servicesEnabled: Bool = true) {
-    self.status = status
-    self.accuracy = accuracy
-    self.servicesEnabled = servicesEnabled
-  }
-
-  /// Whether locations may be delivered: services on, and authorized always or when in use.
-  public var allowsLocation: Bool {
-    servicesEnabled && (status == Self.authorizedAlways || status == Self.authorizedWhenInUse)
-  }
-}
-
-/// How an embedded-mode hub answers an authorization request from an app with no stored decision.
-public enum AuthorizationPolicy: String, Sendable, Equatable {
-  /// Grant what the app asks for (when in use, or always). The default: a process that runs as the
-  /// user already can open the user's devices and files; the store remembers the decision, and a
-  /// decision stored with `locationctl` or by a test wins over this policy.
-  case grant
-  /// Deny every request.
-  case deny
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import LocationEngine
+import LocationModel
 import LocationSources
 import Synchronization
 

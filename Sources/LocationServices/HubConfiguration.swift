@@ -1,4 +1,5 @@
 import Foundation
+import LocationModel
 import LocationSources
 import LocationStore
 

@@ -1,5 +1,6 @@
 import Geodesy
 import LocationEngine
+import LocationModel
 import Synchronization
 
 /// What a hub keeps across launches: the app's authorization, the global services switch and the

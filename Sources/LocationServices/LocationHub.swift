@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Geodesy
 import LocationEngine
+import LocationModel
 import LocationSources
 import Synchronization
 
@@ -106,7 +107,7 @@ public final class LocationHub: Sendable {
     }
     var authorization =
       persistence.authorization(app: app)
-      ?? AuthorizationSnapshot(status: AuthorizationSnapshot.notDetermined)
+      ?? AuthorizationSnapshot(status: AuthorizationStatus.notDetermined)
     authorization.servicesEnabled = persistence.servicesEnabled()
     var engine = LocationEngine(
       allowed: authorization.allowsLocation, cachedLocation: persistence.lastKnownLocation())
@@ -166,14 +167,14 @@ public final class LocationHub: Sendable {
       let current = state.withLock { $0.authorization }
       var next = current
       switch (current.status, policy) {
-      case (AuthorizationSnapshot.notDetermined, .grant):
+      case (AuthorizationStatus.notDetermined, .grant):
         next.status =
           always
-          ? AuthorizationSnapshot.authorizedAlways : AuthorizationSnapshot.authorizedWhenInUse
-      case (AuthorizationSnapshot.notDetermined, .deny):
-        next.status = AuthorizationSnapshot.denied
-      case (AuthorizationSnapshot.authorizedWhenInUse, .grant) where always:
-        next.status = AuthorizationSnapshot.authorizedAlways
+          ? AuthorizationStatus.authorizedAlways : AuthorizationStatus.authorizedWhenInUse
+      case (AuthorizationStatus.notDetermined, .deny):
+        next.status = AuthorizationStatus.denied
+      case (AuthorizationStatus.authorizedWhenInUse, .grant) where always:
+        next.status = AuthorizationStatus.authorizedAlways
       default:
         return
       }
@@ -211,7 +212,7 @@ public final class LocationHub: Sendable {
 
   /// Starting a service while `notDetermined` asks for authorization first, as on Apple platforms.
   private func askIfUndetermined(always: Bool) {
-    if authorization.status == AuthorizationSnapshot.notDetermined {
+    if authorization.status == AuthorizationStatus.notDetermined {
       requestAuthorization(always: always)
     }
   }
@@ -583,9 +584,9 @@ private struct HubSourceContext: SourceContext {
   let index: Int
   let url: String
 
-  var now: EngineClockReading {
+  var now: EngineInstant {
     let now = hub.clock.now
-    return EngineClockReading(monotonic: now.monotonic, wall: now.wall)
+    return EngineInstant(monotonic: now.monotonic, wall: now.wall)
   }
 
   func emit(_ fix: Fix) {

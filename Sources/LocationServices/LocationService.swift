@@ -1,5 +1,6 @@
 import Geodesy
 import LocationEngine
+import LocationModel
 
 /// What the public layer (`CLLocationManager`, `CLMonitor`, `CLLocationUpdate.liveUpdates`) asks of
 /// the location runtime: the in-process `LocationHub` (embedded mode) or a `DaemonClient` that

@@ -1,5 +1,6 @@
 import Geodesy
 import LocationEngine
+import LocationModel
 import LocationSources
 import Synchronization
 
@@ -242,7 +243,7 @@ public enum PowerSimulation {
       app: "power-simulation", sources: .objects({ [receiver] }),
       persistence: MemoryPersistence(), policy: .grant, clock: clock)
     hub.setAuthorization(
-      AuthorizationSnapshot(status: AuthorizationSnapshot.authorizedAlways))
+      AuthorizationSnapshot(status: AuthorizationStatus.authorizedAlways))
     let recorder = Recorder(clock: clock)
     let id = hub.register(recorder)
     switch mode {

@@ -1,6 +1,7 @@
 import Foundation
 import Geodesy
 import LocationEngine
+import LocationModel
 import LocationStore
 
 /// Hub persistence in the SQLite store. Store errors never reach the app as crashes: a failed read

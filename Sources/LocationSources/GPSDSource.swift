@@ -1,5 +1,6 @@
 import Geodesy
 import LocationFormats
+import LocationModel
 import Synchronization
 
 /// `gpsd://host:port` and `gpsd:///path/to/socket`: fixes from gpsd's JSON protocol
@@ -117,7 +118,7 @@ final class GPSDSession: StreamProtocol, Sendable {
     return Array(GPSDSource.watchCommand.utf8)
   }
 
-  func received(_ bytes: UnsafeRawBufferPointer, now: EngineClockReading) -> StreamEvents {
+  func received(_ bytes: UnsafeRawBufferPointer, now: EngineInstant) -> StreamEvents {
     state.withLock { state in
       var events = StreamEvents()
       for message in state.decoder.decode(bytes: bytes) {
@@ -162,7 +163,7 @@ final class GPSDSession: StreamProtocol, Sendable {
     }
   }
 
-  func closed(now: EngineClockReading) -> StreamEvents {
+  func closed(now: EngineInstant) -> StreamEvents {
     state.withLock { _ = $0.decoder.finish() }
     return StreamEvents()
   }

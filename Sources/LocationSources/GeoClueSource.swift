@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Geodesy
+import LocationModel
 
 /// `geoclue`: positions from GeoClue2, the desktop location service, over D-Bus on the system bus.
 ///

@@ -1,5 +1,6 @@
 import Geodesy
 import LocationFormats
+import LocationModel
 
 extension HeadingSample {
   /// The sample a decoded NMEA 0183 heading sentence gives (NMEA 0183 v4.11: HDG, HDM, HDT, THS).

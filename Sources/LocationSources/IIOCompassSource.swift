@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Geodesy
+import LocationModel
 
 /// `iio-compass`: magnetic headings from iio-sensor-proxy's compass over D-Bus on the system bus.
 ///

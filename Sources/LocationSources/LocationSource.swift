@@ -1,4 +1,5 @@
 import Geodesy
+import LocationModel
 
 /// How much power a source costs while it runs (used for arbitration).
 public enum PowerCost: Int, Sendable, Comparable {
@@ -84,7 +85,7 @@ public protocol Cancellable: Sendable {
 /// clock (real or manual), so that time-driven sources (replay, static) run on virtual time too.
 public protocol SourceContext: Sendable {
   /// The current instant on the runtime's clock.
-  var now: EngineClockReading { get }
+  var now: EngineInstant { get }
   /// Hands a fix to the runtime.
   func emit(_ fix: Fix)
   /// Hands a heading sample (a compass, a heading sentence) to the runtime.
@@ -101,20 +102,6 @@ public protocol SourceContext: Sendable {
 extension SourceContext {
   /// Default: headings are dropped (contexts that only collect locations).
   public func emitHeading(_ sample: HeadingSample) {}
-}
-
-/// A clock reading: monotonic seconds and wall-clock seconds since 1970.
-public struct EngineClockReading: Sendable, Equatable {
-  /// Monotonic seconds.
-  public var monotonic: Double
-  /// Wall-clock seconds since 1970-01-01T00:00:00Z.
-  public var wall: Double
-
-  /// Creates a reading.
-  public init(monotonic: Double, wall: Double) {
-    self.monotonic = monotonic
-    self.wall = wall
-  }
 }
 
 /// A location source: an adapter that turns the outside world into `Fix` values.

@@ -1,5 +1,6 @@
 import Geodesy
 import LocationFormats
+import LocationModel
 import Synchronization
 
 /// `nmea:///dev/ttyUSB0?baud=9600` and `nmea+tcp://host:port`: fixes from a live NMEA 0183
@@ -109,17 +110,17 @@ final class NMEASession: StreamProtocol, Sendable {
     return []
   }
 
-  func received(_ bytes: UnsafeRawBufferPointer, now: EngineClockReading) -> StreamEvents {
+  func received(_ bytes: UnsafeRawBufferPointer, now: EngineInstant) -> StreamEvents {
     let outputs = decoder.withLock { $0.decode(bytes: bytes) }
     return Self.events(outputs, now: now, source: source)
   }
 
-  func closed(now: EngineClockReading) -> StreamEvents {
+  func closed(now: EngineInstant) -> StreamEvents {
     let outputs = decoder.withLock { $0.finish() }
     return Self.events(outputs, now: now, source: source)
   }
 
-  static func events(_ outputs: [NMEAOutput], now: EngineClockReading, source: String = "")
+  static func events(_ outputs: [NMEAOutput], now: EngineInstant, source: String = "")
     -> StreamEvents
   {
     var events = StreamEvents()

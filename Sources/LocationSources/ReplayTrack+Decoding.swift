@@ -1,6 +1,7 @@
 import Foundation
 import Geodesy
 import LocationFormats
+import LocationModel
 
 extension ReplayTrack {
   /// Decodes a recording already in memory.

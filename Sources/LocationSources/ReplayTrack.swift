@@ -1,6 +1,7 @@
 import Foundation
 import Geodesy
 import LocationFormats
+import LocationModel
 
 /// A recorded track ready to replay: fixes in time order, with speed and course derived from
 /// consecutive points where the recording has none.

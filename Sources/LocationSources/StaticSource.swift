@@ -1,5 +1,6 @@
 import Geodesy
 import LocationFormats
+import LocationModel
 import Synchronization
 
 /// `static:///etc/geolocation`: a fixed position from GeoClue's four-line file (latitude, longitude,

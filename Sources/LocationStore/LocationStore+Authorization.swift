@@ -1,3 +1,5 @@
+import LocationModel
+
 extension LocationStore {
   /// The stored authorization of `app`, or nil if none was stored.
   /// - Parameter app: The app's identity.
@@ -7,12 +9,19 @@ extension LocationStore {
     try locked("authorization") { (connection) throws(StoreError) in
       try connection.withStatement(
         "SELECT status, accuracy, updated FROM authorization WHERE app = ?"
-      ) { (statement) throws(StoreError) in
+      ) { (statement) throws(StoreError) -> StoredAuthorization? in
         try statement.bind(app, at: 1)
         guard try statement.step() else { return nil }
+        // A raw value this version does not know (a row written by hand) counts as no decision;
+        // an unknown accuracy as reduced, the safe side.
+        guard
+          let status = AuthorizationStatus(
+            rawValue: Int32(truncatingIfNeeded: statement.int64(at: 0)))
+        else { return nil }
         return StoredAuthorization(
-          status: Int32(truncatingIfNeeded: statement.int64(at: 0)),
-          accuracy: Int(truncatingIfNeeded: statement.int64(at: 1)),
+          status: status,
+          accuracy: AccuracyAuthorization(rawValue: Int(truncatingIfNeeded: statement.int64(at: 1)))
+            ?? .reducedAccuracy,
           updated: statement.double(at: 2))
       }
     }
@@ -38,8 +47,8 @@ extension LocationStore {
         """
       ) { (statement) throws(StoreError) in
         try statement.bind(app, at: 1)
-        try statement.bind(Int64(value.status), at: 2)
-        try statement.bind(Int64(value.accuracy), at: 3)
+        try statement.bind(Int64(value.status.rawValue), at: 2)
+        try statement.bind(Int64(value.accuracy.rawValue), at: 3)
         try statement.bind(value.updated, at: 4)
         while try statement.step() {}
       }

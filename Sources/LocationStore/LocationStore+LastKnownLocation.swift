@@ -1,4 +1,5 @@
 import Geodesy
+import LocationModel
 
 extension LocationStore {
   /// The last known location of `app`, or the machine-wide one for `app` `""`; nil if none.

@@ -1,21 +1,23 @@
+import LocationModel
+
 /// An app's authorization as the store keeps it.
 ///
-/// The raw values are Apple's, so the store has no dependency on the `CoreLocation` target.
+/// The store keeps the raw values, which are Apple's (`CLAuthorizationStatus`,
+/// `CLAccuracyAuthorization`).
 public struct StoredAuthorization: Sendable, Equatable {
-  /// `CLAuthorizationStatus.rawValue` (0 notDetermined, 1 restricted, 2 denied, 3 authorizedAlways,
-  /// 4 authorizedWhenInUse).
-  public var status: Int32
-  /// `CLAccuracyAuthorization.rawValue` (0 fullAccuracy, 1 reducedAccuracy).
-  public var accuracy: Int
+  /// The status.
+  public var status: AuthorizationStatus
+  /// The accuracy.
+  public var accuracy: AccuracyAuthorization
   /// Wall-clock time of the decision, seconds since 1970.
   public var updated: Double
 
   /// Creates an authorization record.
   /// - Parameters:
-  ///   - status: `CLAuthorizationStatus.rawValue`.
-  ///   - accuracy: `CLAccuracyAuthorization.rawValue`.
+  ///   - status: The status.
+  ///   - accuracy: The accuracy.
   ///   - updated: Seconds since 1970.
-  public init(status: Int32, accuracy: Int, updated: Double) {
+  public init(status: AuthorizationStatus, accuracy: AccuracyAuthorization, updated: Double) {
     self.status = status
     self.accuracy = accuracy
     self.updated = updated

@@ -9,6 +9,7 @@
 import Foundation
 import Geodesy
 import LocationEngine
+import LocationModel
 import LocationServices
 import LocationSources
 import Synchronization
@@ -63,7 +64,7 @@ enum EnginePipelineBench {
         clock: clock)
       let counter = CountingClient()
       let id = hub.register(counter)
-      hub.setAuthorization(AuthorizationSnapshot(status: AuthorizationSnapshot.authorizedAlways))
+      hub.setAuthorization(AuthorizationSnapshot(status: AuthorizationStatus.authorizedAlways))
       hub.startUpdates(id, UpdateRequest(distanceFilter: distanceFilter))
       while counter.ended.withLock({ !$0 }) { clock.advance(by: 1) }
       return counter.delivered.withLock { $0 }

@@ -12,6 +12,7 @@
 import Foundation
 import Geodesy
 import LocationEngine
+import LocationModel
 import LocationStore
 
 enum RegionsBench {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(CoreLocationTesting) @testable import CoreLocation
+@testable import CoreLocation
 
 @Suite struct CLHeadingTests {
   static func heading() -> CLHeading {

@@ -1,8 +1,9 @@
 import Foundation
 import Geodesy
+import LocationModel
 import Testing
 
-@_spi(CoreLocationTesting) @testable import CoreLocation
+@testable import CoreLocation
 
 @Suite struct CLLocationFixTests {
   @Test func fullFix() throws {

@@ -1,5 +1,6 @@
 import CoreLocation
 import Foundation
+import LocationModel
 import LocationServices
 import LocationSources
 import RealComponents
@@ -43,7 +44,7 @@ struct GPSDHeadingTests {
 
     let persistence = MemoryPersistence()
     persistence.setAuthorization(
-      AuthorizationSnapshot(status: AuthorizationSnapshot.authorizedWhenInUse), app: "gpsd-heading")
+      AuthorizationSnapshot(status: AuthorizationStatus.authorizedWhenInUse), app: "gpsd-heading")
     let hub = LocationHub(
       app: "gpsd-heading", sources: .urls([.gpsd(.tcp(host: "127.0.0.1", port: port))]),
       persistence: persistence)

@@ -1,4 +1,5 @@
 import Geodesy
+import LocationModel
 import Testing
 
 @testable import LocationEngine
@@ -30,19 +31,19 @@ import Testing
   }
 
   @Test(arguments: [
-    (StationaryDetector.Activity.other, 300.0),
+    (ActivityType.other, 300.0),
     (.fitness, 600),
     (.otherNavigation, 1800),
   ])
-  func pausesAfterTheDetectorsDwell(activity: StationaryDetector.Activity, dwell: Double) throws {
+  func pausesAfterTheDetectorsDwell(activity: ActivityType, dwell: Double) throws {
     var machine = AutoPause(activity: activity)
     let paused = try #require(Self.runUntilPause(&machine, limit: 7200))
     #expect(paused == dwell)
     #expect(machine.isPaused)
   }
 
-  @Test(arguments: [StationaryDetector.Activity.automotiveNavigation, .airborne])
-  func navigationAndFlightNeverPause(activity: StationaryDetector.Activity) {
+  @Test(arguments: [ActivityType.automotiveNavigation, .airborne])
+  func navigationAndFlightNeverPause(activity: ActivityType) {
     var machine = AutoPause(activity: activity)
     #expect(Self.runUntilPause(&machine, limit: 7200) == nil)
     #expect(!machine.isPaused)
@@ -51,11 +52,11 @@ import Testing
   /// After the pause, the device starts walking north at 1.4 m/s at `pause + delay`; checks run
   /// every 60 s and the source needs 5 s to fix. Updates resume within 2 minutes.
   @Test(
-    arguments: [StationaryDetector.Activity.other, .fitness, .otherNavigation],
+    arguments: [ActivityType.other, .fitness, .otherNavigation],
     [
       0.0, 1, 17, 30, 44, 59, 60, 200, 3601,
     ])
-  func resumesWithinTwoMinutesOfMoving(activity: StationaryDetector.Activity, delay: Double)
+  func resumesWithinTwoMinutesOfMoving(activity: ActivityType, delay: Double)
     throws
   {
     var machine = AutoPause(activity: activity)

@@ -1,3 +1,5 @@
+import LocationModel
+
 // The capture is decoded with `LocationFormats.NMEADecoder`, so this test needs `LocationFormats`
 // among LocationEngineTests' dependencies in Package.swift. Without it the module may still be
 // found (SwiftPM puts every module in one folder) but not its C dependency, hence the second test.

@@ -1,4 +1,5 @@
 import Geodesy
+import LocationModel
 import Testing
 
 @testable import LocationEngine
@@ -88,7 +89,7 @@ enum HeadingTestData {
   func orientationFromRawValues(rawValue: Int32, expectedRotation: Double) throws {
     var pipeline = HeadingPipeline(headingFilter: -1)
     pipeline.setOrientation(.landscapeLeft)
-    pipeline.setOrientation(rawValue: rawValue)
+    pipeline.setOrientation(HeadingOrientation(rawValue: rawValue) ?? .unknown)
     let out = try #require(
       Data.delivered(
         pipeline.receive(Data.magnetic(20), location: nil, locationUpdatesRunning: false)))
@@ -247,7 +248,8 @@ enum HeadingTestData {
     var pipeline = HeadingPipeline(headingFilter: Double.random(in: -1...5, using: &rng))
     for _ in 0..<3_000 {
       if Int.random(in: 0..<20, using: &rng) == 0 {
-        pipeline.setOrientation(rawValue: Int32.random(in: -1...8, using: &rng))
+        pipeline.setOrientation(
+          HeadingOrientation(rawValue: Int32.random(in: -1...8, using: &rng)) ?? .unknown)
       }
       let time = value(1_200_000_000...2_000_000_000)
       let sample = HeadingSample(

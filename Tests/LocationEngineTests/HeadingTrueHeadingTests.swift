@@ -1,4 +1,5 @@
 import Geodesy
+import LocationModel
 import Testing
 
 @testable import LocationEngine

@@ -1,4 +1,5 @@
 import Geodesy
+import LocationModel
 import Testing
 
 @testable import LocationEngine
@@ -342,7 +343,7 @@ private func isDeferredFinish(_ effect: EngineEffect) -> Bool {
 @Suite struct PowerWiringAutoPauseTests {
   /// The stationary table by activity (StationaryDetector.swift); nil dwell: never pauses.
   struct Row: Sendable, CustomTestStringConvertible {
-    var activity: StationaryDetector.Activity
+    var activity: ActivityType
     var radius: Double
     var dwell: Double?
     var testDescription: String { "\(activity)" }
@@ -357,7 +358,7 @@ private func isDeferredFinish(_ effect: EngineEffect) -> Bool {
   ]
 
   static func request(
-    _ activity: StationaryDetector.Activity = .other, pauses: Bool = true,
+    _ activity: ActivityType = .other, pauses: Bool = true,
     accuracy: Double = -1
   ) -> UpdateRequest {
     UpdateRequest(desiredAccuracy: accuracy, pausesAutomatically: pauses, activity: activity)

@@ -1,4 +1,5 @@
 import Foundation
+import LocationModel
 import Testing
 
 @testable import LocationEngine

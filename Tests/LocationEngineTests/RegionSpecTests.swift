@@ -1,3 +1,4 @@
+import LocationModel
 import Testing
 
 @testable import LocationEngine

@@ -1,5 +1,6 @@
 import Foundation
 import Geodesy
+import LocationModel
 
 @testable import LocationEngine
 

@@ -1,4 +1,5 @@
 import Geodesy
+import LocationModel
 import Testing
 
 @testable import LocationEngine
@@ -9,12 +10,12 @@ import Testing
   }
 
   @Test(arguments: [
-    (StationaryDetector.Activity.other, 50.0, 300.0),
+    (ActivityType.other, 50.0, 300.0),
     (.fitness, 25, 600),
     (.otherNavigation, 50, 1800),
   ])
   func stationaryAfterTheDwellWithinTheRadius(
-    activity: StationaryDetector.Activity, radius: Double, dwell: Double
+    activity: ActivityType, radius: Double, dwell: Double
   ) {
     var detector = StationaryDetector(activity: activity)
     #expect(detector.radius == radius && detector.dwell == dwell)
@@ -32,8 +33,8 @@ import Testing
     #expect(!observed3)
   }
 
-  @Test(arguments: [StationaryDetector.Activity.automotiveNavigation, .airborne])
-  func navigationNeverPauses(activity: StationaryDetector.Activity) {
+  @Test(arguments: [ActivityType.automotiveNavigation, .airborne])
+  func navigationNeverPauses(activity: ActivityType) {
     var detector = StationaryDetector(activity: activity)
     for minute in 0..<120 {
       let observed4 = detector.observe(fix(north: 0, at: Double(minute) * 60))

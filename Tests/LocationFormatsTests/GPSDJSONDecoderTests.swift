@@ -1,5 +1,6 @@
 import Foundation
 import Geodesy
+import LocationModel
 import Testing
 
 @testable import LocationFormats

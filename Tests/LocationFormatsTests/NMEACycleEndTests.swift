@@ -1,5 +1,6 @@
 import Geodesy
 import LocationFormats
+import LocationModel
 import Testing
 
 /// `Options.reportsAtCycleEnd`: a live stream's epoch is reported at its last sentence (learned

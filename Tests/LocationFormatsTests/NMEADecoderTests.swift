@@ -1,6 +1,7 @@
 import Foundation
 import Geodesy
 import LocationFormats
+import LocationModel
 import Testing
 
 /// Builds `$BODY*hh\r\n` with the right checksum.

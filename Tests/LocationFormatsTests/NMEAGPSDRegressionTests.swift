@@ -1,6 +1,7 @@
 import Foundation
 import Geodesy
 import LocationFormats
+import LocationModel
 import Testing
 
 /// Replays every capture of gpsd's regression suite (`Tests/Fixtures/gpsd-regress`) through

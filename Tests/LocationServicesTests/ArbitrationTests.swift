@@ -1,5 +1,6 @@
 import Geodesy
 import LocationEngine
+import LocationModel
 import LocationServices
 import LocationSources
 import Synchronization
@@ -55,7 +56,7 @@ final class ScriptSource: LocationSource {
     let sources = [file, network, gps]
     let persistence = MemoryPersistence()
     persistence.setAuthorization(
-      AuthorizationSnapshot(status: AuthorizationSnapshot.authorizedAlways), app: "test")
+      AuthorizationSnapshot(status: AuthorizationStatus.authorizedAlways), app: "test")
     return LocationHub(
       app: "test", sources: .objects({ sources }), persistence: persistence, clock: clock)
   }
@@ -123,7 +124,7 @@ final class ScriptSource: LocationSource {
     let only = ScriptSource("geoclue", accuracy: 100, power: .low)
     let persistence = MemoryPersistence()
     persistence.setAuthorization(
-      AuthorizationSnapshot(status: AuthorizationSnapshot.authorizedAlways), app: "test")
+      AuthorizationSnapshot(status: AuthorizationStatus.authorizedAlways), app: "test")
     let hub = LocationHub(
       app: "test", sources: .objects({ [only] }), persistence: persistence, clock: clock)
     let client = RecordingClient()
@@ -132,6 +133,6 @@ final class ScriptSource: LocationSource {
     only.refuse()
     #expect(client.errors.map(\.0) == [.denied])
     #expect(client.errors.first?.1 == "geoclue: access denied")
-    #expect(hub.authorization.status == AuthorizationSnapshot.authorizedAlways)
+    #expect(hub.authorization.status == AuthorizationStatus.authorizedAlways)
   }
 }

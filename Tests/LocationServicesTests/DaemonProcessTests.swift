@@ -1,5 +1,6 @@
 import Foundation
 import LocationEngine
+import LocationModel
 import LocationServices
 import LocationStore
 import RealComponents

@@ -1,5 +1,6 @@
 import Geodesy
 import LocationEngine
+import LocationModel
 import LocationServices
 import Testing
 
@@ -24,7 +25,8 @@ import Testing
     .welcome(
       DaemonWelcome(
         app: "org.example.App", uid: 1000,
-        authorization: AuthorizationSnapshot(status: 4, accuracy: 1, servicesEnabled: false),
+        authorization: AuthorizationSnapshot(
+          status: .authorizedWhenInUse, accuracy: .reducedAccuracy, servicesEnabled: false),
         regions: [DaemonRegionEntry(group: "monitor:fence", region: region, state: .inside)],
         maximumRegionRadius: 1_000_000, headingAvailable: true, significantChangeAvailable: true)),
     .error(DaemonErrorMessage(code: .tooLarge, message: "too long")),
@@ -57,8 +59,8 @@ import Testing
     .addRegion(client: 1, group: "manager", region: region, initialState: .outside),
     .removeRegion(group: "monitor:x", identifier: "home"),
     .requestRegionState(client: 1, group: "manager", identifier: "home"),
-    .startHeading(client: 1, filter: 1, orientation: 3),
-    .changeHeading(client: 1, filter: -1, orientation: 1),
+    .startHeading(client: 1, filter: 1, orientation: .landscapeLeft),
+    .changeHeading(client: 1, filter: -1, orientation: .portrait),
     .stopHeading(client: 1),
     .allowDeferred(client: 1, distance: .greatestFiniteMagnitude, timeout: .infinity),
     .disallowDeferred(client: 1),
@@ -69,7 +71,7 @@ import Testing
         fullFix,
         Fix(latitude: -90, longitude: 180, horizontalAccuracy: -1, time: 0, quality: .none),
       ]),
-    .authorization(AuthorizationSnapshot(status: 2)),
+    .authorization(AuthorizationSnapshot(status: .denied)),
     .regionEvents(group: "manager", events: [event], sequence: 17),
     .regionEvents(
       group: "monitor:a",
@@ -129,7 +131,7 @@ import Testing
       id: 2,
       .apps([
         DaemonAppInfo(
-          app: "org.x", authorization: AuthorizationSnapshot(status: 3), regions: 3,
+          app: "org.x", authorization: AuthorizationSnapshot(status: .authorizedAlways), regions: 3,
           pendingEvents: 1, connected: true)
       ])),
     .reply(id: 4, .regions([DaemonRegionEntry(group: "manager", region: region, state: .outside)])),
@@ -387,7 +389,8 @@ struct DaemonTestRandom: RandomNumberGenerator {
     }
     let welcome = DaemonMessage.welcome(
       DaemonWelcome(
-        app: "org.example.App", uid: 1000, authorization: AuthorizationSnapshot(status: 4),
+        app: "org.example.App", uid: 1000,
+        authorization: AuthorizationSnapshot(status: .authorizedWhenInUse),
         regions: regions, maximumRegionRadius: 1_000_000, headingAvailable: false,
         significantChangeAvailable: true))
     let line = DaemonProtocol.encode(welcome)

@@ -1,6 +1,7 @@
 import Foundation
 import Geodesy
 import LocationEngine
+import LocationModel
 import LocationServices
 import LocationStore
 import Testing
@@ -29,7 +30,7 @@ import Testing
     #expect(welcome.version == 1)
     #expect(welcome.app == daemon.app, "the claim is ignored; the executable is the identity")
     #expect(welcome.uid == Int(getuid()))
-    #expect(welcome.authorization.status == AuthorizationSnapshot.notDetermined)
+    #expect(welcome.authorization.status == AuthorizationStatus.notDetermined)
     #expect(welcome.regions.isEmpty)
   }
 
@@ -177,7 +178,7 @@ import Testing
       Issue.record("no welcome")
       return
     }
-    #expect(welcome.authorization.status == AuthorizationSnapshot.denied)
+    #expect(welcome.authorization.status == AuthorizationStatus.denied)
     peer.send(.register(client: 1))
     peer.send(.startUpdates(client: 1, request: DaemonUpdateRequest()))
     peer.send(.requestLocation(client: 1, request: DaemonUpdateRequest()))
@@ -199,7 +200,7 @@ import Testing
     peer.send(
       .addRegion(client: 1, group: "manager", region: Self.home, initialState: .unknown))
     let messages = try peer.sync()
-    #expect(messages.contains(.authorization(AuthorizationSnapshot(status: 2))))
+    #expect(messages.contains(.authorization(AuthorizationSnapshot(status: .denied))))
     #expect(messages.contains { $0.errorCode == .denied })
     #expect(
       messages.contains(
@@ -213,12 +214,17 @@ import Testing
     let (control, _) = try daemon.peer(.control)
     control.send(.authorize(id: 1, app: daemon.app, status: .always, accuracy: .reduced))
     #expect(try control.next() == .reply(id: 1, .done))
-    #expect(try peer.sync() == [.authorization(AuthorizationSnapshot(status: 3, accuracy: 1))])
+    #expect(
+      try peer.sync() == [
+        .authorization(AuthorizationSnapshot(status: .authorizedAlways, accuracy: .reducedAccuracy))
+      ])
     control.send(.services(id: 2, enabled: false))
     #expect(try control.next() == .reply(id: 2, .done))
     #expect(
       try peer.sync() == [
-        .authorization(AuthorizationSnapshot(status: 3, accuracy: 1, servicesEnabled: false))
+        .authorization(
+          AuthorizationSnapshot(
+            status: .authorizedAlways, accuracy: .reducedAccuracy, servicesEnabled: false))
       ])
   }
 
@@ -262,7 +268,7 @@ import Testing
     _ = try agent.sync()
     daemon.source.emit(fix(52, 5, time: 1_767_225_601))
     let messages = try peer.sync()
-    #expect(messages.first == .authorization(AuthorizationSnapshot(status: 4)))
+    #expect(messages.first == .authorization(AuthorizationSnapshot(status: .authorizedWhenInUse)))
     #expect(messages.compactMap(\.fixes).flatMap { $0 }.map(\.time) == [1_767_225_601])
     agent.send(.authorizationDecision(id: id, status: .always, accuracy: .full))
     #expect(try agent.next().errorCode == .notFound, "a request is answered once")
@@ -280,8 +286,10 @@ import Testing
     }
     agent.shutdownWrite()
     _ = try agent.readUntilClosed()
-    #expect(try daemon.waitForApps { $0.first?.authorization.status == 4 }.count == 1)
-    #expect(try peer.sync().contains(.authorization(AuthorizationSnapshot(status: 4))))
+    #expect(
+      try daemon.waitForApps { $0.first?.authorization.status == .authorizedWhenInUse }.count == 1)
+    #expect(
+      try peer.sync().contains(.authorization(AuthorizationSnapshot(status: .authorizedWhenInUse))))
   }
 
   @Test func controlAndAgentNeedTheDaemonsUIDOrRoot() {
@@ -646,14 +654,17 @@ import Testing
       }
       agent.send(.authorizationDecision(id: id, status: .once, accuracy: .full))
       _ = try agent.sync()
-      #expect(try other.sync() == [.authorization(AuthorizationSnapshot(status: 4))])
+      #expect(
+        try other.sync() == [.authorization(AuthorizationSnapshot(status: .authorizedWhenInUse))])
       peer.shutdownWrite()
       _ = try peer.readUntilClosed()
-      #expect(try daemon.waitForApps { $0.first?.authorization.status == 4 }.count == 1)
+      #expect(
+        try daemon.waitForApps { $0.first?.authorization.status == .authorizedWhenInUse }.count == 1
+      )
       other.shutdownWrite()
       _ = try other.readUntilClosed()
     }
-    _ = try daemon.waitForApps { $0.first?.authorization.status == 0 }
+    _ = try daemon.waitForApps { $0.first?.authorization.status == .notDetermined }
   }
 
   /// An app with a launch command is started when a region event is kept for it.

@@ -1,6 +1,7 @@
 import Foundation
 import Geodesy
 import LocationEngine
+import LocationModel
 import LocationServices
 import LocationStore
 import RealComponents

@@ -1,5 +1,6 @@
 import Geodesy
 import LocationEngine
+import LocationModel
 import LocationServices
 import LocationSources
 import Synchronization
@@ -20,7 +21,7 @@ import Testing
     let clock = ManualClock()
     let persistence = MemoryPersistence()
     persistence.setAuthorization(
-      AuthorizationSnapshot(status: AuthorizationSnapshot.authorizedAlways), app: "test")
+      AuthorizationSnapshot(status: AuthorizationStatus.authorizedAlways), app: "test")
     let hub = LocationHub(
       app: "test", sources: .urls([.replay(path: path, options: .init(speed: 10))]),
       persistence: persistence, clock: clock)
@@ -28,7 +29,7 @@ import Testing
     let client = HeadingClient()
     let id = hub.register(client)
     hub.startUpdates(id, UpdateRequest())
-    hub.send(.startHeading(id, filter: -1, orientation: 1))
+    hub.send(.startHeading(id, filter: -1, orientation: .portrait))
     clock.advance(by: 60)  // the 2 1/2-minute recording at 10x, in virtual time
     let headings = client.headings.withLock { $0 }
     #expect(headings.count > 1400)

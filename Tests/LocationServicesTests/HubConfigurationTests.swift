@@ -1,4 +1,5 @@
 import Foundation
+import LocationModel
 import LocationServices
 import LocationSources
 import Testing

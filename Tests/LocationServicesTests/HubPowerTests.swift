@@ -1,5 +1,6 @@
 import Geodesy
 import LocationEngine
+import LocationModel
 import LocationServices
 import LocationSources
 import Synchronization
@@ -49,7 +50,7 @@ private final class PoweredSource: LocationSource {
   private func hub(_ sources: [PoweredSource]) -> LocationHub {
     let persistence = MemoryPersistence()
     persistence.setAuthorization(
-      AuthorizationSnapshot(status: AuthorizationSnapshot.authorizedAlways), app: "power")
+      AuthorizationSnapshot(status: AuthorizationStatus.authorizedAlways), app: "power")
     return LocationHub(
       app: "power", sources: .objects({ sources }), persistence: persistence, clock: clock)
   }
@@ -296,7 +297,7 @@ private final class PoweredSource: LocationSource {
     let hub = hub([compass, gps])
     let client = RecordingClient()
     let id = hub.register(client)
-    hub.send(.startHeading(id, filter: 1, orientation: 1))
+    hub.send(.startHeading(id, filter: 1, orientation: .portrait))
     hub.startUpdates(id, UpdateRequest(pausesAutomatically: true, activity: .other))
     #expect(gps.isRunning && compass.isRunning)
     for step in 0...10 {

@@ -1,6 +1,7 @@
 import Foundation
 import Geodesy
 import LocationEngine
+import LocationModel
 import LocationServices
 import LocationSources
 import Synchronization
@@ -28,7 +29,7 @@ import Testing
     _ = hub.register(client)
     #expect(
       client.deliveries == [
-        .authorization(AuthorizationSnapshot(status: AuthorizationSnapshot.notDetermined))
+        .authorization(AuthorizationSnapshot(status: AuthorizationStatus.notDetermined))
       ])
   }
 
@@ -39,8 +40,10 @@ import Testing
     let client = RecordingClient()
     let id = hub.register(client)
     hub.startUpdates(id, UpdateRequest())
-    #expect(client.statuses == [0, AuthorizationSnapshot.authorizedWhenInUse])
-    #expect(persistence.authorization(app: Self.app)?.status == 4, "the decision is stored")
+    #expect(client.statuses == [.notDetermined, .authorizedWhenInUse])
+    #expect(
+      persistence.authorization(app: Self.app)?.status == .authorizedWhenInUse,
+      "the decision is stored")
     #expect(source.isRunning)
     #expect(hub.runningSources == ["scripted://test"])
     source.emit(fix(52, 5))
@@ -56,8 +59,8 @@ import Testing
     _ = hub.register(client)
     hub.requestAuthorization(always: false)
     hub.requestAuthorization(always: true)
-    #expect(client.statuses == [0, 4, 3])
-    #expect(hub.authorization.status == AuthorizationSnapshot.authorizedAlways)
+    #expect(client.statuses == [.notDetermined, .authorizedWhenInUse, .authorizedAlways])
+    #expect(hub.authorization.status == AuthorizationStatus.authorizedAlways)
   }
 
   @Test func denyPolicyDeniesAndNothingRuns() {
@@ -67,23 +70,23 @@ import Testing
     let client = RecordingClient()
     let id = hub.register(client)
     hub.startUpdates(id, UpdateRequest())
-    #expect(client.statuses == [0, AuthorizationSnapshot.denied])
+    #expect(client.statuses == [.notDetermined, .denied])
     #expect(client.errors.map(\.0) == [.denied])
     #expect(source.starts == 0)
-    #expect(persistence.authorization(app: Self.app)?.status == AuthorizationSnapshot.denied)
+    #expect(persistence.authorization(app: Self.app)?.status == AuthorizationStatus.denied)
   }
 
   @Test func storedGrantWinsOverDenyPolicy() {
     let source = ScriptedSource()
     let persistence = MemoryPersistence()
     persistence.setAuthorization(
-      AuthorizationSnapshot(status: AuthorizationSnapshot.authorizedAlways), app: Self.app)
+      AuthorizationSnapshot(status: AuthorizationStatus.authorizedAlways), app: Self.app)
     let hub = makeHub(.objects { [source] }, persistence: persistence, policy: .deny)
     let client = RecordingClient()
     let id = hub.register(client)
     hub.startUpdates(id, UpdateRequest())
     source.emit(fix(52, 5))
-    #expect(client.statuses == [AuthorizationSnapshot.authorizedAlways])
+    #expect(client.statuses == [AuthorizationStatus.authorizedAlways])
     #expect(client.locations.count == 1)
   }
 
@@ -91,13 +94,13 @@ import Testing
     let source = ScriptedSource()
     let persistence = MemoryPersistence()
     persistence.setAuthorization(
-      AuthorizationSnapshot(status: AuthorizationSnapshot.denied), app: Self.app)
+      AuthorizationSnapshot(status: AuthorizationStatus.denied), app: Self.app)
     let hub = makeHub(.objects { [source] }, persistence: persistence, policy: .grant)
     let client = RecordingClient()
     let id = hub.register(client)
     hub.requestAuthorization(always: true)
     hub.startUpdates(id, UpdateRequest())
-    #expect(client.statuses == [AuthorizationSnapshot.denied])
+    #expect(client.statuses == [AuthorizationStatus.denied])
     #expect(client.errors.map(\.0) == [.denied])
     #expect(source.starts == 0)
   }
@@ -105,9 +108,9 @@ import Testing
   @Test func anotherAppsDecisionDoesNotApply() {
     let persistence = MemoryPersistence()
     persistence.setAuthorization(
-      AuthorizationSnapshot(status: AuthorizationSnapshot.denied), app: "org.example.other")
+      AuthorizationSnapshot(status: AuthorizationStatus.denied), app: "org.example.other")
     let hub = makeHub(.unavailable("none"), persistence: persistence)
-    #expect(hub.authorization.status == AuthorizationSnapshot.notDetermined)
+    #expect(hub.authorization.status == AuthorizationStatus.notDetermined)
   }
 
   @Test func servicesOffDenies() {
@@ -131,7 +134,7 @@ import Testing
     let id = hub.register(client)
     hub.startUpdates(id, UpdateRequest())
     source.emit(fix(52, 5))
-    hub.setAuthorization(AuthorizationSnapshot(status: AuthorizationSnapshot.denied))
+    hub.setAuthorization(AuthorizationSnapshot(status: AuthorizationStatus.denied))
     source.emit(fix(52.1, 5))
     #expect(client.locations.count == 1)
     #expect(client.errors.map(\.0) == [.denied])
@@ -145,7 +148,7 @@ import Testing
     let id = hub.register(client)
     hub.setAuthorization(
       AuthorizationSnapshot(
-        status: AuthorizationSnapshot.authorizedAlways, servicesEnabled: false))
+        status: AuthorizationStatus.authorizedAlways, servicesEnabled: false))
     #expect(!persistence.servicesEnabled())
     hub.startUpdates(id, UpdateRequest())
     #expect(client.errors.map(\.0) == [.denied])

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Geodesy
 import LocationEngine
+import LocationModel
 import LocationServices
 import LocationSources
 import Synchronization
@@ -409,7 +410,7 @@ private final class RecordingContext: SourceContext {
   private let recorded = Mutex<[PoolReport]>([])
 
   var reports: [PoolReport] { recorded.withLock { $0 } }
-  var now: EngineClockReading { EngineClockReading(monotonic: 0, wall: 0) }
+  var now: EngineInstant { EngineInstant(monotonic: 0, wall: 0) }
   func emit(_ fix: Fix) { recorded.withLock { $0.append(.fix(fix)) } }
   func emitHeading(_ sample: HeadingSample) { recorded.withLock { $0.append(.heading(sample)) } }
   func fail(_ error: SourceError) { recorded.withLock { $0.append(.failure(error)) } }

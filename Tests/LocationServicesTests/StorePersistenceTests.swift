@@ -1,6 +1,7 @@
 import Foundation
 import Geodesy
 import LocationEngine
+import LocationModel
 import LocationStore
 import Testing
 
@@ -15,16 +16,17 @@ import Testing
         let persistence = StorePersistence(store: try LocationStore(path: path))
         #expect(persistence.authorization(app: "org.example.a") == nil)
         persistence.setAuthorization(
-          AuthorizationSnapshot(status: AuthorizationSnapshot.authorizedAlways, accuracy: 1),
+          AuthorizationSnapshot(
+            status: AuthorizationStatus.authorizedAlways, accuracy: .reducedAccuracy),
           app: "org.example.a")
         persistence.setAuthorization(
-          AuthorizationSnapshot(status: AuthorizationSnapshot.denied), app: "org.example.b")
+          AuthorizationSnapshot(status: AuthorizationStatus.denied), app: "org.example.b")
       }
       let reopened = StorePersistence(store: try LocationStore(path: path))
       let a = reopened.authorization(app: "org.example.a")
-      #expect(a?.status == AuthorizationSnapshot.authorizedAlways)
-      #expect(a?.accuracy == 1)
-      #expect(reopened.authorization(app: "org.example.b")?.status == AuthorizationSnapshot.denied)
+      #expect(a?.status == AuthorizationStatus.authorizedAlways)
+      #expect(a?.accuracy == .reducedAccuracy)
+      #expect(reopened.authorization(app: "org.example.b")?.status == AuthorizationStatus.denied)
       #expect(reopened.authorization(app: "org.example.c") == nil)
     }
   }
@@ -86,13 +88,13 @@ import Testing
           persistence: StorePersistence(store: try LocationStore(path: path)), policy: .grant,
           clock: ManualClock())
         hub.requestAuthorization(always: false)
-        #expect(hub.authorization.status == AuthorizationSnapshot.authorizedWhenInUse)
+        #expect(hub.authorization.status == AuthorizationStatus.authorizedWhenInUse)
       }
       let next = LocationHub(
         app: "org.example.app", sources: .unavailable("none"),
         persistence: StorePersistence(store: try LocationStore(path: path)), policy: .deny,
         clock: ManualClock())
-      #expect(next.authorization.status == AuthorizationSnapshot.authorizedWhenInUse)
+      #expect(next.authorization.status == AuthorizationStatus.authorizedWhenInUse)
       #expect(next.authorization.servicesEnabled)
     }
   }
@@ -121,8 +123,8 @@ import Testing
         blocker + "/corelocation/store.sqlite", app: "org.example.app")
       #expect(persistence is MemoryPersistence)
       persistence.setAuthorization(
-        AuthorizationSnapshot(status: AuthorizationSnapshot.authorizedAlways), app: "x")
-      #expect(persistence.authorization(app: "x")?.status == AuthorizationSnapshot.authorizedAlways)
+        AuthorizationSnapshot(status: AuthorizationStatus.authorizedAlways), app: "x")
+      #expect(persistence.authorization(app: "x")?.status == AuthorizationStatus.authorizedAlways)
     }
   }
 

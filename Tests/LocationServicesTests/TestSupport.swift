@@ -1,6 +1,7 @@
 import Foundation
 import Geodesy
 import LocationEngine
+import LocationModel
 import LocationServices
 import LocationSources
 import Synchronization
@@ -57,7 +58,7 @@ final class RecordingClient: HubClient {
   }
 
   /// The authorization statuses delivered, in order.
-  var statuses: [Int32] {
+  var statuses: [AuthorizationStatus] {
     deliveries.compactMap { delivery in
       if case .authorization(let snapshot) = delivery { return snapshot.status }
       return nil

@@ -1,6 +1,7 @@
 import Foundation
 import Geodesy
 import LocationFormats
+import LocationModel
 import Synchronization
 import Testing
 
@@ -253,7 +254,7 @@ import Testing
   final class StoppingContext: SourceContext {
     let inner = RecordingContext(clock: .manual)
     let source = Mutex<GPSDSource?>(nil)
-    var now: EngineClockReading { inner.now }
+    var now: EngineInstant { inner.now }
     func emit(_ fix: Fix) {
       inner.emit(fix)
       source.withLock { $0 }?.stop()

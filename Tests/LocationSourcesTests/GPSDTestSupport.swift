@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Geodesy
 import LocationFormats
+import LocationModel
 import RealComponents
 import Synchronization
 import Testing
@@ -52,9 +53,9 @@ final class RecordingContext: SourceContext {
 
   init(clock: Clock) { self.clock = clock }
 
-  var now: EngineClockReading {
+  var now: EngineInstant {
     let wall = Date().timeIntervalSince1970
-    return EngineClockReading(monotonic: wall, wall: wall)
+    return EngineInstant(monotonic: wall, wall: wall)
   }
 
   func emit(_ fix: Fix) {

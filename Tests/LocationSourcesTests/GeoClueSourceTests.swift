@@ -1,5 +1,6 @@
 import Foundation
 import Geodesy
+import LocationModel
 import Testing
 
 @testable import LocationSources
@@ -16,8 +17,8 @@ final class GeoClueRecordingContext: SourceContext, @unchecked Sendable {
     func cancel() {}
   }
 
-  var now: EngineClockReading {
-    EngineClockReading(
+  var now: EngineInstant {
+    EngineInstant(
       monotonic: ProcessInfo.processInfo.systemUptime, wall: Date().timeIntervalSince1970)
   }
 

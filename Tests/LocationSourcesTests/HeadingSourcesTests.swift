@@ -1,12 +1,13 @@
 import Geodesy
 import LocationFormats
+import LocationModel
 import Testing
 
 @testable import LocationSources
 
 /// Heading sentences from NMEA streams and replayed logs become heading samples (issue 6).
 @Suite struct HeadingSourcesTests {
-  static let now = EngineClockReading(monotonic: 0, wall: 1_534_758_457)
+  static let now = EngineInstant(monotonic: 0, wall: 1_534_758_457)
 
   func samples(_ lines: [String]) -> [HeadingSample] {
     let session = NMEASession(source: "nmea+tcp://127.0.0.1:10110")

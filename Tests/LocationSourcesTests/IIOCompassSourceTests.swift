@@ -1,5 +1,6 @@
 import Foundation
 import Geodesy
+import LocationModel
 import Testing
 
 @testable import LocationSources
@@ -26,8 +27,8 @@ final class IIOCompassRecordingContext: SourceContext, @unchecked Sendable {
     var delays: [Double]
   }
 
-  var now: EngineClockReading {
-    EngineClockReading(
+  var now: EngineInstant {
+    EngineInstant(
       monotonic: ProcessInfo.processInfo.systemUptime, wall: Date().timeIntervalSince1970)
   }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Geodesy
 import LocationFormats
+import LocationModel
 import Synchronization
 import Testing
 

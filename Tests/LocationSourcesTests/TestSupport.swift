@@ -1,5 +1,6 @@
 import Foundation
 import Geodesy
+import LocationModel
 import LocationSources
 import Synchronization
 
@@ -73,8 +74,8 @@ final class TestContext: SourceContext {
     state = Mutex(State(wall: wall))
   }
 
-  var now: EngineClockReading {
-    state.withLock { EngineClockReading(monotonic: $0.monotonic, wall: $0.wall) }
+  var now: EngineInstant {
+    state.withLock { EngineInstant(monotonic: $0.monotonic, wall: $0.wall) }
   }
 
   func emit(_ fix: Fix) {

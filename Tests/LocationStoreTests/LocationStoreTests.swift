@@ -64,13 +64,14 @@ import Testing
       do {
         let store = try LocationStore(path: path)
         try store.setAuthorization(
-          StoredAuthorization(status: 3, accuracy: 0, updated: 1), app: "a")
+          StoredAuthorization(status: .authorizedAlways, accuracy: .fullAccuracy, updated: 1),
+          app: "a")
         try store.upsertRegion(region("home"))
         _ = try store.appendEvent(PendingEvent(app: "a", kind: "enter", payload: "{}", time: 2))
       }
       // A second connection, as another process would open it.
       let store = try LocationStore(path: path)
-      #expect(try store.authorization(app: "a")?.status == 3)
+      #expect(try store.authorization(app: "a")?.status == .authorizedAlways)
       #expect(try store.allRegions() == [region("home")])
       #expect(try store.pendingEvents(app: "a").map(\.kind) == ["enter"])
     }

@@ -1,4 +1,5 @@
 import Geodesy
+import LocationModel
 
 /// One client's heading updates: turns source samples into the headings the client sees
 /// (DESIGN.md, "Heading"). A value type; time and location come in with each sample.
@@ -102,14 +103,6 @@ public struct HeadingPipeline: Sendable {
   public mutating func setOrientation(_ orientation: HeadingOrientation) {
     self.orientation = orientation
     if let rotation = orientation.rotation { self.rotation = rotation }
-  }
-
-  /// Sets the reference orientation from a `CLDeviceOrientation` raw value; a value Apple does not
-  /// define counts as `unknown`.
-  ///
-  /// - Parameter rawValue: The raw value (0...6).
-  public mutating func setOrientation(rawValue: Int32) {
-    setOrientation(HeadingOrientation(rawValue: rawValue) ?? .unknown)
   }
 
   /// Forgets the last delivered heading and any interference episode (heading updates were

@@ -1,4 +1,5 @@
 import Geodesy
+import LocationModel
 
 /// Samples from decoded NMEA 0183 heading sentences (NMEA 0183 v4.11, sentences HDG, HDM, HDT and
 /// THS; field layouts as in `LocationFormats.NMEAHeading`).

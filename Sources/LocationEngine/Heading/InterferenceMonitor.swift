@@ -1,3 +1,5 @@
+import LocationModel
+
 /// Watches the magnitude of the measured geomagnetic field and reports magnetic interference once
 /// per episode: a value-type state machine (CONVENTIONS.md, "The engine").
 ///

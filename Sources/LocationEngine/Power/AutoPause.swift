@@ -1,4 +1,5 @@
 import Geodesy
+import LocationModel
 
 /// `pausesLocationUpdatesAutomatically` for one client, as a value-type state machine with time
 /// passed in.
@@ -55,7 +56,7 @@ public struct AutoPause: Sendable, Equatable {
   public static let checkPeriod = 60.0
 
   /// The activity type the detector was built for.
-  public let activity: StationaryDetector.Activity
+  public let activity: ActivityType
   /// The current state.
   public private(set) var state: State = .running
   private var detector: StationaryDetector
@@ -63,7 +64,7 @@ public struct AutoPause: Sendable, Equatable {
   /// Creates the machine, running, for an activity type.
   ///
   /// - Parameter activity: The client's activity type (`CLActivityType`).
-  public init(activity: StationaryDetector.Activity) {
+  public init(activity: ActivityType) {
     self.activity = activity
     detector = StationaryDetector(activity: activity)
   }

@@ -1,4 +1,5 @@
 import Geodesy
+import LocationModel
 
 /// `allowDeferredLocationUpdates(untilTraveled:timeout:)` for one client, as a value-type state
 /// machine with time passed in.

@@ -1,4 +1,5 @@
 import Geodesy
+import LocationModel
 
 /// Runs a high-power source (a GNSS receiver) for significant-change monitoring in short bursts:
 /// on until it gives one fix, then off until the next scheduled wake.

@@ -1,4 +1,5 @@
 import Geodesy
+import LocationModel
 
 /// The delivery rule of `startMonitoringSignificantLocationChanges()`, as a value-type state
 /// machine with time passed in.

@@ -1,4 +1,5 @@
 import Geodesy
+import LocationModel
 
 /// Decides whether the device is stationary: every fix of the last `dwell` seconds lies within
 /// `radius` metres (widened by each fix's accuracy) of where the still period began.
@@ -16,20 +17,6 @@ import Geodesy
 /// Navigation in a car and flight never pause: a vehicle stopped at lights or a plane holding on a
 /// taxiway must not lose its updates.
 public struct StationaryDetector: Sendable, Equatable {
-  /// The kinds of activity (Apple's `CLActivityType` and `LiveConfiguration`).
-  public enum Activity: Sendable, Equatable {
-    /// Anything else.
-    case other
-    /// A car following roads.
-    case automotiveNavigation
-    /// Walking, running, cycling for exercise.
-    case fitness
-    /// Boats, trains, off-road.
-    case otherNavigation
-    /// In the air.
-    case airborne
-  }
-
   /// The radius of "staying put", metres.
   public let radius: Double
   /// How long the device must stay within the radius, seconds; `.infinity`: never.
@@ -41,7 +28,7 @@ public struct StationaryDetector: Sendable, Equatable {
   public private(set) var isStationary = false
 
   /// Creates a detector with the table's figures for an activity.
-  public init(activity: Activity) {
+  public init(activity: ActivityType) {
     switch activity {
     case .other: self.init(radius: 50, dwell: 300)
     case .fitness: self.init(radius: 25, dwell: 600)

@@ -1,4 +1,5 @@
 import Geodesy
+import LocationModel
 
 /// Monitors many circular regions against a stream of fixes: the engine half of Apple's region
 /// monitoring (`startMonitoring(for:)`, `CLMonitor`). A value type: pure, deterministic, no I/O.

@@ -1,3 +1,5 @@
+import LocationModel
+
 /// The state of one monitored region, as a value type that turns evidence into actions.
 ///
 /// Rule (DESIGN.md, "Regions"): the first decisive fix of a region whose state is unknown sets the

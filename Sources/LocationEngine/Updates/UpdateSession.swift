@@ -1,4 +1,5 @@
 import Geodesy
+import LocationModel
 
 /// One client's location-update state: a value-type state machine (CONVENTIONS.md, "The engine").
 ///

@@ -1,5 +1,6 @@
 import CLibXML2
 import Geodesy
+import LocationModel
 
 /// The elements the decoder cares about, recognised from their local names (any prefix).
 enum GPXElement {

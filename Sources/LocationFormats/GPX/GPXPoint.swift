@@ -1,4 +1,5 @@
 import Geodesy
+import LocationModel
 
 /// One point of a GPX file: a track point, a route point or a waypoint, with its measured fields.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import Geodesy
+import LocationModel
 
 /// GeoClue's static location file, `/etc/geolocation`: a position typed in by hand.
 ///

@@ -1,3 +1,5 @@
+import LocationModel
+
 #if canImport(Geodesy)
   import Geodesy
 #endif

@@ -1,6 +1,7 @@
 import Foundation
 import Geodesy
 import LocationEngine
+import LocationModel
 import LocationStore
 import Synchronization
 
@@ -301,13 +302,13 @@ final class AppHost: HubClient {
 
   /// Locations as this app may see them: reduced when its accuracy authorization is reduced.
   func visible(_ fixes: [Fix]) -> [Fix] {
-    hub.authorization.accuracy == 1 ? fixes.map(reducer.apply) : fixes
+    hub.authorization.isReduced ? fixes.map(reducer.apply) : fixes
   }
 
   /// The fixes as the app may see them (`visible`), encoded: once per delivery to all the app's
   /// managers, which receive the same fixes one after another on the hub's executor.
   func encodedFixes(_ fixes: [Fix]) -> [UInt8] {
-    let reduced = hub.authorization.accuracy == 1
+    let reduced = hub.authorization.isReduced
     if let cached = lastEncoded.withLock({ $0 }), cached.reduced == reduced, cached.fixes == fixes {
       return cached.json
     }

@@ -1,4 +1,5 @@
 import Foundation
+import LocationModel
 import LocationSources
 
 /// `locationd`'s settings: the command line over a configuration file over defaults.

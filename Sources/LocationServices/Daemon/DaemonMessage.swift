@@ -1,5 +1,6 @@
 import Geodesy
 import LocationEngine
+import LocationModel
 
 /// One message of `locationd`'s protocol, version 1, in either direction (DAEMON.md,
 /// "Protocol v1"; `docs/protocol.md`).
@@ -50,10 +51,10 @@ public enum DaemonMessage: Sendable, Equatable {
   /// `requestState(for:)`.
   case requestRegionState(client: Int, group: String, identifier: String)
   /// `startUpdatingHeading` with the manager's `headingFilter` (degrees) and `headingOrientation`
-  /// (`CLDeviceOrientation` raw value).
-  case startHeading(client: Int, filter: Double, orientation: Int32)
+  /// (on the wire, the `CLDeviceOrientation` raw value; one Apple does not define is `unknown`).
+  case startHeading(client: Int, filter: Double, orientation: HeadingOrientation)
   /// A change of `headingFilter` or `headingOrientation`.
-  case changeHeading(client: Int, filter: Double, orientation: Int32)
+  case changeHeading(client: Int, filter: Double, orientation: HeadingOrientation)
   /// `stopUpdatingHeading`.
   case stopHeading(client: Int)
   /// `allowDeferredLocationUpdates(untilTraveled:timeout:)`.
@@ -313,7 +314,7 @@ public enum DaemonActivity: String, Sendable, Equatable, CaseIterable {
   case airborne
 
   /// The engine's activity.
-  public var engineActivity: StationaryDetector.Activity {
+  public var engineActivity: ActivityType {
     switch self {
     case .other: .other
     case .automotiveNavigation: .automotiveNavigation
@@ -412,8 +413,13 @@ public enum DaemonAccuracy: String, Sendable, Equatable, CaseIterable {
   /// `CLAccuracyAuthorization.reducedAccuracy` (1).
   case reduced
 
-  /// The `CLAccuracyAuthorization` raw value.
-  public var rawAccuracy: Int { self == .full ? 0 : 1 }
+  /// The accuracy authorization it stands for.
+  public var authorization: AccuracyAuthorization {
+    switch self {
+    case .full: return .fullAccuracy
+    case .reduced: return .reducedAccuracy
+    }
+  }
 }
 
 /// The body of a control `reply`.

@@ -1,5 +1,6 @@
 import Geodesy
 import LocationEngine
+import LocationModel
 
 /// `locationd`'s wire protocol, version 1: line-delimited JSON over a Unix stream socket
 /// (DAEMON.md, "Protocol v1"; `docs/protocol.md`).
@@ -161,11 +162,11 @@ public enum DaemonProtocol {
     case "startHeading":
       return .startHeading(
         client: try f.int("client"), filter: try f.optionalDouble("filter") ?? 1,
-        orientation: try f.optionalInt32("orientation") ?? 1)
+        orientation: try f.orientation())
     case "changeHeading":
       return .changeHeading(
         client: try f.int("client"), filter: try f.optionalDouble("filter") ?? 1,
-        orientation: try f.optionalInt32("orientation") ?? 1)
+        orientation: try f.orientation())
     case "stopHeading": return .stopHeading(client: try f.int("client"))
     case "allowDeferred":
       return .allowDeferred(
@@ -283,10 +284,12 @@ public enum DaemonProtocol {
   }
 
   static func authorization(_ f: Fields) throws(DaemonProtocolError) -> AuthorizationSnapshot {
-    let status = try f.int32("status")
-    guard (0...4).contains(status) else { throw f.malformed("status", "must be 0...4") }
-    let accuracy = try f.optionalInt("accuracy") ?? 0
-    guard (0...1).contains(accuracy) else { throw f.malformed("accuracy", "must be 0 or 1") }
+    guard let status = AuthorizationStatus(rawValue: try f.int32("status")) else {
+      throw f.malformed("status", "must be 0...4")
+    }
+    guard let accuracy = AccuracyAuthorization(rawValue: try f.optionalInt("accuracy") ?? 0) else {
+      throw f.malformed("accuracy", "must be 0 or 1")
+    }
     return AuthorizationSnapshot(
       status: status, accuracy: accuracy,
       servicesEnabled: try f.optionalBool("servicesEnabled") ?? true)
@@ -502,7 +505,7 @@ public enum DaemonProtocol {
       w.key("filter")
       w.double(filter)
       w.key("orientation")
-      w.int(Int(orientation))
+      w.int(Int(orientation.rawValue))
     case .allowDeferred(let client, let distance, let timeout):
       w.key("client")
       w.int(client)
@@ -703,9 +706,9 @@ public enum DaemonProtocol {
   static func write(_ snapshot: AuthorizationSnapshot, into w: inout JSONWriter) {
     w.beginObject()
     w.key("status")
-    w.int(Int(snapshot.status))
+    w.int(Int(snapshot.status.rawValue))
     w.key("accuracy")
-    w.int(snapshot.accuracy)
+    w.int(snapshot.accuracy.rawValue)
     w.key("servicesEnabled")
     w.bool(snapshot.servicesEnabled)
     w.endObject()
@@ -1107,6 +1110,12 @@ struct Fields {
   }
 
   /// The `group` member: `manager` or `monitor:NAME`.
+  /// `orientation`: a `CLDeviceOrientation` raw value (default portrait); one Apple does not
+  /// define is `unknown`.
+  func orientation() throws(DaemonProtocolError) -> HeadingOrientation {
+    HeadingOrientation(rawValue: try optionalInt32("orientation") ?? 1) ?? .unknown
+  }
+
   func group() throws(DaemonProtocolError) -> String {
     let group = try string("group")
     guard DaemonProtocol.isValidGroup(group) else {

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import LocationEngine
+import LocationModel
 import LocationSources
 import LocationStore
 import Synchronization
@@ -482,8 +483,8 @@ public final class DaemonServer: Sendable {
       if host.detach(connection) {
         if loop.onceApps.remove(host.app) != nil {
           var snapshot = host.hub.authorization
-          snapshot.status = AuthorizationSnapshot.notDetermined
-          snapshot.accuracy = 0
+          snapshot.status = AuthorizationStatus.notDetermined
+          snapshot.accuracy = .fullAccuracy
           host.hub.setAuthorization(snapshot)
         }
         host.afterPendingWork { [weak self] in self?.retireIfIdle(host) }
@@ -598,7 +599,7 @@ public final class DaemonServer: Sendable {
           DaemonWelcome(
             app: "", uid: Int(peer.uid),
             authorization: AuthorizationSnapshot(
-              status: AuthorizationSnapshot.notDetermined,
+              status: AuthorizationStatus.notDetermined,
               servicesEnabled: persistence.servicesEnabled()),
             maximumRegionRadius: LocationEngine(allowed: false).maximumRegionRadius,
             headingAvailable: pool?.descriptors.contains(where: \.producesHeading) ?? false,
@@ -685,13 +686,13 @@ public final class DaemonServer: Sendable {
     let status = host.hub.authorization.status
     switch message {
     case .requestAuthorization(let always):
-      if status == AuthorizationSnapshot.notDetermined { return always }
-      if always, status == AuthorizationSnapshot.authorizedWhenInUse { return true }
+      if status == AuthorizationStatus.notDetermined { return always }
+      if always, status == AuthorizationStatus.authorizedWhenInUse { return true }
       return nil
     case .startUpdates, .requestLocation:
-      return status == AuthorizationSnapshot.notDetermined ? false : nil
+      return status == AuthorizationStatus.notDetermined ? false : nil
     case .addRegion, .startSignificantChanges:
-      return status == AuthorizationSnapshot.notDetermined ? true : nil
+      return status == AuthorizationStatus.notDetermined ? true : nil
     default:
       return nil
     }
@@ -732,15 +733,15 @@ public final class DaemonServer: Sendable {
     case .requestAuthorization(let always):
       // Asked of the policy only when no agent decided (an agent's decision is already stored).
       let status = hub.authorization.status
-      if status == AuthorizationSnapshot.notDetermined
-        || (always && status == AuthorizationSnapshot.authorizedWhenInUse
+      if status == AuthorizationStatus.notDetermined
+        || (always && status == AuthorizationStatus.authorizedWhenInUse
           && loop.agents.isEmpty)
       {
         hub.requestAuthorization(always: always)
       }
     case .addRegion(let client, let group, let region, let initialState):
       let id = try manager(session, client)
-      if hub.authorization.accuracy == 1 {
+      if hub.authorization.isReduced {
         session.connection.send(
           .regionFailed(
             client: client, group: group, identifier: region.identifier, failure: .denied))
@@ -786,14 +787,14 @@ public final class DaemonServer: Sendable {
         code: .notFound, message: "no authorization request \(id) is waiting for this agent",
         id: id)
     }
-    let status: Int32
+    let status: AuthorizationStatus
     switch decision {
-    case .always: status = AuthorizationSnapshot.authorizedAlways
-    case .whenInUse, .once: status = AuthorizationSnapshot.authorizedWhenInUse
-    case .denied: status = AuthorizationSnapshot.denied
+    case .always: status = AuthorizationStatus.authorizedAlways
+    case .whenInUse, .once: status = AuthorizationStatus.authorizedWhenInUse
+    case .denied: status = AuthorizationStatus.denied
     }
     let snapshot = AuthorizationSnapshot(
-      status: status, accuracy: accuracy.rawAccuracy,
+      status: status, accuracy: accuracy.authorization,
       servicesEnabled: persistence.servicesEnabled())
     if decision == .once { loop.onceApps.insert(held.app) } else { loop.onceApps.remove(held.app) }
     DaemonLog.write("app \(held.app): the agent decided \(decision.rawValue), \(accuracy.rawValue)")
@@ -866,13 +867,13 @@ public final class DaemonServer: Sendable {
       connection.send(.reply(id: id, .apps(try appInfos(id))))
     case .authorize(let id, let app, let setting, let accuracy):
       var snapshot = AuthorizationSnapshot(
-        status: AuthorizationSnapshot.notDetermined, accuracy: accuracy.rawAccuracy,
+        status: AuthorizationStatus.notDetermined, accuracy: accuracy.authorization,
         servicesEnabled: persistence.servicesEnabled())
       switch setting {
-      case .always: snapshot.status = AuthorizationSnapshot.authorizedAlways
-      case .whenInUse: snapshot.status = AuthorizationSnapshot.authorizedWhenInUse
-      case .denied: snapshot.status = AuthorizationSnapshot.denied
-      case .reset: snapshot.accuracy = 0
+      case .always: snapshot.status = AuthorizationStatus.authorizedAlways
+      case .whenInUse: snapshot.status = AuthorizationStatus.authorizedWhenInUse
+      case .denied: snapshot.status = AuthorizationStatus.denied
+      case .reset: snapshot.accuracy = .fullAccuracy
       }
       loop.onceApps.remove(app)
       if let host = liveHost(app) {
@@ -972,7 +973,7 @@ public final class DaemonServer: Sendable {
       let host = hosts[app]
       var authorization =
         host?.hub.authorization ?? persistence.authorization(app: app)
-        ?? AuthorizationSnapshot(status: AuthorizationSnapshot.notDetermined)
+        ?? AuthorizationSnapshot(status: AuthorizationStatus.notDetermined)
       authorization.servicesEnabled = services
       let pending = ((try? store.pendingEvents(app: app)) ?? []).count
       return DaemonAppInfo(

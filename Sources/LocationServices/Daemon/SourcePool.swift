@@ -1,6 +1,7 @@
 import Dispatch
 import Geodesy
 import LocationEngine
+import LocationModel
 import LocationSources
 import Synchronization
 
@@ -373,9 +374,9 @@ private struct PoolSourceContext: SourceContext {
   let clock: any HubClock
   let generation: Int
 
-  var now: EngineClockReading {
+  var now: EngineInstant {
     let now = clock.now
-    return EngineClockReading(monotonic: now.monotonic, wall: now.wall)
+    return EngineInstant(monotonic: now.monotonic, wall: now.wall)
   }
 
   func emit(_ fix: Fix) {

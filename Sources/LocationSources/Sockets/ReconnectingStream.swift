@@ -1,5 +1,6 @@
 import Dispatch
 import Geodesy
+import LocationModel
 
 #if canImport(Glibc)
   import Glibc
@@ -26,9 +27,9 @@ protocol StreamProtocol: AnyObject {
   /// - Parameters:
   ///   - bytes: the bytes, valid only during the call.
   ///   - now: the runtime's clock.
-  func received(_ bytes: UnsafeRawBufferPointer, now: EngineClockReading) -> StreamEvents
+  func received(_ bytes: UnsafeRawBufferPointer, now: EngineInstant) -> StreamEvents
   /// The connection closed (not called on `stop`): return what the end of input completes.
-  func closed(now: EngineClockReading) -> StreamEvents
+  func closed(now: EngineInstant) -> StreamEvents
 }
 
 /// Keeps one stream open: opens the endpoint, reads it with a `DispatchSourceRead` on its own

@@ -1,8 +1,8 @@
 /// One heading report from a source (a compass, a gyrocompass, a GNSS heading receiver, a replayed
 /// log): the engine's own value type, independent of `CLHeading`.
 ///
-/// `HeadingSample` lives in `Geodesy` beside ``Fix`` so that producers (`LocationSources`) and the
-/// consumer (`LocationEngine`) share it (DESIGN.md, "Layers").
+/// `HeadingSample` lives in `LocationModel` beside ``Fix`` so that producers (`LocationSources`) and
+/// the consumer (`LocationEngine`) share it (`docs/architecture.md`, "Layers").
 ///
 /// Conventions:
 /// - Headings are degrees clockwise from north of the device's reference axis (the top of the

@@ -1,7 +1,8 @@
 /// One position report from a source: the engine's own value type, independent of `CLLocation`.
 ///
-/// `Fix` lives in `Geodesy`, the one target that every producer (`LocationFormats`,
-/// `LocationSources`) and the consumer (`LocationEngine`) may import (DESIGN.md, "Layers").
+/// `Fix` lives in `LocationModel`, the target of values that every layer shares: producers
+/// (`LocationFormats`, `LocationSources`), the engine, the store and the daemon's protocol
+/// (`docs/architecture.md`, "Layers").
 ///
 /// Conventions follow Apple's `CLLocation` so that mapping is a copy:
 /// - `horizontalAccuracy` is the radius of 68 % confidence in metres; negative means the coordinate is
