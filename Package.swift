@@ -109,7 +109,9 @@ let package = Package(
     .testTarget(name: "LocationFormatsTests", dependencies: ["LocationFormats"]),
     .testTarget(name: "LocationEngineTests", dependencies: ["LocationEngine", "LocationFormats"]),
     .testTarget(name: "LocationStoreTests", dependencies: ["LocationStore"]),
-    .testTarget(name: "LocationSourcesTests", dependencies: ["LocationSources", "RealComponents"]),
+    .testTarget(
+      name: "LocationSourcesTests",
+      dependencies: ["LocationSources", "LocationFormats", "Geodesy", "RealComponents"]),
     .testTarget(
       name: "LocationServicesTests",
       dependencies: [
