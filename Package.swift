@@ -78,9 +78,10 @@ let package = Package(
 
     // MARK: Programs
     // whereami's location work goes through the public CoreLocation API only; LocationFormats is
-    // here for reading `--regions` GeoJSON files.
+    // here for reading `--regions` GeoJSON files and for counting the points a GPX replay leaves
+    // out, LocationSources for parsing the source URLs named on its command line.
     .target(
-      name: "LocationCLI", dependencies: ["CoreLocation", "LocationFormats"],
+      name: "LocationCLI", dependencies: ["CoreLocation", "LocationFormats", "LocationSources"],
       swiftSettings: swiftSettings),
     .executableTarget(
       name: "whereami", dependencies: ["LocationCLI"], swiftSettings: swiftSettings),
