@@ -72,7 +72,10 @@ let package = Package(
     ),
     .target(
       name: "CoreLocationTesting",
-      dependencies: ["CoreLocation", "LocationServices", "LocationStore"],
+      dependencies: [
+        "CoreLocation", "LocationServices", "LocationStore", "LocationSources", "LocationEngine",
+        "Geodesy",
+      ],
       swiftSettings: swiftSettings
     ),
 

@@ -26,6 +26,14 @@ public final class ScriptedSource: Sendable {
     adapter.context?.emit(Fix(location: location, source: adapter.descriptor.url))
   }
 
+  /// Produces a fix as it is (dropped when the source is not running), under the source's URL.
+  func emit(fix: Fix) {
+    guard let context = adapter.context else { return }
+    var fix = fix
+    fix.source = adapter.descriptor.url
+    context.emit(fix)
+  }
+
   /// Produces a heading sample (dropped when the source is not running). Angles in degrees; a
   /// magnetometer's x/y/z in microtesla.
   public func emitHeading(

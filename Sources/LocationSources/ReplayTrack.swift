@@ -31,6 +31,15 @@ public struct ReplayTrack: Sendable {
   /// user with `GPXPath.leftOutNotice(for:)`.
   public var leftOut = GPXPointCounts()
 
+  /// What the replay leaves out of a GPX file, for its user (`7 waypoints not replayed: a track
+  /// is present`); nil when it plays every valid point, and for NMEA.
+  public var leftOutNotice: String? {
+    guard let gpxPathKind else { return nil }
+    var counts = leftOut
+    counts[gpxPathKind] = fixes.count
+    return GPXPath.leftOutNotice(for: counts)
+  }
+
   /// The fastest speed derived from two consecutive fixes, in m/s: 340, the speed of sound at sea
   /// level. A faster step is taken as a jump in the recording (a gap, a point added by hand, a
   /// glitch), and the fix gets neither speed nor course from it. A speed the recording states is

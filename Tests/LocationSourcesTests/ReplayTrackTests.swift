@@ -353,6 +353,7 @@ import Testing
     let track = try ReplayTrack.load(path: Paths.fixture("gpx", "gpxpy-cerknicko-jezero.gpx"))
     #expect(track.gpxPathKind == .track)
     #expect(track.leftOut == GPXPointCounts(waypoint: 7))
+    #expect(track.leftOutNotice == "7 waypoints not replayed: a track is present")
     #expect(track.fixes.count == 296)
     let first = try #require(track.fixes.first)
     #expect(first.latitude == 45.772175035 && first.longitude == 14.357659249)
@@ -375,6 +376,7 @@ import Testing
     #expect(track.fixes.count == 55)
     #expect(!track.hasTimes)
     #expect(track.leftOut.total == 0)
+    #expect(track.leftOutNotice == nil)
   }
 
   /// Waypoints only, timed by OziExplorer when they were clicked: played in document order at
