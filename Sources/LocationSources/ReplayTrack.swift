@@ -28,7 +28,7 @@ public struct ReplayTrack: Sendable {
   public var gpxPathKind: GPXPoint.Kind?
   /// For a GPX file, its valid points that are not played because they are not of the path's
   /// kind (waypoints when the file has a track, for example); zero for NMEA. A program tells its
-  /// user with `GPXPath.leftOutNotice(for:)`.
+  /// user with ``leftOutNotice``.
   public var leftOut = GPXPointCounts()
 
   /// What the replay leaves out of a GPX file, for its user (`7 waypoints not replayed: a track
