@@ -78,15 +78,19 @@ let package = Package(
     ),
     .target(
       name: "CoreLocationTesting",
-      dependencies: ["CoreLocation", "LocationServices", "LocationModel", "LocationStore"],
+      dependencies: [
+        "CoreLocation", "LocationServices", "LocationModel", "LocationStore", "LocationSources",
+        "LocationEngine", "Geodesy",
+      ],
       swiftSettings: swiftSettings
     ),
 
     // MARK: Programs
     // whereami's location work goes through the public CoreLocation API only; LocationFormats is
-    // here for reading `--regions` GeoJSON files.
+    // here for reading `--regions` GeoJSON files and for counting the points a GPX replay leaves
+    // out, LocationSources for parsing the source URLs named on its command line.
     .target(
-      name: "LocationCLI", dependencies: ["CoreLocation", "LocationFormats"],
+      name: "LocationCLI", dependencies: ["CoreLocation", "LocationFormats", "LocationSources"],
       swiftSettings: swiftSettings),
     .executableTarget(
       name: "whereami", dependencies: ["LocationCLI"], swiftSettings: swiftSettings),
@@ -121,7 +125,9 @@ let package = Package(
     .testTarget(name: "LocationStoreTests", dependencies: ["LocationStore", "LocationModel"]),
     .testTarget(
       name: "LocationSourcesTests",
-      dependencies: ["LocationSources", "LocationModel", "RealComponents"]),
+      dependencies: [
+        "LocationSources", "LocationFormats", "LocationModel", "Geodesy", "RealComponents",
+      ]),
     .testTarget(
       name: "LocationServicesTests",
       dependencies: [

@@ -1,7 +1,7 @@
 import CoreLocation
 import Foundation
 internal import Geodesy
-import LocationModel
+internal import LocationModel
 internal import LocationSources
 import Synchronization
 
@@ -25,6 +25,14 @@ public final class ScriptedSource: Sendable {
   /// Produces a location (dropped when the source is not running).
   public func emit(_ location: CLLocation) {
     adapter.context?.emit(Fix(location: location, source: adapter.descriptor.url))
+  }
+
+  /// Produces a fix as it is (dropped when the source is not running), under the source's URL.
+  func emit(fix: Fix) {
+    guard let context = adapter.context else { return }
+    var fix = fix
+    fix.source = adapter.descriptor.url
+    context.emit(fix)
   }
 
   /// Produces a heading sample (dropped when the source is not running). Angles in degrees; a

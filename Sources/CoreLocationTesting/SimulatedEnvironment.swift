@@ -2,7 +2,7 @@ import CoreLocation
 import Foundation
 internal import Geodesy
 internal import LocationEngine
-import LocationModel
+internal import LocationModel
 import LocationServices
 internal import LocationSources
 internal import LocationStore

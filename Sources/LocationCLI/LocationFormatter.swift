@@ -86,6 +86,9 @@ public enum LocationFormatter {
 
   /// One JSON object on one line, keys in a fixed order, numbers as numbers; unknown values
   /// (negative accuracies, speed, course; altitude with a negative vertical accuracy) are `null`.
+  /// Latitude and longitude have full precision: the shortest decimal that reads back as the same
+  /// double (`52.850155`, `45.772175035`, `9.1697e-05`); the other numbers are rounded to what
+  /// they can mean (centimetres, millimetres per second, hundredths of a degree).
   public static func json(_ location: CLLocation) -> String {
     func number(_ value: Double, _ digits: Int) -> String {
       guard value.isFinite else { return "null" }
@@ -99,10 +102,17 @@ public enum LocationFormatter {
     func known(_ value: Double, _ digits: Int) -> String {
       value < 0 ? "null" : number(value, digits)
     }
+    func coordinate(_ value: Double) -> String {
+      guard value.isFinite else { return "null" }
+      // Swift's description is the shortest round-trip decimal; JSON needs no ".0" on integers.
+      var text = "\(value)"
+      if text.hasSuffix(".0") { text.removeLast(2) }
+      return text == "-0" ? "0" : text
+    }
     let altitudeKnown = location.verticalAccuracy >= 0
     let fields: [(String, String)] = [
-      ("latitude", number(location.coordinate.latitude, 7)),
-      ("longitude", number(location.coordinate.longitude, 7)),
+      ("latitude", coordinate(location.coordinate.latitude)),
+      ("longitude", coordinate(location.coordinate.longitude)),
       ("altitude", altitudeKnown ? number(location.altitude, 2) : "null"),
       ("ellipsoidal_altitude", altitudeKnown ? number(location.ellipsoidalAltitude, 2) : "null"),
       ("h_accuracy", known(location.horizontalAccuracy, 2)),

@@ -1,6 +1,7 @@
 import CoreLocation
 import Foundation
 import LocationFormats
+import LocationSources
 
 /// `whereami`: prints where this machine is, through the public CoreLocation API only.
 public enum WhereAmI {
@@ -42,6 +43,9 @@ public enum WhereAmI {
       exit(ExitCode.success.rawValue)
     }
     if let source { setenv("CORELOCATION_SOURCE", source, 1) }
+    if let sources = source ?? ProcessInfo.processInfo.environment["CORELOCATION_SOURCE"] {
+      for notice in replayNotices(sources: sources) { printError("whereami: " + notice) }
+    }
     // -v: the library's own log (which source delivered each fix, sources starting and stopping).
     if options.verbose, ProcessInfo.processInfo.environment["CORELOCATION_LOG"] == nil {
       setenv("CORELOCATION_LOG", "debug", 1)
@@ -74,6 +78,26 @@ public enum WhereAmI {
       options: options, isReplay: source?.hasPrefix("replay://") ?? false, regions: regions)
     runner.start()
     dispatchMain()
+  }
+
+  /// What the replays among `sources` leave out of their GPX files, one notice per file that has
+  /// points of a kind that is not played (a replay plays a file's tracks, else its routes, else
+  /// its waypoints): `/x/hike.gpx: 7 waypoints not replayed: a track is present`.
+  ///
+  /// Each GPX file is read once more for this, in chunks, counting its points and keeping none.
+  /// A file that cannot be read or is not GPX gives no notice here: the replay reports it.
+  ///
+  /// - Parameter sources: a source URL, or a comma-separated list of them.
+  /// - Returns: the notices, in the order of the sources.
+  static func replayNotices(sources: String) -> [String] {
+    guard let urls = try? SourceURL.parseList(sources) else { return [] }
+    return urls.compactMap { url -> String? in
+      guard case .replay(let path, _) = url,
+        let counts = try? GPXDecoder.countPoints(path: path),
+        let notice = GPXPath.leftOutNotice(for: counts)
+      else { return nil }
+      return path + ": " + notice
+    }
   }
 
   static func printError(_ message: String) {

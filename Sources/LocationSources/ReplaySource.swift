@@ -3,6 +3,10 @@ import Synchronization
 
 /// `replay://`: a recorded track (GPX or NMEA) played on the runtime's clock.
 ///
+/// - What: from a GPX file, its path (`GPXPath`): the track points (all tracks, all segments, in
+///   document order), else the route points, else the waypoints, never a mix; the points left out
+///   are counted in ``ReplayTrack/leftOut`` for the program to tell its user. Speed and course are
+///   derived as ``ReplayTrack`` says (never across a segment break, never above 340 m/s).
 /// - Timing: the gaps between the recording's timestamps, divided by `speed`; with `instant`, every
 ///   fix at once (in batches, so that `stop()` takes effect between them). Points without a time are
 ///   played one second apart.

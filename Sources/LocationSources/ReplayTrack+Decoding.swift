@@ -8,8 +8,12 @@ extension ReplayTrack {
   ///
   /// - GPX: a document that is not well-formed XML is refused (with file and line): a broken
   ///   document may hold anything after the break. Points with bad coordinates are skipped with a
-  ///   warning. Points without a time are played one second after the one before (before the first
-  ///   timed point: one second before it); a track without any time is stamped when played.
+  ///   warning. The played path is `GPXPath`'s: the track points (all tracks, all segments, in
+  ///   document order), else the route points, else the waypoints; the valid points of the other
+  ///   kinds are counted in ``leftOut`` and not played. Points of the path without a time are
+  ///   played one second after the one before (before the first timed point: one second before
+  ///   it); a path without any time is stamped when played. Segment, track and route boundaries
+  ///   are ``segmentStarts``.
   /// - NMEA: bad sentences are skipped and counted (the first is reported as a warning with its
   ///   line). A log that never gives a date (no RMC or ZDA) is dated with the day it is played
   ///   (UTC), keeping its times of day.
@@ -20,26 +24,7 @@ extension ReplayTrack {
     switch format {
     case .gpx:
       let document = try GPXDecoder.decode(data: bytes, file: file)
-      let points = document.points
-      var fixes = points.map(\.fix)
-      let times = points.map(\.time)
-      guard let firstTimed = times.firstIndex(where: { $0 != nil }) else {
-        for index in fixes.indices { fixes[index].time = Double(index) }
-        return ReplayTrack(fixes: fixes, warnings: document.warnings, hasTimes: false)
-      }
-      var previous = times[firstTimed] ?? 0
-      for index in fixes.indices {
-        if index < firstTimed {
-          fixes[index].time = previous - Double(firstTimed - index)
-        } else if let time = times[index] {
-          fixes[index].time = time
-          previous = time
-        } else {
-          previous += 1
-          fixes[index].time = previous
-        }
-      }
-      return ReplayTrack(fixes: fixes, warnings: document.warnings, hasTimes: true)
+      return ReplayTrack(gpx: document.path, warnings: document.warnings)
     case .nmea:
       let (outputs, statistics) = NMEADecoder.decodeLog(bytes)
       var fixes: [Fix] = []
@@ -75,5 +60,45 @@ extension ReplayTrack {
       track.headings = headings.sorted { $0.time < $1.time }
       return track
     }
+  }
+
+  /// Creates a track from the path of a GPX document (see `GPXPath`): its points in order, with
+  /// made-up times for the points that have none (one second after the point before; before the
+  /// first timed point, one second before it; a path without any time is stamped when played),
+  /// its segment boundaries, and the count of the points it leaves out.
+  ///
+  /// - Parameters:
+  ///   - path: the path, as `GPXDocument.path` chose it.
+  ///   - warnings: the document's warnings.
+  public init(gpx path: GPXPath, warnings: [FormatError] = []) {
+    var fixes = path.points.map(\.fix)
+    let times = path.points.map(\.time)
+    let hasTimes: Bool
+    var untimed = Set<Int>()
+    if let firstTimed = times.firstIndex(where: { $0 != nil }) {
+      hasTimes = true
+      var previous = times[firstTimed] ?? 0
+      for index in fixes.indices {
+        if index < firstTimed {
+          fixes[index].time = previous - Double(firstTimed - index)
+          untimed.insert(index)
+        } else if let time = times[index] {
+          fixes[index].time = time
+          previous = time
+        } else {
+          previous += 1
+          fixes[index].time = previous
+          untimed.insert(index)
+        }
+      }
+    } else {
+      hasTimes = false
+      for index in fixes.indices { fixes[index].time = Double(index) }
+    }
+    self.init(
+      fixes: fixes, warnings: warnings, hasTimes: hasTimes, segmentStarts: path.segmentStarts,
+      untimed: untimed)
+    gpxPathKind = path.kind
+    leftOut = path.leftOut
   }
 }

@@ -5,6 +5,12 @@ import LocationModel
 
 /// A recorded track ready to replay: fixes in time order, with speed and course derived from
 /// consecutive points where the recording has none.
+///
+/// Derived motion follows rules of our own: speed and course are derived only between
+/// consecutive fixes of one segment (never across a GPX `<trkseg>` break, from one track or route
+/// to the next, or from or to a time the recording does not have), and are left unknown (-1) when
+/// the implied speed is above ``maximumDerivedSpeed``: such a step is a jump in the recording, not
+/// a movement.
 public struct ReplayTrack: Sendable {
   /// The fixes, in the recording's order.
   public var fixes: [Fix]
@@ -16,12 +22,61 @@ public struct ReplayTrack: Sendable {
   /// Whether the recording has timestamps. A track without any is played one point a second and
   /// stamped with the time of playing.
   public var hasTimes: Bool
+  /// The indices into ``fixes`` of the fixes that begin a new segment (a GPX `<trkseg>`, track or
+  /// route), other than the first fix. No motion is derived from the fix before each.
+  public var segmentStarts: [Int]
+  /// For a GPX file, what its played path is made of (see `GPXPath`); nil for NMEA.
+  public var gpxPathKind: GPXPoint.Kind?
+  /// For a GPX file, its valid points that are not played because they are not of the path's
+  /// kind (waypoints when the file has a track, for example); zero for NMEA. A program tells its
+  /// user with ``leftOutNotice``.
+  public var leftOut = GPXPointCounts()
 
-  /// Creates a track from fixes; derives missing speed and course.
-  public init(fixes: [Fix], warnings: [FormatError] = [], hasTimes: Bool = true) {
-    self.fixes = hasTimes ? Self.derivingMotion(fixes) : fixes
+  /// What the replay leaves out of a GPX file, for its user (`7 waypoints not replayed: a track
+  /// is present`); nil when it plays every valid point, and for NMEA.
+  public var leftOutNotice: String? {
+    guard let gpxPathKind else { return nil }
+    var counts = leftOut
+    counts[gpxPathKind] = fixes.count
+    return GPXPath.leftOutNotice(for: counts)
+  }
+
+  /// The fastest speed derived from two consecutive fixes, in m/s: 340, the speed of sound at sea
+  /// level. A faster step is taken as a jump in the recording (a gap, a point added by hand, a
+  /// glitch), and the fix gets neither speed nor course from it. A speed the recording states is
+  /// kept whatever its value.
+  public static let maximumDerivedSpeed = 340.0
+
+  /// Creates a track from fixes; derives missing speed and course (see the rules above).
+  ///
+  /// - Parameters:
+  ///   - fixes: the fixes, in the recording's order.
+  ///   - warnings: problems found in the file.
+  ///   - hasTimes: whether the fixes' times are the recording's (no motion is derived when not).
+  ///   - segmentStarts: indices of the fixes that begin a new segment (see ``segmentStarts``).
+  public init(
+    fixes: [Fix], warnings: [FormatError] = [], hasTimes: Bool = true, segmentStarts: [Int] = []
+  ) {
+    self.init(
+      fixes: fixes, warnings: warnings, hasTimes: hasTimes, segmentStarts: segmentStarts,
+      untimed: [])
+  }
+
+  /// Creates a track; `untimed` holds the indices of fixes whose time was made up (no motion is
+  /// derived from or to them).
+  init(
+    fixes: [Fix], warnings: [FormatError], hasTimes: Bool, segmentStarts: [Int],
+    untimed: Set<Int>
+  ) {
+    var unrelated = Set(segmentStarts)
+    for index in untimed {
+      unrelated.insert(index)
+      unrelated.insert(index + 1)
+    }
+    self.fixes = hasTimes ? Self.derivingMotion(fixes, unrelated: unrelated) : fixes
     self.warnings = warnings
     self.hasTimes = hasTimes
+    self.segmentStarts = segmentStarts
   }
 
   /// The recognised recording formats.
@@ -85,11 +140,14 @@ public struct ReplayTrack: Sendable {
   }
 
   /// Fills in speed and course from the previous point when a fix has none and both have times
-  /// (geodesic distance over elapsed time; initial azimuth of the geodesic, Karney 2013).
-  static func derivingMotion(_ fixes: [Fix]) -> [Fix] {
+  /// (geodesic distance over elapsed time; the azimuth of the geodesic at the current point,
+  /// Karney 2013). Nothing is derived for a fix whose index is in `unrelated` (the first of a
+  /// segment, or next to a made-up time), nor when the implied speed is above
+  /// ``maximumDerivedSpeed``.
+  static func derivingMotion(_ fixes: [Fix], unrelated: Set<Int> = []) -> [Fix] {
     guard fixes.count > 1 else { return fixes }
     var result = fixes
-    for index in 1..<result.count {
+    for index in 1..<result.count where !unrelated.contains(index) {
       let previous = fixes[index - 1]
       let current = fixes[index]
       guard current.speed < 0 || current.course < 0 else { continue }
@@ -98,7 +156,9 @@ public struct ReplayTrack: Sendable {
       let line = Geodesic.wgs84.inverse(
         latitude1: previous.latitude, longitude1: previous.longitude,
         latitude2: current.latitude, longitude2: current.longitude)
-      if current.speed < 0 { result[index].speed = line.distance / elapsed }
+      let speed = line.distance / elapsed
+      guard speed <= maximumDerivedSpeed else { continue }
+      if current.speed < 0 { result[index].speed = speed }
       if current.course < 0, line.distance > 0 {
         var course = line.azimuth2
         if course < 0 { course += 360 }

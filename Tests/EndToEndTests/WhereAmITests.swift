@@ -169,6 +169,49 @@ struct WhereAmITests {
     #expect(result.stdout == expected)
   }
 
+  // MARK: GPX files from other tools (issue 21)
+
+  /// The hike with seven points of interest: whereami says on standard error that they are not
+  /// played, and plays the walk from its first track point, with full-precision JSON coordinates.
+  @Test func hikeWithWaypointsPlaysItsTrackAndSaysSo() throws {
+    let hike = Runner.fixture("gpx", "gpxpy-cerknicko-jezero.gpx")
+    let result = try run(["--source", "replay://" + hike, "--watch", "--instant", "--json"])
+    #expect(result.status == 0, "stderr: \(result.stderr)")
+    #expect(result.stderr == "whereami: \(hike): 7 waypoints not replayed: a track is present\n")
+    #expect(result.lines.count == 296)
+    let first = try #require(
+      try JSONSerialization.jsonObject(with: Data((result.lines.first ?? "").utf8))
+        as? [String: Any])
+    #expect((first["latitude"] as? NSNumber)?.doubleValue == 45.772175035)
+    #expect((first["longitude"] as? NSNumber)?.doubleValue == 14.357659249)
+    #expect(first["time"] as? String == "2010-08-05T14:23:59Z")
+    #expect(first["speed"] is NSNull)
+    #expect(
+      result.lines.first?.contains(#""latitude":45.772175035,"longitude":14.357659249,"#) == true)
+    for line in result.lines {
+      let object = try #require(
+        try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+      #expect(((object["speed"] as? NSNumber)?.doubleValue ?? 0) <= 340, "line: \(line)")
+    }
+  }
+
+  /// The text format keeps six decimals; the notice names what is left out for each kind of file.
+  @Test(arguments: [
+    ("gpxpy-gpx1.0_with_all_fields.gpx", "10.100000 -20.200000", "2 waypoints and 5 route points"),
+    ("gpxpy-gpx1.1_with_all_fields.gpx", "10.100000 -20.200000", "2 waypoints and 5 route points"),
+    ("gpxpy-route.gpx", "45.278764 13.726695", nil),
+    ("gpxpy-unicode_with_bom.gpx", "43.309634 3.515386", nil),
+    ("gpxgo-iso8859-1encoded.gpx", "44.280548 20.540280", nil),
+  ])
+  func firstLocationOfARealFile(_ name: String, _ first: String, _ leftOut: String?) throws {
+    let path = Runner.fixture("gpx", name)
+    let result = try run(["--source", "replay://" + path + "?instant=1"])
+    #expect(result.status == 0, "stderr: \(result.stderr)")
+    #expect(result.lines == [first])
+    let notice = leftOut.map { "whereami: \(path): \($0) not replayed: a track is present\n" }
+    #expect(result.stderr == (notice ?? ""))
+  }
+
   @Test func watchOverTheWholeBundledTrackEndsWithSuccess() throws {
     let result = try run([
       "--source", "replay://" + Runner.ijsselmeer + "?instant=1", "--watch", "-f", "%time",

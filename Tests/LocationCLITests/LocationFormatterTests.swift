@@ -38,6 +38,42 @@ import Testing
     )
   }
 
+  /// `--json` coordinates read back as the same doubles (GPX files carry up to 17 digits); the
+  /// text format keeps CoreLocationCLI's six decimals.
+  @Test(arguments: [
+    45.772175035, 14.357659249, 47.37659810297191, 8.541175909340382, -5.3136, 52, -180, 90,
+    0.000091697, -1e-9, 89.99999999999999, 0.1 + 0.2,
+  ])
+  func jsonCoordinatesRoundTrip(_ value: Double) throws {
+    let location = CLLocation(latitude: max(-90, min(90, value)), longitude: value)
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(LocationFormatter.json(location).utf8))
+        as? [String: Any])
+    let json = LocationFormatter.json(location)
+    let latitude = try #require(Self.member("latitude", of: json))
+    let longitude = try #require(Self.member("longitude", of: json))
+    #expect(Double(latitude) == location.coordinate.latitude)
+    #expect(Double(longitude) == location.coordinate.longitude)
+    #expect(object["longitude"] is NSNumber)
+    #expect(
+      LocationFormatter.format(location, with: "%longitude")
+        == String(format: "%.6f", location.coordinate.longitude))
+  }
+
+  @Test func jsonCoordinatesAreShortAndPlain() {
+    let json = LocationFormatter.json(CLLocation(latitude: -0.0, longitude: 45.772175035))
+    #expect(json.hasPrefix(#"{"latitude":0,"longitude":45.772175035,"#))
+    #expect(
+      LocationFormatter.format(CLLocation(latitude: 0, longitude: 45.772175035), with: "%longitude")
+        == "45.772175")
+  }
+
+  /// The text of a member's value in a one-line JSON object of numbers.
+  static func member(_ name: String, of json: String) -> String? {
+    guard let start = json.range(of: "\"\(name)\":") else { return nil }
+    return String(json[start.upperBound...].prefix { $0 != "," && $0 != "}" })
+  }
+
   @Test func unknownValuesAreNull() {
     let bare = CLLocation(latitude: 1, longitude: 2)
     let json = LocationFormatter.json(bare)

@@ -6,10 +6,11 @@ import Testing
 @testable import LocationFormats
 
 @Suite struct GPXDecoderTests {
-  static let wellFormed = [
-    "garmin_trackpointextension_v2.gpx", "garmin_connect_v1.gpx", "gpx10_speed_course.gpx",
-    "routes_waypoints.gpx", "bad_points.gpx",
-  ]
+  static let wellFormed =
+    [
+      "garmin_trackpointextension_v2.gpx", "garmin_connect_v1.gpx", "gpx10_speed_course.gpx",
+      "routes_waypoints.gpx", "bad_points.gpx",
+    ] + Fixtures.otherTools
 
   /// Each fixture decodes to the points in `NAME.gpx.chk` (set `GPX_WRITE_CHK=1` to rewrite them
   /// after a reviewed change of behaviour).

@@ -10,6 +10,17 @@ enum Fixtures {
     .deletingLastPathComponent()
     .appendingPathComponent("Fixtures")
 
+  /// The GPX files from other tools' test suites (provenance and licence in
+  /// `Tests/Fixtures/gpx/README.md`).
+  static let otherTools = [
+    "gpxpy-cerknicko-jezero.gpx", "gpxpy-gpx1.0_with_all_fields.gpx",
+    "gpxpy-gpx1.1_with_all_fields.gpx", "gpxpy-route.gpx", "gpxpy-unicode_with_bom.gpx",
+    "gpxpy-unicode_with_bom_noencoding.gpx", "gpxpy-track-with-empty-segment.gpx",
+    "gpxpy-around-visnjan-with-car.gpx", "gpxpy-gpx_with_garmin_extension.gpx",
+    "gpxpy-track-with-small-floats.gpx", "gpxpy-track_with_dilution_errors.gpx",
+    "gpxgo-iso8859-1encoded.gpx",
+  ]
+
   /// The path of a fixture, e.g. `path("gpx", "truncated.gpx")`.
   static func path(_ folder: String, _ name: String) -> String {
     root.appendingPathComponent(folder).appendingPathComponent(name).path

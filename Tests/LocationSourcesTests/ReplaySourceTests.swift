@@ -262,6 +262,20 @@ import Testing
     #expect(context.ends == 1)
   }
 
+  /// A hike with seven points of interest before its track (issue 21): the replay plays the
+  /// track alone, from its first point, and never jumps to a waypoint.
+  @Test func playsTheTrackOfAFileWithWaypoints() {
+    let path = Paths.fixture("gpx", "gpxpy-cerknicko-jezero.gpx")
+    let context = TestContext()
+    ReplaySource(path: path, options: Options(instant: true)).start(context: context)
+    context.runDue()
+    #expect(context.fixes.count == 296)
+    #expect(context.fixes.first?.latitude == 45.772175035)
+    #expect(context.fixes.first?.speed == -1)
+    #expect(context.fixes.allSatisfy { $0.speed <= ReplayTrack.maximumDerivedSpeed })
+    #expect(context.ends == 1)
+  }
+
   @Test func missingFileFailsNamingThePath() {
     let path = "/nonexistent/corelocation-tests/ride.gpx"
     let context = TestContext()

@@ -13,7 +13,8 @@ import Geodesy
 /// children `<ele>`, `<time>`, `<hdop>`, `<vdop>`, `<pdop>`, `<sat>`, `<fix>`; `<speed>` (m/s)
 /// and `<course>` (degrees) either as children of the point (GPX 1.0) or anywhere inside its
 /// `<extensions>` with any namespace prefix (Garmin TrackPointExtension v2, OsmAnd). Everything
-/// else is skipped.
+/// else is skipped. Every kind of point is decoded, in document order; which of them make the path
+/// a replay plays (the tracks, else the routes, else the waypoints) is ``GPXPath``'s rule.
 ///
 /// Rules of our own:
 /// - Horizontal accuracy (68 %) is `hdop` times ``userEquivalentRangeError``; without `hdop`,
@@ -300,6 +301,19 @@ public final class GPXDecoder {
     while let point = try reader.next() { points.append(point) }
     return GPXDocument(
       points: points, warnings: reader.warnings, version: reader.version, creator: reader.creator)
+  }
+
+  /// Counts the valid points of a GPX file by kind, reading it in chunks and keeping none of them
+  /// (for a program that tells its user what a replay of the file leaves out).
+  ///
+  /// - Parameter path: the file's path, also named in errors.
+  /// - Returns: how many valid track points, route points and waypoints the file holds.
+  /// - Throws: as ``decode(path:)``.
+  public static func countPoints(path: String) throws(FormatError) -> GPXPointCounts {
+    let reader = try GPXFileReader(path: path)
+    var counts = GPXPointCounts()
+    while let point = try reader.next() { counts[point.kind] += 1 }
+    return counts
   }
 }
 

@@ -70,6 +70,7 @@ public struct GPXPoint: Sendable, Equatable {
 /// A decoded GPX file: its points in document order, and the problems that did not stop decoding.
 public struct GPXDocument: Sendable {
   /// Every valid point, in document order (waypoints, routes and tracks interleaved as written).
+  /// A replay plays only ``path``: the tracks, else the routes, else the waypoints.
   public var points: [GPXPoint]
   /// Points that were skipped (bad or missing coordinates) and values that were ignored (a time
   /// or elevation that does not parse), each with its line; plus libxml2's non-fatal
@@ -91,6 +92,7 @@ public struct GPXDocument: Sendable {
     self.creator = creator
   }
 
-  /// The track points only (`<trkpt>`), in order: what a replay of a recording uses.
+  /// The track points only (`<trkpt>`), in order: a recording's path, when it has one (see
+  /// ``path`` for the rule a replay follows).
   public var trackPoints: [GPXPoint] { points.filter { $0.kind == .track } }
 }

@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+
+@testable import LocationCLI
+
+/// `WhereAmI.replayNotices`: what whereami tells its user a GPX replay leaves out.
+@Suite struct WhereAmITests {
+  /// `Tests/Fixtures/gpx/NAME`, found from this file's path.
+  static func fixture(_ name: String) -> String {
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("Fixtures/gpx").appendingPathComponent(name).path
+  }
+
+  @Test func hikeWithWaypointsGetsANotice() {
+    let hike = Self.fixture("gpxpy-cerknicko-jezero.gpx")
+    #expect(
+      WhereAmI.replayNotices(sources: "replay://\(hike)?instant=1") == [
+        "\(hike): 7 waypoints not replayed: a track is present"
+      ])
+  }
+
+  /// One notice per GPX file that leaves points out, in the order of the sources; files that
+  /// leave nothing out, other sources, NMEA logs and missing files give none.
+  @Test func noticesFollowTheSources() {
+    let route = Self.fixture("gpxpy-route.gpx")
+    let dilution = Self.fixture("gpxpy-track_with_dilution_errors.gpx")
+    let nmea = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("Fixtures/nmea/edge-cases.nmea").path
+    let sources = [
+      "gpsd://127.0.0.1:2947", "replay://" + route, dilution, "replay://" + nmea,
+      "replay:///nonexistent/corelocation-tests/x.gpx",
+    ]
+    #expect(
+      WhereAmI.replayNotices(sources: sources.joined(separator: ",")) == [
+        "\(dilution): 1 waypoint and 1 route point not replayed: a track is present"
+      ])
+  }
+
+  @Test func badSourceListGivesNoNotice() {
+    #expect(WhereAmI.replayNotices(sources: "nonsense").isEmpty)
+  }
+}
