@@ -52,6 +52,11 @@ let package = Package(
       name: "LocationEngine", dependencies: ["LocationModel", "Geodesy"],
       swiftSettings: swiftSettings),
 
+    // locationd's wire protocol: messages, their one field table, the line reader, socket paths.
+    .target(
+      name: "LocationProtocol", dependencies: ["LocationModel", "LocationFormats", "Geodesy"],
+      swiftSettings: swiftSettings),
+
     // MARK: I/O layers
     .target(
       name: "LocationStore", dependencies: ["CSQLite", "LocationModel", "Geodesy"],
@@ -65,7 +70,7 @@ let package = Package(
       name: "LocationServices",
       dependencies: [
         "LocationEngine", "LocationSources", "LocationStore", "LocationFormats", "LocationModel",
-        "Geodesy",
+        "LocationProtocol", "Geodesy",
       ],
       swiftSettings: swiftSettings
     ),
@@ -99,7 +104,8 @@ let package = Package(
       name: "locationd", dependencies: ["LocationServices"], swiftSettings: swiftSettings),
     // locationctl: the control tool, a client of locationd's protocol.
     .target(
-      name: "LocationControl", dependencies: ["LocationServices", "LocationModel"],
+      name: "LocationControl",
+      dependencies: ["LocationServices", "LocationProtocol", "LocationModel"],
       swiftSettings: swiftSettings),
     .executableTarget(
       name: "locationctl", dependencies: ["LocationControl"], swiftSettings: swiftSettings),
@@ -107,7 +113,7 @@ let package = Package(
       name: "locbench",
       dependencies: [
         "Geodesy", "LocationModel", "LocationFormats", "LocationEngine", "LocationStore",
-        "LocationSources", "LocationServices", "CLibXML2",
+        "LocationSources", "LocationServices", "LocationProtocol", "CLibXML2",
       ],
       swiftSettings: swiftSettings
     ),
@@ -132,20 +138,21 @@ let package = Package(
       name: "LocationServicesTests",
       dependencies: [
         "LocationServices", "LocationEngine", "LocationSources", "LocationStore", "LocationModel",
-        "RealComponents",
+        "LocationProtocol", "RealComponents",
       ]
     ),
     .testTarget(
       name: "CoreLocationTests",
       dependencies: [
         "CoreLocation", "CoreLocationTesting", "Geodesy", "LocationModel", "LocationServices",
-        "LocationSources", "RealComponents",
+        "LocationProtocol", "LocationSources", "RealComponents",
       ]),
     .testTarget(name: "LocationCLITests", dependencies: ["LocationCLI"]),
     .testTarget(
       name: "LocationControlTests",
       dependencies: [
-        "LocationControl", "LocationServices", "LocationStore", "LocationModel", "RealComponents",
+        "LocationControl", "LocationServices", "LocationStore", "LocationModel", "LocationProtocol",
+        "RealComponents",
       ]),
     .testTarget(name: "EndToEndTests", dependencies: ["RealComponents"]),
   ],

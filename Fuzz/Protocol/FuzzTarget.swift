@@ -1,5 +1,5 @@
 // libFuzzer entry for locationd's protocol decoder and line reader. Built by Fuzz/Protocol/run.sh
-// with the protocol sources into one module (Geodesy and LocationEngine as modules beside it),
+// with the protocol sources into one module (Geodesy, LocationModel and LocationFormats beside it),
 // with -sanitize=fuzzer,address.
 //
 // Properties checked on every input (a violation traps, so libFuzzer keeps the input):

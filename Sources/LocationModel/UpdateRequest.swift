@@ -29,7 +29,7 @@ public struct UpdateRequest: Sendable, Equatable {
 }
 
 /// The kinds of activity (Apple's `CLActivityType` and `LiveConfiguration`).
-public enum ActivityType: Sendable, Equatable {
+public enum ActivityType: String, Sendable, Equatable, CaseIterable {
   /// Anything else.
   case other
   /// A car following roads.

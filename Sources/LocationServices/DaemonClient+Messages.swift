@@ -1,34 +1,20 @@
 import Geodesy
 import LocationEngine
 import LocationModel
+import LocationProtocol
 
 // Translation between the hub's vocabulary (`EngineEvent`, `HubDelivery`) and protocol messages.
 // Everything here runs on the client's queue.
 extension DaemonClient {
-  /// The wire form of an update request.
-  static func wire(_ request: UpdateRequest) -> DaemonUpdateRequest {
-    let activity: DaemonActivity
-    switch request.activity {
-    case .other: activity = .other
-    case .automotiveNavigation: activity = .automotiveNavigation
-    case .fitness: activity = .fitness
-    case .otherNavigation: activity = .otherNavigation
-    case .airborne: activity = .airborne
-    }
-    return DaemonUpdateRequest(
-      desiredAccuracy: request.desiredAccuracy, distanceFilter: request.distanceFilter,
-      pausesAutomatically: request.pausesAutomatically, activity: activity)
-  }
-
   /// Sends a client's request, keeping what must be sent again after a reconnection.
   func handle(_ event: EngineEvent) {
     switch event {
     case .startUpdates(let id, let request):
       guard update(id, { $0.updates = request }) else { return }
-      sendOrFail(id, .startUpdates(client: id.rawValue, request: Self.wire(request)))
+      sendOrFail(id, .startUpdates(client: id.rawValue, request: request))
     case .changeRequest(let id, let request):
       guard update(id, { if $0.updates != nil { $0.updates = request } }) else { return }
-      sendIfWelcomed(.changeRequest(client: id.rawValue, request: Self.wire(request)))
+      sendIfWelcomed(.changeRequest(client: id.rawValue, request: request))
     case .stopUpdates(let id):
       guard
         update(
@@ -41,7 +27,7 @@ extension DaemonClient {
       sendIfWelcomed(.stopUpdates(client: id.rawValue))
     case .requestLocation(let id, let request):
       guard update(id, { $0.locationRequest = request }) else { return }
-      if !sendOrFail(id, .requestLocation(client: id.rawValue, request: Self.wire(request))) {
+      if !sendOrFail(id, .requestLocation(client: id.rawValue, request: request)) {
         _ = update(id) { $0.locationRequest = nil }
       }
     case .addRegion(let group, let spec, let initialState, let requester):

@@ -3,6 +3,7 @@ import Foundation
 import Geodesy
 import LocationEngine
 import LocationModel
+import LocationProtocol
 import Synchronization
 
 /// A `LocationService` that speaks to `locationd` over its Unix socket (DAEMON.md, protocol v1):
@@ -555,7 +556,7 @@ public final class DaemonClient: LocationService {
     for (number, record) in records {
       write(.register(client: number))
       if let updates = record.updates {
-        write(.startUpdates(client: number, request: Self.wire(updates)))
+        write(.startUpdates(client: number, request: updates))
       }
       if record.significantChanges { write(.startSignificantChanges(client: number)) }
       if let heading = record.heading {

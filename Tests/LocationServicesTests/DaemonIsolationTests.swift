@@ -1,5 +1,7 @@
 import Foundation
 import LocationEngine
+import LocationModel
+import LocationProtocol
 import LocationServices
 import RealComponents
 import Testing
@@ -82,7 +84,7 @@ import Testing
     mine.send(.register(client: 1))
     mine.send(.removeRegion(group: "manager", identifier: "theirs"))
     mine.send(.requestRegionState(client: 1, group: "manager", identifier: "theirs"))
-    mine.send(.startUpdates(client: 1, request: DaemonUpdateRequest()))
+    mine.send(.startUpdates(client: 1, request: UpdateRequest(pausesAutomatically: true)))
     _ = try mine.sync()
 
     daemon.source.emit(fix(52, 5, time: 1_767_225_601))

@@ -1,6 +1,7 @@
 import Foundation
 import LocationEngine
 import LocationModel
+import LocationProtocol
 import LocationServices
 import LocationStore
 import RealComponents
@@ -110,7 +111,7 @@ import Testing
     }
     #expect(welcome.app == HubConfiguration.executablePath())
     peer.send(.register(client: 1))
-    peer.send(.startUpdates(client: 1, request: DaemonUpdateRequest()))
+    peer.send(.startUpdates(client: 1, request: UpdateRequest(pausesAutomatically: true)))
     var location: Double?
     while location == nil {
       if case .locations(1, let fixes) = try peer.next() { location = fixes.first?.latitude }

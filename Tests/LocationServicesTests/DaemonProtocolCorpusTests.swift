@@ -1,4 +1,5 @@
 import Foundation
+import LocationProtocol
 import LocationServices
 import Testing
 

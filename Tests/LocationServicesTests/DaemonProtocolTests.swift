@@ -1,6 +1,7 @@
 import Geodesy
 import LocationEngine
 import LocationModel
+import LocationProtocol
 import LocationServices
 import Testing
 
@@ -48,11 +49,11 @@ import Testing
     .unregister(client: 2),
     .startUpdates(
       client: 1,
-      request: DaemonUpdateRequest(
+      request: UpdateRequest(
         desiredAccuracy: 10, distanceFilter: 5, pausesAutomatically: false, activity: .fitness)),
-    .changeRequest(client: 1, request: DaemonUpdateRequest()),
+    .changeRequest(client: 1, request: UpdateRequest(pausesAutomatically: true)),
     .stopUpdates(client: 1),
-    .requestLocation(client: 9, request: DaemonUpdateRequest(desiredAccuracy: 3000)),
+    .requestLocation(client: 9, request: UpdateRequest(desiredAccuracy: 3000)),
     .startSignificantChanges(client: 1),
     .stopSignificantChanges(client: 1),
     .requestAuthorization(always: true),
@@ -155,7 +156,8 @@ import Testing
   }
 
   @Test func everyTypeIsCovered() {
-    #expect(Set(Self.messages.map(\.type)).count == 45)
+    #expect(Set(Self.messages.map(\.kind)) == Set(DaemonMessage.Kind.allCases))
+    #expect(DaemonMessage.Kind.allCases.count == 45)
   }
 
   @Test func typeComesFirstAndOptionalsAreNull() {
@@ -198,7 +200,8 @@ import Testing
       try DaemonProtocol.decode(line: Array(line.utf8))
     }
     #expect(decoded[0] == .hello(version: 1, role: .app))
-    #expect(decoded[1] == .startUpdates(client: 1, request: DaemonUpdateRequest()))
+    #expect(
+      decoded[1] == .startUpdates(client: 1, request: UpdateRequest(pausesAutomatically: true)))
     #expect(
       decoded[2]
         == .addRegion(

@@ -2,6 +2,7 @@ import Foundation
 import Geodesy
 import LocationEngine
 import LocationModel
+import LocationProtocol
 import LocationServices
 import LocationStore
 import Testing
@@ -93,7 +94,7 @@ import Testing
     let daemon = try DaemonFixture()
     defer { daemon.stop() }
     let good = try daemon.connectApp()
-    good.send(.startUpdates(client: 1, request: DaemonUpdateRequest()))
+    good.send(.startUpdates(client: 1, request: UpdateRequest(pausesAutomatically: true)))
     _ = try good.sync()
     let bad = try daemon.connectApp()
 
@@ -131,7 +132,7 @@ import Testing
     let daemon = try DaemonFixture()
     defer { daemon.stop() }
     let good = try daemon.connectApp()
-    good.send(.startUpdates(client: 1, request: DaemonUpdateRequest()))
+    good.send(.startUpdates(client: 1, request: UpdateRequest(pausesAutomatically: true)))
     _ = try good.sync()
     let bad = try daemon.connectApp()
     bad.sendRaw(Array(repeating: UInt8(ascii: "x"), count: 70_000))
@@ -180,8 +181,8 @@ import Testing
     }
     #expect(welcome.authorization.status == AuthorizationStatus.denied)
     peer.send(.register(client: 1))
-    peer.send(.startUpdates(client: 1, request: DaemonUpdateRequest()))
-    peer.send(.requestLocation(client: 1, request: DaemonUpdateRequest()))
+    peer.send(.startUpdates(client: 1, request: UpdateRequest(pausesAutomatically: true)))
+    peer.send(.requestLocation(client: 1, request: UpdateRequest(pausesAutomatically: true)))
     peer.send(
       .addRegion(client: 1, group: "manager", region: Self.home, initialState: .unknown))
     peer.send(.requestAuthorization(always: true))
@@ -196,7 +197,7 @@ import Testing
     let daemon = try DaemonFixture(policy: .deny)
     defer { daemon.stop() }
     let peer = try daemon.connectApp()
-    peer.send(.startUpdates(client: 1, request: DaemonUpdateRequest()))
+    peer.send(.startUpdates(client: 1, request: UpdateRequest(pausesAutomatically: true)))
     peer.send(
       .addRegion(client: 1, group: "manager", region: Self.home, initialState: .unknown))
     let messages = try peer.sync()
@@ -235,7 +236,7 @@ import Testing
     control.send(.authorize(id: 1, app: daemon.app, status: .whenInUse, accuracy: .reduced))
     _ = try control.next()
     let peer = try daemon.connectApp()
-    peer.send(.startUpdates(client: 1, request: DaemonUpdateRequest()))
+    peer.send(.startUpdates(client: 1, request: UpdateRequest(pausesAutomatically: true)))
     peer.send(
       .addRegion(client: 1, group: "manager", region: Self.home, initialState: .unknown))
     var precise = fix(52.123_456, 5.123_456, time: 1_767_225_601)
@@ -256,7 +257,7 @@ import Testing
     defer { daemon.stop() }
     let (agent, _) = try daemon.peer(.agent)
     let peer = try daemon.connectApp()
-    peer.send(.startUpdates(client: 1, request: DaemonUpdateRequest()))
+    peer.send(.startUpdates(client: 1, request: UpdateRequest(pausesAutomatically: true)))
     guard case .authorizationRequest(let id, let app, let always) = try agent.next() else {
       Issue.record("the agent was not asked")
       return
@@ -388,7 +389,7 @@ import Testing
     let (control, _) = try daemon.peer(.control)
     do {
       let peer = try daemon.connectApp()
-      peer.send(.startUpdates(client: 1, request: DaemonUpdateRequest()))
+      peer.send(.startUpdates(client: 1, request: UpdateRequest(pausesAutomatically: true)))
       _ = try peer.sync()
       #expect(daemon.source.isRunning)
       control.send(.status(id: 1))
@@ -529,7 +530,7 @@ import Testing
     let slow = try daemon.connectApp()
     let fast = try daemon.connectApp()
     for peer in [slow, fast] {
-      peer.send(.startUpdates(client: 1, request: DaemonUpdateRequest()))
+      peer.send(.startUpdates(client: 1, request: UpdateRequest(pausesAutomatically: true)))
       _ = try peer.sync()
     }
     let count = 3000

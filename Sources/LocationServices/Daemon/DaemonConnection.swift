@@ -1,3 +1,4 @@
+import LocationProtocol
 import Synchronization
 
 /// Who is at the other end of a connection, as the kernel says (`SO_PEERCRED`,

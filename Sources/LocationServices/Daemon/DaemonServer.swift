@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import LocationEngine
 import LocationModel
+import LocationProtocol
 import LocationSources
 import LocationStore
 import Synchronization
@@ -719,13 +720,13 @@ public final class DaemonServer: Sendable {
       hub.unregister(try manager(session, client))
       session.managers[client] = nil
     case .startUpdates(let client, let request):
-      hub.startUpdates(try manager(session, client), request.updateRequest)
+      hub.startUpdates(try manager(session, client), request)
     case .changeRequest(let client, let request):
-      hub.send(.changeRequest(try manager(session, client), request.updateRequest))
+      hub.send(.changeRequest(try manager(session, client), request))
     case .stopUpdates(let client):
       hub.send(.stopUpdates(try manager(session, client)))
     case .requestLocation(let client, let request):
-      hub.requestLocation(try manager(session, client), request.updateRequest)
+      hub.requestLocation(try manager(session, client), request)
     case .startSignificantChanges(let client):
       hub.startSignificantChanges(try manager(session, client))
     case .stopSignificantChanges(let client):

@@ -29,38 +29,39 @@ extension JSONValue {
 /// Doubles are written in Swift's shortest round-trip form; non-finite doubles, which JSON cannot
 /// carry, are written as the strings `"NaN"`, `"Infinity"` and `"-Infinity"` (our rule; the
 /// decoder accepts them wherever a number is expected).
-struct JSONWriter {
-  var bytes: [UInt8] = []
+package struct JSONWriter {
+  package var bytes: [UInt8] = []
   private var needsComma: [Bool] = []
 
-  init() { bytes.reserveCapacity(256) }
+  /// A writer whose buffer has room for `capacity` bytes.
+  package init(capacity: Int = 256) { bytes.reserveCapacity(capacity) }
 
-  mutating func beginObject() {
+  package mutating func beginObject() {
     separate()
     bytes.append(UInt8(ascii: "{"))
     needsComma.append(false)
   }
 
-  mutating func endObject() {
+  package mutating func endObject() {
     bytes.append(UInt8(ascii: "}"))
     needsComma.removeLast()
     wrote()
   }
 
-  mutating func beginArray() {
+  package mutating func beginArray() {
     separate()
     bytes.append(UInt8(ascii: "["))
     needsComma.append(false)
   }
 
-  mutating func endArray() {
+  package mutating func endArray() {
     bytes.append(UInt8(ascii: "]"))
     needsComma.removeLast()
     wrote()
   }
 
   /// Writes a member name; the value follows with one of the value writers.
-  mutating func key(_ name: String) {
+  package mutating func key(_ name: String) {
     separate()
     writeString(name)
     bytes.append(UInt8(ascii: ":"))
@@ -77,13 +78,13 @@ struct JSONWriter {
     if !needsComma.isEmpty { needsComma[needsComma.count - 1] = true }
   }
 
-  mutating func string(_ value: String) {
+  package mutating func string(_ value: String) {
     separate()
     writeString(value)
     wrote()
   }
 
-  mutating func double(_ value: Double) {
+  package mutating func double(_ value: Double) {
     separate()
     if value.isFinite {
       // Whole numbers up to 2^53 without ".0": shorter, and what integer-minded readers expect.
@@ -98,25 +99,25 @@ struct JSONWriter {
     wrote()
   }
 
-  mutating func int(_ value: Int) {
+  package mutating func int(_ value: Int) {
     separate()
     bytes.append(contentsOf: String(value).utf8)
     wrote()
   }
 
-  mutating func int64(_ value: Int64) {
+  package mutating func int64(_ value: Int64) {
     separate()
     bytes.append(contentsOf: String(value).utf8)
     wrote()
   }
 
-  mutating func bool(_ value: Bool) {
+  package mutating func bool(_ value: Bool) {
     separate()
     bytes.append(contentsOf: (value ? "true" : "false").utf8)
     wrote()
   }
 
-  mutating func null() {
+  package mutating func null() {
     separate()
     bytes.append(contentsOf: "null".utf8)
     wrote()

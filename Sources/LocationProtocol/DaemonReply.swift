@@ -1,0 +1,140 @@
+import LocationModel
+
+/// The body of a control `reply`.
+public enum DaemonReply: Sendable, Equatable {
+  /// The request was carried out (`authorize`, `services`); nothing to report.
+  case done
+  /// `status`.
+  case status(DaemonStatus)
+  /// `apps`.
+  case apps([DaemonAppInfo])
+  /// `regions`.
+  case regions([DaemonRegionEntry])
+  /// `sources`.
+  case sources([DaemonSourceStatus])
+}
+
+/// The daemon's state for `status`.
+public struct DaemonStatus: Sendable, Equatable {
+  /// The sources.
+  public var sources: [DaemonSourceStatus]
+  /// The connected app processes.
+  public var clients: [DaemonClientInfo]
+  /// The app identifiers with a live hub (connected, or monitoring regions).
+  public var apps: [String]
+  /// The global location services switch.
+  public var servicesEnabled: Bool
+
+  /// Creates a status.
+  /// - Parameters:
+  ///   - sources: The sources.
+  ///   - clients: The connected app processes.
+  ///   - apps: The active apps.
+  ///   - servicesEnabled: The services switch.
+  public init(
+    sources: [DaemonSourceStatus], clients: [DaemonClientInfo], apps: [String],
+    servicesEnabled: Bool
+  ) {
+    self.sources = sources
+    self.clients = clients
+    self.apps = apps
+    self.servicesEnabled = servicesEnabled
+  }
+}
+
+/// One source as `status` and `sources` report it.
+public struct DaemonSourceStatus: Sendable, Equatable {
+  /// The source's URL.
+  public var url: String
+  /// Whether it runs now.
+  public var running: Bool
+  /// Its power cost: `low`, `medium` or `high` (the source descriptor's).
+  public var power: String
+  /// Seconds it has run since the daemon started.
+  public var onSeconds: Double
+  /// How many app hubs hold it now, if known.
+  public var users: Int?
+  /// The last failure's message, if it is failing.
+  public var failure: String?
+
+  /// Creates a source status.
+  /// - Parameters:
+  ///   - url: The URL.
+  ///   - running: Whether it runs.
+  ///   - power: Its power cost.
+  ///   - onSeconds: Seconds run.
+  ///   - users: Hubs holding it.
+  ///   - failure: The last failure.
+  public init(
+    url: String, running: Bool, power: String, onSeconds: Double, users: Int? = nil,
+    failure: String? = nil
+  ) {
+    self.url = url
+    self.running = running
+    self.power = power
+    self.onSeconds = onSeconds
+    self.users = users
+    self.failure = failure
+  }
+}
+
+/// One connected process as `status` reports it.
+public struct DaemonClientInfo: Sendable, Equatable {
+  /// Its app identifier.
+  public var app: String
+  /// Its pid.
+  public var pid: Int
+  /// Its uid.
+  public var uid: Int
+  /// How many managers it registered.
+  public var managers: Int
+  /// Its role.
+  public var role: DaemonRole
+
+  /// Creates a client entry.
+  /// - Parameters:
+  ///   - app: The app identifier.
+  ///   - pid: The pid.
+  ///   - uid: The uid.
+  ///   - managers: Registered managers.
+  ///   - role: The role.
+  public init(app: String, pid: Int, uid: Int, managers: Int, role: DaemonRole = .app) {
+    self.app = app
+    self.pid = pid
+    self.uid = uid
+    self.managers = managers
+    self.role = role
+  }
+}
+
+/// One app as `apps` reports it.
+public struct DaemonAppInfo: Sendable, Equatable {
+  /// The app identifier.
+  public var app: String
+  /// Its authorization.
+  public var authorization: AuthorizationSnapshot
+  /// How many regions it monitors.
+  public var regions: Int
+  /// How many events wait for it.
+  public var pendingEvents: Int
+  /// Whether a process of it is connected.
+  public var connected: Bool
+
+  /// Creates an app entry.
+  /// - Parameters:
+  ///   - app: The identifier.
+  ///   - authorization: Its authorization.
+  ///   - regions: Its region count.
+  ///   - pendingEvents: Its pending events.
+  ///   - connected: Whether it is connected.
+  public init(
+    app: String, authorization: AuthorizationSnapshot, regions: Int, pendingEvents: Int,
+    connected: Bool
+  ) {
+    self.app = app
+    self.authorization = authorization
+    self.regions = regions
+    self.pendingEvents = pendingEvents
+    self.connected = connected
+  }
+}
