@@ -75,6 +75,14 @@ let package = Package(
       swiftSettings: swiftSettings
     ),
 
+    // The power simulation behind `locbench power`: a trace through a real hub on a manual clock.
+    .target(
+      name: "LocationSimulation",
+      dependencies: [
+        "LocationServices", "LocationEngine", "LocationSources", "LocationModel", "Geodesy",
+      ],
+      swiftSettings: swiftSettings),
+
     // MARK: Public API
     .target(
       name: "CoreLocation",
@@ -99,13 +107,20 @@ let package = Package(
       swiftSettings: swiftSettings),
     .executableTarget(
       name: "whereami", dependencies: ["LocationCLI"], swiftSettings: swiftSettings),
-    // locationd's server lives in LocationServices (DESIGN.md, "Layers"); its main is thin.
+    // locationd's server: socket and poll loop, app hosts, source pool, configuration, launcher.
+    // No app links it; its main is thin.
+    .target(
+      name: "LocationDaemon",
+      dependencies: [
+        "LocationServices", "LocationProtocol", "LocationEngine", "LocationSources",
+        "LocationStore", "LocationModel", "Geodesy",
+      ],
+      swiftSettings: swiftSettings),
     .executableTarget(
-      name: "locationd", dependencies: ["LocationServices"], swiftSettings: swiftSettings),
+      name: "locationd", dependencies: ["LocationDaemon"], swiftSettings: swiftSettings),
     // locationctl: the control tool, a client of locationd's protocol.
     .target(
-      name: "LocationControl",
-      dependencies: ["LocationServices", "LocationProtocol", "LocationModel"],
+      name: "LocationControl", dependencies: ["LocationProtocol", "LocationModel"],
       swiftSettings: swiftSettings),
     .executableTarget(
       name: "locationctl", dependencies: ["LocationControl"], swiftSettings: swiftSettings),
@@ -113,15 +128,20 @@ let package = Package(
       name: "locbench",
       dependencies: [
         "Geodesy", "LocationModel", "LocationFormats", "LocationEngine", "LocationStore",
-        "LocationSources", "LocationServices", "LocationProtocol", "CLibXML2",
+        "LocationSources", "LocationServices", "LocationSimulation", "LocationProtocol", "CLibXML2",
       ],
       swiftSettings: swiftSettings
     ),
 
     // MARK: Tests (one test target per source target; end-to-end tests run the built programs)
-    // Test support shared by test targets (children started with an empty signal mask, a real
-    // gpsd under gpsfake); not a product.
-    .target(name: "RealComponents", path: "Tests/Support/RealComponents"),
+    // The test kit shared by every test target (paths to fixtures, hub test doubles, children
+    // started with an empty signal mask, a real gpsd under gpsfake); not a product.
+    .target(
+      name: "TestSupport",
+      dependencies: [
+        "LocationServices", "LocationSources", "LocationEngine", "LocationModel", "Geodesy",
+      ],
+      path: "Tests/Support/TestSupport"),
     .testTarget(name: "GeodesyTests", dependencies: ["Geodesy"]),
     .testTarget(name: "LocationModelTests", dependencies: ["LocationModel"]),
     .testTarget(name: "LocationFormatsTests", dependencies: ["LocationFormats", "LocationModel"]),
@@ -132,29 +152,41 @@ let package = Package(
     .testTarget(
       name: "LocationSourcesTests",
       dependencies: [
-        "LocationSources", "LocationFormats", "LocationModel", "Geodesy", "RealComponents",
+        "LocationSources", "LocationFormats", "LocationModel", "Geodesy", "TestSupport",
       ]),
     .testTarget(
       name: "LocationServicesTests",
       dependencies: [
         "LocationServices", "LocationEngine", "LocationSources", "LocationStore", "LocationModel",
-        "LocationProtocol", "RealComponents",
+        "LocationProtocol", "TestSupport",
       ]
     ),
     .testTarget(
       name: "CoreLocationTests",
       dependencies: [
         "CoreLocation", "CoreLocationTesting", "Geodesy", "LocationModel", "LocationServices",
-        "LocationProtocol", "LocationSources", "RealComponents",
+        "LocationProtocol", "LocationSources", "TestSupport",
       ]),
+    .testTarget(
+      name: "LocationProtocolTests",
+      dependencies: ["LocationProtocol", "LocationModel", "Geodesy", "TestSupport"]),
+    .testTarget(
+      name: "LocationDaemonTests",
+      dependencies: [
+        "LocationDaemon", "LocationProtocol", "LocationServices", "LocationEngine",
+        "LocationSources", "LocationStore", "LocationModel", "Geodesy", "TestSupport",
+      ]),
+    .testTarget(
+      name: "LocationSimulationTests",
+      dependencies: ["LocationSimulation", "LocationServices", "LocationModel", "Geodesy"]),
     .testTarget(name: "LocationCLITests", dependencies: ["LocationCLI"]),
     .testTarget(
       name: "LocationControlTests",
       dependencies: [
         "LocationControl", "LocationServices", "LocationStore", "LocationModel", "LocationProtocol",
-        "RealComponents",
+        "TestSupport",
       ]),
-    .testTarget(name: "EndToEndTests", dependencies: ["RealComponents"]),
+    .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

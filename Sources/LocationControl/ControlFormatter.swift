@@ -1,7 +1,5 @@
-import LocationEngine
 import LocationModel
 import LocationProtocol
-import LocationServices
 
 /// Turns the daemon's control replies into text for people (tables) or scripts (JSON).
 ///

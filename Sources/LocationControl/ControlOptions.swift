@@ -1,5 +1,5 @@
 import Foundation
-import LocationServices
+import LocationProtocol
 
 /// `locationctl`'s command line, parsed.
 ///
@@ -90,7 +90,7 @@ public struct ControlOptions: Equatable, Sendable {
   }
 
   /// The system daemon's socket (`--system`).
-  public static let systemSocket = "/run/locationd/socket"
+  public static let systemSocket = DaemonSocketPath.system
 
   /// The socket to use when none is given: `$CORELOCATION_DAEMON_SOCKET`, else the user daemon's
   /// (`$XDG_RUNTIME_DIR/locationd/socket`, or `/run/user/UID/locationd/socket` without
@@ -106,7 +106,7 @@ public struct ControlOptions: Equatable, Sendable {
     fileExists: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) }
   ) -> String {
     if let path = environment["CORELOCATION_DAEMON_SOCKET"], !path.isEmpty { return path }
-    let user = DaemonConfiguration.defaultSocketPath(system: false, environment: environment)
+    let user = DaemonSocketPath.daemon(system: false, environment: environment)
     if !fileExists(user), fileExists(systemSocket) { return systemSocket }
     return user
   }

@@ -1,6 +1,5 @@
 import Foundation
 import LocationProtocol
-import LocationServices
 
 #if canImport(Glibc)
   import Glibc

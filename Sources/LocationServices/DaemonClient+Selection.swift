@@ -1,4 +1,5 @@
 import Foundation
+import LocationProtocol
 
 /// How a process chooses between `locationd` and embedded mode (issue 8).
 ///
@@ -54,12 +55,7 @@ public enum LiveServiceSelection {
   /// - Parameter environment: the process environment.
   /// - Returns: the candidate paths (existing or not).
   public static func candidateSockets(_ environment: [String: String]) -> [String] {
-    if let path = environment["CORELOCATION_DAEMON_SOCKET"], !path.isEmpty { return [path] }
-    // The same paths `locationd` listens on by default.
-    return [
-      DaemonConfiguration.defaultSocketPath(system: false, environment: environment),
-      DaemonConfiguration.defaultSocketPath(system: true, environment: environment),
-    ]
+    DaemonSocketPath.candidates(environment)
   }
 
   /// Decides what to run, without connecting.

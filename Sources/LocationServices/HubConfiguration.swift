@@ -68,7 +68,7 @@ public struct HubConfiguration: Sendable {
       storePath: storePath, policy: policy)
   }
 
-  static func sources(
+  package static func sources(
     _ environment: [String: String], fileExists: (String) -> Bool, readFile: (String) -> String?,
     probe: (SourceURL) -> Bool
   ) -> LocationHub.Sources {

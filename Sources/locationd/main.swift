@@ -1,6 +1,6 @@
-// locationd: the location daemon (DESIGN.md, "locationd"). Everything lives in LocationServices
-// (testable); this is the thin main.
+// locationd: the location daemon (docs/architecture.md, "Layers"). Everything lives in
+// LocationDaemon (testable); this is the thin main.
 import Foundation
-import LocationServices
+import LocationDaemon
 
 exit(DaemonCommand.main(arguments: Array(CommandLine.arguments.dropFirst())))

@@ -1,5 +1,6 @@
 import Foundation
 import LocationServices
+import LocationSimulation
 
 /// `locbench power` (issue 7): the three reference traces replayed through a real hub on the
 /// manual clock with a simulated receiver, under continuous best accuracy (the baseline of the same

@@ -1,6 +1,6 @@
 import Foundation
-import RealComponents
 import Synchronization
+import TestSupport
 
 /// The built `locationd`, run as a child process on a private socket and store.
 final class LocationdProcess: Sendable {

@@ -3,8 +3,8 @@ import Foundation
 import LocationModel
 import LocationServices
 import LocationSources
-import RealComponents
 import Synchronization
+import TestSupport
 import Testing
 
 /// gpsd's `ATT` becomes `CLHeading` (issue 6): a real gpsd, started by `gpsfake` with a capture

@@ -1,5 +1,5 @@
 import Foundation
-import RealComponents
+import TestSupport
 
 #if canImport(Glibc)
   import Glibc

@@ -1,5 +1,5 @@
 import Foundation
-import RealComponents
+import TestSupport
 import Testing
 
 /// The public API on a real gpsd: `whereami` (which uses only `CLLocationManager`) reads

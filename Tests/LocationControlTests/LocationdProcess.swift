@@ -1,6 +1,6 @@
 import Foundation
-import RealComponents
 import Synchronization
+import TestSupport
 
 #if canImport(Glibc)
   import Glibc

@@ -1,5 +1,5 @@
 import Foundation
-import RealComponents
+import TestSupport
 import Testing
 
 /// The unit files in `dist/systemd`: their shape, the flags they pass to locationd, and (when

@@ -4,6 +4,7 @@ import LocationModel
 import LocationServices
 import LocationSources
 import Synchronization
+import TestSupport
 import Testing
 
 /// A source the test drives: it records starts and stops and emits what the test says.

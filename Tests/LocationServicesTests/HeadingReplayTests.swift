@@ -4,6 +4,7 @@ import LocationModel
 import LocationServices
 import LocationSources
 import Synchronization
+import TestSupport
 import Testing
 
 /// A replayed log with heading sentences drives heading (issue 6): the B&G chartplotter capture

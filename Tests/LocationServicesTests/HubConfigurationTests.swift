@@ -2,6 +2,7 @@ import Foundation
 import LocationModel
 import LocationServices
 import LocationSources
+import TestSupport
 import Testing
 
 /// `HubConfiguration.fromEnvironment`: sources from the environment, configuration files and

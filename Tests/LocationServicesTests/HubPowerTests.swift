@@ -4,6 +4,7 @@ import LocationModel
 import LocationServices
 import LocationSources
 import Synchronization
+import TestSupport
 import Testing
 
 /// A source the test drives, with the power cost it declares; counts its starts.

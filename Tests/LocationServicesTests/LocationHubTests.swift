@@ -5,6 +5,7 @@ import LocationModel
 import LocationServices
 import LocationSources
 import Synchronization
+import TestSupport
 import Testing
 
 /// `LocationHub` on a `ManualClock`: clients, authorization, sources that fail or end, and real

@@ -3,6 +3,7 @@ import Geodesy
 import LocationEngine
 import LocationModel
 import LocationStore
+import TestSupport
 import Testing
 
 @testable import LocationServices

@@ -3,8 +3,8 @@ import Foundation
 import Geodesy
 import LocationFormats
 import LocationModel
-import RealComponents
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import LocationSources

@@ -1,3 +1,4 @@
+import LocationServices
 import LocationSources
 import Synchronization
 

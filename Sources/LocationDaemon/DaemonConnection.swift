@@ -1,4 +1,5 @@
 import LocationProtocol
+import LocationServices
 import Synchronization
 
 /// Who is at the other end of a connection, as the kernel says (`SO_PEERCRED`,

@@ -3,6 +3,7 @@ import Foundation
 import LocationEngine
 import LocationModel
 import LocationProtocol
+import LocationServices
 import LocationSources
 import LocationStore
 import Synchronization

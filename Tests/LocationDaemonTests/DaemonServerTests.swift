@@ -1,10 +1,12 @@
 import Foundation
 import Geodesy
+import LocationDaemon
 import LocationEngine
 import LocationModel
 import LocationProtocol
 import LocationServices
 import LocationStore
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

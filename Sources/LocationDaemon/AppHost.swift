@@ -3,6 +3,7 @@ import Geodesy
 import LocationEngine
 import LocationModel
 import LocationProtocol
+import LocationServices
 import LocationStore
 import Synchronization
 

@@ -1,5 +1,7 @@
+import LocationDaemon
 import LocationServices
 import LocationSources
+import TestSupport
 import Testing
 
 /// `locationd`'s command line and configuration file.

@@ -1,11 +1,12 @@
 import Foundation
 import Geodesy
+import LocationDaemon
 import LocationEngine
 import LocationModel
 import LocationProtocol
 import LocationServices
 import LocationStore
-import RealComponents
+import TestSupport
 
 #if canImport(Glibc)
   import Glibc

@@ -2,6 +2,7 @@ import Dispatch
 import Geodesy
 import LocationEngine
 import LocationModel
+import LocationServices
 import LocationSources
 import Synchronization
 

@@ -1,10 +1,11 @@
 import Foundation
+import LocationDaemon
 import LocationEngine
 import LocationModel
 import LocationProtocol
 import LocationServices
 import LocationStore
-import RealComponents
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -1,9 +1,10 @@
 import Foundation
+import LocationDaemon
 import LocationEngine
 import LocationModel
 import LocationProtocol
 import LocationServices
-import RealComponents
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import LocationServices
 import LocationStore
 import Synchronization
 

@@ -1,4 +1,5 @@
 import LocationServices
+import LocationSimulation
 import Testing
 
 /// Issue 7's power figures as bounds on short synthetic traces: counts and simulated seconds on the

@@ -1,11 +1,13 @@
 import Dispatch
 import Foundation
 import Geodesy
+import LocationDaemon
 import LocationEngine
 import LocationModel
 import LocationServices
 import LocationSources
 import Synchronization
+import TestSupport
 import Testing
 
 /// `SourcePool` and `RelaySource` on a `ManualClock`: one real start for many relays, fan-out,

@@ -1,6 +1,7 @@
 import Geodesy
 import LocationEngine
 import LocationModel
+import LocationServices
 import LocationSources
 import Synchronization
 

@@ -1,4 +1,5 @@
 import Foundation
+import LocationServices
 
 #if canImport(Glibc)
   import Glibc

@@ -1,5 +1,7 @@
 import Foundation
 import LocationModel
+import LocationProtocol
+import LocationServices
 import LocationSources
 
 /// `locationd`'s settings: the command line over a configuration file over defaults.
@@ -137,11 +139,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
   ///   - environment: The process environment.
   /// - Returns: The path.
   public static func defaultSocketPath(system: Bool, environment: [String: String]) -> String {
-    if system { return "/run/locationd/socket" }
-    let runtime =
-      environment["XDG_RUNTIME_DIR"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-      ?? "/run/user/\(getuid())"
-    return runtime + "/locationd/socket"
+    DaemonSocketPath.daemon(system: system, environment: environment)
   }
 
   /// The default store path.
