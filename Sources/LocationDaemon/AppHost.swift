@@ -59,7 +59,7 @@ final class AppHost: HubClient {
 
   init(
     app: String, sources: LocationHub.Sources, persistence: any HubPersistence,
-    store: LocationStore, policy: AuthorizationPolicy, clock: (any HubClock)?, launch: String?,
+    store: LocationStore, clock: (any HubClock)?, launch: String?,
     reducer: ReducedAccuracy, maximumRegions: Int? = nil
   ) {
     self.app = app
@@ -68,7 +68,8 @@ final class AppHost: HubClient {
     self.reducer = reducer
     let keeping = KeepingPersistence(base: persistence)
     hub = LocationHub(
-      app: app, sources: sources, persistence: keeping, policy: policy, clock: clock,
+      // The server's authorization broker decides; the hub holds what it decided.
+      app: app, sources: sources, persistence: keeping, policy: nil, clock: clock,
       maximumRegionCount: maximumRegions)
     state = Mutex(State(groups: Set(persistence.regions(app: app).keys)))
     keeping.host.withLock { $0.value = self }

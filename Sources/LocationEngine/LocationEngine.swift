@@ -23,7 +23,7 @@ public struct LocationEngine: Sendable {
   public var saveInterval: Double = 5
 
   /// The largest region radius accepted (metres): `maximumRegionMonitoringDistance`.
-  public var maximumRegionRadius: Double = 1_000_000
+  public var maximumRegionRadius: Double = RegionSpec.defaultMaximumRadius
   /// The accuracy asked of the sources while regions are monitored (metres).
   public var regionAccuracy: Double = 100
   /// The most regions monitored at once, every group together; nil: no limit. A new region

@@ -6,9 +6,10 @@
 public struct RegionSpec: Sendable, Equatable, Hashable {
   /// The default hysteresis in metres.
   public static let defaultHysteresis: Double = 5
-  /// The default largest radius in metres that `RegionMonitor` accepts (10,000 km, about a quarter
-  /// meridian); the public layer passes `maximumRegionMonitoringDistance`.
-  public static let defaultMaximumRadius: Double = 10_000_000
+  /// The largest radius in metres a region may have unless configured otherwise: 1,000 km
+  /// (`maximumRegionMonitoringDistance`; ours, Apple publishes no figure). The one default: the
+  /// engine, `RegionMonitor`, the daemon's welcome and its clients all use it.
+  public static let defaultMaximumRadius: Double = 1_000_000
   /// The longest identifier accepted, in bytes of UTF-8 (ours; Apple documents none). With a
   /// daemon's per-app region limit it bounds what one app can make the daemon keep.
   public static let maximumIdentifierBytes = 1024

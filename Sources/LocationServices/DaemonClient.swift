@@ -51,7 +51,7 @@ public final class DaemonClient: LocationService {
     var authorization = AuthorizationSnapshot(status: AuthorizationStatus.notDetermined)
     /// Regions by group, then identifier.
     var regions: [String: [String: (spec: RegionSpec, state: RegionState)]] = [:]
-    var maximumRegionRadius = 1_000_000.0
+    var maximumRegionRadius = RegionSpec.defaultMaximumRadius
     var headingAvailable = false
     var significantChangeAvailable = false
   }

@@ -27,7 +27,10 @@ public final class LocationHub: Sendable {
     var engine: LocationEngine
     var clients: [ClientID: any HubClient] = [:]
     var nextClient = 1
-    var authorization: AuthorizationSnapshot
+    /// The app's authorization and the rule that changes it.
+    var authorization: AuthorizationMachine
+    /// The authorization the engine and the clients were last told.
+    var told: AuthorizationSnapshot
     /// The configured sources, made on first demand, in configuration order.
     var candidates: [Candidate]?
     /// The strongest accuracy asked for, or nil when nothing needs locations.
@@ -74,7 +77,9 @@ public final class LocationHub: Sendable {
   public let clock: any HubClock
   private let persistence: any HubPersistence
   private let sources: Sources
-  private let policy: AuthorizationPolicy
+  /// Whether this hub answers authorization requests itself (embedded mode), or only holds what
+  /// another decides (`locationd`, whose broker asks its agents).
+  private let decidesAuthorization: Bool
   private let executor: HubExecutor
   private let state: Mutex<State>
 
@@ -83,20 +88,21 @@ public final class LocationHub: Sendable {
   ///   - app: the app identifier under which authorization is stored.
   ///   - sources: where locations come from.
   ///   - persistence: the store.
-  ///   - policy: how requests without a stored decision are answered.
+  ///   - policy: how requests without a stored decision are answered; nil: the hub does not answer
+  ///     them (`locationd` decides, and sets the result with ``setAuthorization(_:)``).
   ///   - clock: `nil` for a live hub (real time, serial queue); a `ManualClock` for deterministic
   ///     use, in which case every event is handled synchronously on the sending thread.
   ///   - maximumRegionCount: the most regions the app may monitor at once (`locationd`'s
   ///     per-app limit); nil: no limit.
   public init(
     app: String, sources: Sources, persistence: any HubPersistence,
-    policy: AuthorizationPolicy = .grant, clock: (any HubClock)? = nil,
+    policy: AuthorizationPolicy? = .grant, clock: (any HubClock)? = nil,
     maximumRegionCount: Int? = nil
   ) {
     self.app = app
     self.sources = sources
     self.persistence = persistence
-    self.policy = policy
+    self.decidesAuthorization = policy != nil
     if let clock {
       self.clock = clock
       self.executor = HubExecutor(queue: nil)
@@ -117,7 +123,11 @@ public final class LocationHub: Sendable {
     for (group, regions) in persistence.regions(app: app).sorted(by: { $0.key < $1.key }) {
       engine.restoreRegions(group: group, regions.map(\.spec), regions.map(\.state))
     }
-    state = Mutex(State(engine: engine, authorization: authorization))
+    state = Mutex(
+      State(
+        engine: engine,
+        authorization: AuthorizationMachine(current: authorization, policy: policy ?? .grant),
+        told: authorization))
   }
 
   // MARK: Clients
@@ -133,7 +143,7 @@ public final class LocationHub: Sendable {
     }
     executor.run { [self] in
       process(.addClient(id))
-      let snapshot = state.withLock { $0.authorization }
+      let snapshot = state.withLock { $0.authorization.current }
       client.hub(self, deliver: .authorization(snapshot))
     }
     return id
@@ -155,47 +165,48 @@ public final class LocationHub: Sendable {
   // MARK: Authorization
 
   /// The app's authorization now.
-  public var authorization: AuthorizationSnapshot { state.withLock { $0.authorization } }
+  public var authorization: AuthorizationSnapshot { state.withLock { $0.authorization.current } }
 
-  /// Asks for authorization (`requestWhenInUseAuthorization` / `requestAlwaysAuthorization`).
-  ///
-  /// With no stored decision the policy answers and the answer is stored; a `whenInUse` app asking
-  /// for `always` is upgraded under the `grant` policy. A stored denial stands (as on Apple
-  /// platforms, only the user changes it, here with `locationctl`).
+  /// Asks for authorization (`requestWhenInUseAuthorization` / `requestAlwaysAuthorization`), by
+  /// ``AuthorizationMachine``'s rule with no agent: the policy answers and the answer is stored.
+  /// A hub made without a policy (in `locationd`) does nothing here.
   public func requestAuthorization(always: Bool) {
-    executor.run { [self] in
-      let current = state.withLock { $0.authorization }
-      var next = current
-      switch (current.status, policy) {
-      case (AuthorizationStatus.notDetermined, .grant):
-        next.status =
-          always
-          ? AuthorizationStatus.authorizedAlways : AuthorizationStatus.authorizedWhenInUse
-      case (AuthorizationStatus.notDetermined, .deny):
-        next.status = AuthorizationStatus.denied
-      case (AuthorizationStatus.authorizedWhenInUse, .grant) where always:
-        next.status = AuthorizationStatus.authorizedAlways
-      default:
-        return
-      }
-      persistence.setAuthorization(next, app: app)
-      apply(authorization: next)
-    }
+    decide(.request(always: always))
   }
 
-  /// Sets the app's authorization (tests, `locationctl`): stored, and every client is told.
+  /// Sets the app's authorization (tests, `locationctl`, `locationd`'s broker): stored, and every
+  /// client is told.
   public func setAuthorization(_ snapshot: AuthorizationSnapshot) {
     executor.run { [self] in
+      _ = state.withLock { $0.authorization.replace(snapshot) }
       persistence.setAuthorization(snapshot, app: app)
       persistence.setServicesEnabled(snapshot.servicesEnabled)
-      apply(authorization: snapshot)
+      tell(snapshot)
     }
   }
 
-  private func apply(authorization next: AuthorizationSnapshot) {
+  /// Runs a request through the authorization machine (on the executor, before the request's own
+  /// event) and applies its decision.
+  private func decide(_ trigger: AuthorizationMachine.Trigger) {
+    guard decidesAuthorization else { return }
+    executor.run { [self] in
+      let action = state.withLock { $0.authorization.trigger(trigger, agentAvailable: false) }
+      switch action {
+      case .apply(let next):
+        persistence.setAuthorization(next, app: app)
+        tell(next)
+      case .unchanged, .hold, .ask, .forget:
+        // With no agent the machine neither holds, asks nor forgets.
+        break
+      }
+    }
+  }
+
+  /// Tells the engine and every client the authorization now in force, when it changed.
+  private func tell(_ next: AuthorizationSnapshot) {
     let (changed, clients) = state.withLock { state -> (Bool, [(ClientID, any HubClient)]) in
-      let changed = state.authorization != next
-      state.authorization = next
+      let changed = state.told != next
+      state.told = next
       return (changed, state.clients.sorted { $0.key < $1.key })
     }
     guard changed else { return }
@@ -206,15 +217,8 @@ public final class LocationHub: Sendable {
   /// Starts location updates for a client. A `notDetermined` app asks for when-in-use authorization
   /// first, as starting a service does on Apple platforms.
   public func startUpdates(_ id: ClientID, _ request: UpdateRequest) {
-    askIfUndetermined(always: false)
+    decide(.startUpdates)
     send(.startUpdates(id, request))
-  }
-
-  /// Starting a service while `notDetermined` asks for authorization first, as on Apple platforms.
-  private func askIfUndetermined(always: Bool) {
-    if authorization.status == AuthorizationStatus.notDetermined {
-      requestAuthorization(always: always)
-    }
   }
 
   /// Deferred updates for a client (`allowDeferredLocationUpdates(untilTraveled:timeout:)`):
@@ -226,7 +230,7 @@ public final class LocationHub: Sendable {
   /// Starts significant-change monitoring for a client. A `notDetermined` app asks for always
   /// authorization first, as on Apple platforms.
   public func startSignificantChanges(_ id: ClientID) {
-    askIfUndetermined(always: true)
+    decide(.startSignificantChanges)
     send(.startSignificantChanges(id))
   }
 
@@ -239,7 +243,7 @@ public final class LocationHub: Sendable {
 
   /// Asks for one location for a client (`requestLocation`).
   public func requestLocation(_ id: ClientID, _ request: UpdateRequest) {
-    askIfUndetermined(always: false)
+    decide(.requestLocation)
     send(.requestLocation(id, request))
   }
 
@@ -322,7 +326,7 @@ public final class LocationHub: Sendable {
   public func addRegion(
     _ spec: RegionSpec, group: String, initialState: RegionState = .unknown, requester: ClientID?
   ) {
-    askIfUndetermined(always: true)
+    decide(.addRegion)
     send(.addRegion(group: group, spec, initialState: initialState, requester: requester))
   }
 

@@ -1,0 +1,221 @@
+import LocationEngine
+import LocationModel
+import LocationProtocol
+import LocationServices
+
+/// A request of an app, held while an agent decides; it may fail like any request.
+typealias HeldRequest = (connection: Int, run: () throws(DaemonProtocolError) -> Void)
+
+/// `locationd`'s authorization broker: every app's ``AuthorizationMachine``, the agents in the
+/// order they said hello, the questions put to them, and the requests each app made while its
+/// question was open. The I/O thread's own value; the server applies what the machines decide.
+struct AuthorizationBroker {
+  /// A question put to an agent.
+  struct Question {
+    /// The app asking.
+    var app: String
+    /// Whether it asks for always.
+    var always: Bool
+    /// The agent connection asked.
+    var agent: Int
+  }
+
+  /// Agent connections, in the order they said hello.
+  private(set) var agents: [Int] = []
+  /// Open questions, by request id.
+  private(set) var questions: [Int: Question] = [:]
+  private var nextQuestion = 1
+  /// Every app's machine, made at its first use from the stored decision.
+  var machines: [String: AuthorizationMachine] = [:]
+  /// Requests held per app while its question is open, in arrival order.
+  var held: [String: [HeldRequest]] = [:]
+
+  /// An agent said hello.
+  mutating func addAgent(_ connection: Int) { agents.append(connection) }
+
+  /// An agent left: the ids of the questions it was asked, in order.
+  mutating func removeAgent(_ connection: Int) -> [Int] {
+    agents.removeAll { $0 == connection }
+    return questions.keys.sorted().filter { questions[$0]?.agent == connection }
+  }
+
+  /// Puts a question to the first agent; nil when none is connected.
+  mutating func ask(app: String, always: Bool) -> (id: Int, agent: Int)? {
+    guard let agent = agents.first else { return nil }
+    let id = nextQuestion
+    nextQuestion += 1
+    questions[id] = Question(app: app, always: always, agent: agent)
+    return (id, agent)
+  }
+
+  /// Puts an open question to the first agent again (its agent left).
+  mutating func reask(_ id: Int) -> Question? {
+    guard let agent = agents.first, questions[id] != nil else { return nil }
+    questions[id]?.agent = agent
+    return questions[id]
+  }
+
+  /// Closes a question.
+  mutating func close(_ id: Int) -> Question? { questions.removeValue(forKey: id) }
+}
+
+extension DaemonServer {
+  /// The app's machine: the one in use, else one made from the stored decision.
+  private func machine(_ app: String) -> AuthorizationMachine {
+    if let machine = loop.broker.machines[app] { return machine }
+    var current =
+      persistence.authorization(app: app) ?? AuthorizationSnapshot(status: .notDetermined)
+    current.servicesEnabled = persistence.servicesEnabled()
+    return AuthorizationMachine(current: current, policy: configuration.policy)
+  }
+
+  /// Runs one transition of an app's machine and keeps its new state.
+  func transition(
+    _ app: String, _ body: (inout AuthorizationMachine) -> AuthorizationMachine.Action
+  ) -> AuthorizationMachine.Action {
+    var machine = machine(app)
+    let action = body(&machine)
+    loop.broker.machines[app] = machine
+    return action
+  }
+
+  /// Stores a decision and tells the app's managers (through its hub when it is live).
+  func apply(_ action: AuthorizationMachine.Action, app: String) {
+    switch action {
+    case .apply(let snapshot):
+      if let host = liveHost(app) {
+        host.hub.setAuthorization(snapshot)
+      } else {
+        persistence.setAuthorization(snapshot, app: app)
+      }
+    case .forget(let snapshot):
+      do {
+        try store.removeAuthorization(app: app)
+      } catch {
+        DaemonLog.write("app \(app): the decision could not be removed: \(error)")
+      }
+      liveHost(app)?.hub.setAuthorization(snapshot)
+    case .unchanged, .hold, .ask:
+      break
+    }
+  }
+
+  /// The question a message asks, if it is one of the requests that may.
+  static func trigger(_ message: DaemonMessage) -> AuthorizationMachine.Trigger? {
+    switch message {
+    case .requestAuthorization(let always): return .request(always: always)
+    case .startUpdates: return .startUpdates
+    case .requestLocation: return .requestLocation
+    case .startSignificantChanges: return .startSignificantChanges
+    case .addRegion: return .addRegion
+    case .hello, .welcome, .error, .ping, .register, .unregister, .changeRequest, .stopUpdates,
+      .stopSignificantChanges, .removeRegion, .requestRegionState, .startHeading, .changeHeading,
+      .stopHeading, .allowDeferred, .disallowDeferred, .ack, .refreshRegions, .locations,
+      .authorization, .regionEvents, .regionStarted, .regionsChanged, .regionList, .regionFailed,
+      .regionState, .heading, .headingInterference, .deferredFinished, .paused, .resumed, .status,
+      .apps, .authorize, .regions, .sources, .services, .reply, .authorizationRequest,
+      .authorizationDecision:
+      return nil
+    }
+  }
+
+  /// Handles an app request now, or holds it behind an open question (asking an agent first when
+  /// the request is the one that asks).
+  func authorizeThenRun(
+    _ message: DaemonMessage, _ session: Session, _ host: AppHost,
+    _ run: @escaping () throws(DaemonProtocolError) -> Void
+  ) throws(DaemonProtocolError) {
+    let app = host.app
+    let agentAvailable = !loop.broker.agents.isEmpty
+    let action: AuthorizationMachine.Action
+    if let trigger = Self.trigger(message) {
+      action = transition(app) { $0.trigger(trigger, agentAvailable: agentAvailable) }
+    } else {
+      action = machine(app).asking == nil ? .unchanged : .hold
+    }
+    switch action {
+    case .hold:
+      loop.broker.held[app, default: []].append((session.connection.id, run))
+    case .ask(let always):
+      loop.broker.held[app, default: []].append((session.connection.id, run))
+      if let (id, agent) = loop.broker.ask(app: app, always: always) {
+        loop.sessions[agent]?.connection.send(
+          .authorizationRequest(id: id, app: app, always: always))
+        DaemonLog.write("app \(app): asking the agent")
+      }
+    case .apply, .forget:
+      apply(action, app: app)
+      try run()
+    case .unchanged:
+      try run()
+    }
+  }
+
+  /// An agent's `authorizationDecision`.
+  func agentDecided(
+    _ id: Int, _ decision: DaemonAgentDecision, _ accuracy: DaemonAccuracy, from session: Session
+  ) throws(DaemonProtocolError) {
+    guard let question = loop.broker.questions[id], question.agent == session.connection.id
+    else {
+      throw DaemonProtocolError(
+        code: .notFound, message: "no authorization request \(id) is waiting for this agent",
+        id: id)
+    }
+    _ = loop.broker.close(id)
+    let answer: AuthorizationMachine.Answer
+    switch decision {
+    case .always: answer = .always
+    case .whenInUse: answer = .whenInUse
+    case .once: answer = .once
+    case .denied: answer = .denied
+    }
+    DaemonLog.write(
+      "app \(question.app): the agent decided \(decision.rawValue), \(accuracy.rawValue)")
+    apply(
+      transition(question.app) { $0.answered(answer, accuracy: accuracy.authorization) },
+      app: question.app)
+    releaseHeld(question.app)
+  }
+
+  /// An agent left: its questions go to the next agent, or to the policy.
+  func agentLeft(_ connection: Int) {
+    for id in loop.broker.removeAgent(connection) {
+      guard let question = loop.broker.questions[id] else { continue }
+      let anotherAgent = !loop.broker.agents.isEmpty
+      let action = transition(question.app) { $0.agentLeft(anotherAgent: anotherAgent) }
+      if case .ask = action, let again = loop.broker.reask(id) {
+        loop.sessions[again.agent]?.connection.send(
+          .authorizationRequest(id: id, app: again.app, always: again.always))
+        continue
+      }
+      _ = loop.broker.close(id)
+      apply(action, app: question.app)
+      releaseHeld(question.app)
+    }
+  }
+
+  /// Runs an app's held requests in order, now that its question is answered.
+  private func releaseHeld(_ app: String) {
+    guard let requests = loop.broker.held.removeValue(forKey: app) else { return }
+    for (connection, run) in requests {
+      guard let session = loop.sessions[connection] else { continue }
+      do {
+        try run()
+      } catch {
+        fail(session, error)
+      }
+    }
+  }
+
+  /// Forgets the held requests of a connection that closed.
+  func dropHeldRequests(of connection: Int) {
+    for app in loop.broker.held.keys {
+      loop.broker.held[app]?.removeAll { $0.connection == connection }
+    }
+  }
+
+  /// The app's last connection closed: "allow once" ends.
+  func lastConnectionClosed(app: String) {
+    apply(transition(app) { $0.lastConnectionClosed() }, app: app)
+  }
+}

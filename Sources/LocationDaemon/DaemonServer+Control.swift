@@ -1,0 +1,158 @@
+import LocationEngine
+import LocationModel
+import LocationProtocol
+import LocationServices
+import LocationStore
+
+// The control role (`locationctl`): queries against the hosts and the store, and settings.
+extension DaemonServer {
+  func control(_ message: DaemonMessage, _ session: Session) throws(DaemonProtocolError) {
+    let connection = session.connection
+    switch message {
+    case .status(let id):
+      let clients = loop.sessions.values.sorted { $0.connection.id < $1.connection.id }
+        .compactMap { session -> DaemonClientInfo? in
+          guard let role = session.role else { return nil }
+          return DaemonClientInfo(
+            app: session.host?.app ?? "", pid: Int(session.connection.peer.pid),
+            uid: Int(session.connection.peer.uid), managers: session.managers.count, role: role)
+        }
+      let apps = shared.withLock { $0.hosts.keys.sorted() }
+      connection.send(
+        .reply(
+          id: id,
+          .status(
+            DaemonStatus(
+              sources: sourceStatus, clients: clients, apps: apps,
+              servicesEnabled: persistence.servicesEnabled()))))
+    case .apps(let id):
+      connection.send(.reply(id: id, .apps(try appInfos(id))))
+    case .authorize(let id, let app, let setting, let accuracy):
+      try authorize(app, setting, accuracy.authorization, id: id)
+      DaemonLog.write(
+        "app \(app): authorization set to \(setting.rawValue) by pid \(connection.peer.pid)")
+      connection.send(.reply(id: id, .done))
+    case .regions(let id, let app):
+      connection.send(.reply(id: id, .regions(try regionEntries(app, id: id))))
+    case .sources(let id):
+      connection.send(.reply(id: id, .sources(sourceStatus)))
+    case .services(let id, let enabled):
+      persistence.setServicesEnabled(enabled)
+      for app in loop.broker.machines.keys.sorted() {
+        apply(transition(app) { $0.servicesSwitched(enabled) }, app: app)
+      }
+      // Live apps whose machine was never needed hear it too.
+      let hosts = shared.withLock { $0.hosts.sorted { $0.key < $1.key }.map(\.value) }
+      for host in hosts where loop.broker.machines[host.app] == nil {
+        var snapshot = host.hub.authorization
+        snapshot.servicesEnabled = enabled
+        host.hub.setAuthorization(snapshot)
+      }
+      DaemonLog.write(
+        "location services turned \(enabled ? "on" : "off") by pid \(connection.peer.pid)")
+      connection.send(.reply(id: id, .done))
+    case .hello, .welcome, .error, .ping, .register, .unregister, .startUpdates, .changeRequest,
+      .stopUpdates, .requestLocation, .startSignificantChanges, .stopSignificantChanges,
+      .requestAuthorization, .addRegion, .removeRegion, .requestRegionState, .startHeading,
+      .changeHeading, .stopHeading, .allowDeferred, .disallowDeferred, .ack, .refreshRegions,
+      .locations, .authorization, .regionEvents, .regionStarted, .regionsChanged, .regionList,
+      .regionFailed, .regionState, .heading, .headingInterference, .deferredFinished, .paused,
+      .resumed, .reply, .authorizationRequest, .authorizationDecision:
+      // Not control requests: `handle` routes these elsewhere.
+      break
+    }
+  }
+
+  /// `locationctl authorize`: the decision is stored before the reply (a `kill -9` after
+  /// `locationctl` reported success keeps it), and a live app's managers are told at once.
+  private func authorize(
+    _ app: String, _ setting: DaemonAuthorizationSetting, _ accuracy: AccuracyAuthorization,
+    id: Int
+  ) throws(DaemonProtocolError) {
+    let wanted: AuthorizationMachine.Setting
+    switch setting {
+    case .always: wanted = .always
+    case .whenInUse: wanted = .whenInUse
+    case .denied: wanted = .denied
+    case .reset: wanted = .reset
+    }
+    switch transition(app, { $0.set(wanted, accuracy: accuracy) }) {
+    case .apply(let snapshot):
+      persistence.setAuthorization(snapshot, app: app)
+      liveHost(app)?.hub.setAuthorization(snapshot)
+    case .forget(let snapshot):
+      do {
+        try store.removeAuthorization(app: app)
+      } catch {
+        throw DaemonProtocolError(code: .unsupported, message: "store: \(error)", id: id)
+      }
+      liveHost(app)?.hub.setAuthorization(snapshot)
+    case .unchanged, .hold, .ask:
+      break
+    }
+  }
+
+  private func regionEntries(_ app: String, id: Int) throws(DaemonProtocolError)
+    -> [DaemonRegionEntry]
+  {
+    if let host = liveHost(app) { return host.regionEntries }
+    let stored: [StoredRegion]
+    do {
+      stored = try store.regions(app: app)
+    } catch {
+      throw DaemonProtocolError(code: .unsupported, message: "store: \(error)", id: id)
+    }
+    if stored.isEmpty, persistence.authorization(app: app) == nil {
+      throw DaemonProtocolError(code: .notFound, message: "no app \(app) is known", id: id)
+    }
+    return stored.map {
+      DaemonRegionEntry(
+        group: $0.group,
+        region: RegionSpec(
+          identifier: $0.identifier, latitude: $0.latitude, longitude: $0.longitude,
+          radius: $0.radius, hysteresis: $0.hysteresis, notifyOnEntry: $0.notifyOnEntry,
+          notifyOnExit: $0.notifyOnExit),
+        state: RegionState(rawValue: $0.state) ?? .unknown)
+    }
+  }
+
+  var sourceStatus: [DaemonSourceStatus] {
+    (pool?.status ?? []).map {
+      let power: String
+      switch $0.power {
+      case .none: power = "none"
+      case .low: power = "low"
+      case .high: power = "high"
+      }
+      return DaemonSourceStatus(
+        url: $0.url, running: $0.running, power: power, onSeconds: $0.onSeconds,
+        users: $0.subscribers, failure: $0.failing || $0.finished ? $0.lastFailure : nil)
+    }
+  }
+
+  private func appInfos(_ id: Int) throws(DaemonProtocolError) -> [DaemonAppInfo] {
+    let authorized: [String]
+    let regions: [StoredRegion]
+    do {
+      authorized = try store.apps()
+      regions = try store.allRegions()
+    } catch {
+      throw DaemonProtocolError(code: .unsupported, message: "store: \(error)", id: id)
+    }
+    let hosts = shared.withLock { $0.hosts }
+    let names = Set(authorized).union(regions.map(\.app)).union(hosts.keys).sorted()
+    let services = persistence.servicesEnabled()
+    return names.map { app in
+      let host = hosts[app]
+      var authorization =
+        host?.hub.authorization ?? persistence.authorization(app: app)
+        ?? AuthorizationSnapshot(status: .notDetermined)
+      authorization.servicesEnabled = services
+      let pending = ((try? store.pendingEvents(app: app)) ?? []).count
+      return DaemonAppInfo(
+        app: app, authorization: authorization,
+        regions: host?.regionCount ?? regions.filter { $0.app == app }.count,
+        pendingEvents: pending, connected: (host?.connectionCount ?? 0) > 0)
+    }
+  }
+}

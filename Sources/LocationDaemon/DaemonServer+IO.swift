@@ -1,0 +1,263 @@
+import Foundation
+import LocationEngine
+import LocationModel
+import LocationProtocol
+import LocationServices
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+// The I/O thread: one poll loop over the listening socket, the wake pipe and every connection. It
+// accepts, reads, splits lines, decodes and hands each message to `handle` in order; it closes.
+extension DaemonServer {
+  static func poke(_ fd: Int32) {
+    guard fd >= 0 else { return }
+    var byte: UInt8 = 1
+    _ = write(fd, &byte, 1)
+  }
+
+  func attention(_ connection: DaemonConnection) {
+    let fd = shared.withLock { shared -> Int32 in
+      shared.attention.insert(connection.id)
+      return shared.wakeWrite
+    }
+    Self.poke(fd)
+  }
+
+  func run() {
+    var buffer = [UInt8](repeating: 0, count: 65_536)
+    var fds: [pollfd] = []
+    var order: [Int] = []
+    while !shared.withLock({ $0.stopping }) {
+      fds.removeAll(keepingCapacity: true)
+      order.removeAll(keepingCapacity: true)
+      let accepting = loop.sessions.count < configuration.maximumConnections
+      fds.append(pollfd(fd: loop.listener, events: Int16(accepting ? POLLIN : 0), revents: 0))
+      fds.append(pollfd(fd: loop.wakeRead, events: Int16(POLLIN), revents: 0))
+      for (id, session) in loop.sessions {
+        var events = Int16(POLLIN)
+        if session.connection.wantsWrite { events |= Int16(POLLOUT) }
+        fds.append(pollfd(fd: session.connection.fd, events: events, revents: 0))
+        order.append(id)
+      }
+      let ready = poll(&fds, nfds_t(fds.count), -1)
+      if ready < 0 {
+        if errno == EINTR { continue }
+        DaemonLog.write("poll failed: \(String(cString: strerror(errno)))")
+        break
+      }
+      if fds[1].revents != 0 { wakeUp() }
+      if fds[0].revents & Int16(POLLIN) != 0 { acceptAll() }
+      for (index, id) in order.enumerated() {
+        let revents = fds[index + 2].revents
+        guard revents != 0, let session = loop.sessions[id] else { continue }
+        if revents & Int16(POLLOUT) != 0, session.connection.flush() == .close {
+          close(session, overflow: session.connection.overflowed)
+          continue
+        }
+        if revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { read(session, buffer: &buffer) }
+      }
+    }
+    shutdown()
+  }
+
+  private func wakeUp() {
+    var sink = [UInt8](repeating: 0, count: 256)
+    while Glibc.read(loop.wakeRead, &sink, sink.count) > 0 {}
+    let ids = shared.withLock { shared -> Set<Int> in
+      defer { shared.attention = [] }
+      return shared.attention
+    }
+    for id in ids.sorted() {
+      guard let session = loop.sessions[id] else { continue }
+      if session.connection.flush() == .close {
+        close(session, overflow: session.connection.overflowed)
+      }
+    }
+  }
+
+  private func acceptAll() {
+    while loop.sessions.count < configuration.maximumConnections {
+      let fd: Int32?
+      do {
+        fd = try DaemonSyscall.accept(loop.listener)
+      } catch {
+        DaemonLog.write("\(error)")
+        return
+      }
+      guard let fd else { return }
+      let peer: DaemonPeer
+      do {
+        let credentials = try DaemonSyscall.peerCredentials(fd)
+        peer = DaemonPeer(
+          pid: credentials.pid, uid: credentials.uid, gid: credentials.gid,
+          executable: DaemonSyscall.executable(pid: credentials.pid))
+      } catch {
+        DaemonLog.write("\(error); connection refused")
+        DaemonSyscall.close(fd)
+        continue
+      }
+      let id = loop.nextConnectionID
+      loop.nextConnectionID += 1
+      let connection = DaemonConnection(
+        id: id, fd: fd, peer: peer, limit: configuration.queueLimit
+      ) { [weak self] connection in self?.attention(connection) }
+      loop.sessions[id] = Session(connection: connection)
+    }
+  }
+
+  private func read(_ session: Session, buffer: inout [UInt8]) {
+    // A few reads per turn, so that one busy peer cannot starve the others.
+    for _ in 0..<4 {
+      let result = buffer.withUnsafeMutableBytes {
+        DaemonSyscall.read(session.connection.fd, into: $0)
+      }
+      switch result {
+      case .data(let count):
+        session.reader.append(buffer[0..<count])
+        processLines(session)
+        if loop.sessions[session.connection.id] == nil { return }
+      case .wouldBlock:
+        return
+      case .closed:
+        if case .truncated(let count) = session.reader.finish() {
+          session.connection.send(
+            .error(
+              DaemonErrorMessage(
+                code: .malformed,
+                message: "the connection ended in the middle of a line (\(count) bytes)")))
+        }
+        close(session)
+        return
+      }
+    }
+  }
+
+  private func processLines(_ session: Session) {
+    while let item = session.reader.next() {
+      switch item {
+      case .line(let bytes):
+        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+        do {
+          try handle(try DaemonProtocol.decode(line: bytes), session)
+        } catch {
+          fail(session, error)
+        }
+        if loop.sessions[session.connection.id] == nil { return }
+      case .tooLarge:
+        session.connection.send(
+          .error(
+            DaemonErrorMessage(
+              code: .tooLarge,
+              message: "a line is longer than \(session.reader.limit) bytes; closing")))
+        close(session)
+        return
+      case .truncated:
+        return
+      }
+    }
+  }
+
+  /// Sends an error to the peer and counts a strike; closes the connection at the last one.
+  func fail(_ session: Session, _ error: DaemonProtocolError) {
+    guard loop.sessions[session.connection.id] != nil else { return }
+    session.connection.send(.error(DaemonErrorMessage(error)))
+    session.strikes += 1
+    if session.strikes >= configuration.strikes {
+      DaemonLog.write(
+        "pid \(session.connection.peer.pid): \(session.strikes) protocol errors; disconnected")
+      close(session)
+    }
+  }
+
+  func close(_ session: Session, overflow: Bool = false) {
+    let connection = session.connection
+    guard loop.sessions.removeValue(forKey: connection.id) != nil else { return }
+    if overflow {
+      connection.writeFinal(
+        .error(
+          DaemonErrorMessage(
+            code: .tooLarge,
+            message: "the connection fell more than \(4 * connection.limit) bytes behind; closing"))
+      )
+      DaemonLog.write("pid \(connection.peer.pid): too slow; disconnected")
+    }
+    connection.markClosed()
+    // Unread input would turn the close into a reset that could hide the last error from the peer.
+    var sink = [UInt8](repeating: 0, count: 4096)
+    for _ in 0..<16 {
+      guard
+        case .data = sink.withUnsafeMutableBytes({ DaemonSyscall.read(connection.fd, into: $0) })
+      else { break }
+    }
+    DaemonSyscall.close(connection.fd)
+    switch session.role {
+    case .app:
+      guard let host = session.host else { break }
+      for (_, manager) in session.managers.sorted(by: { $0.key < $1.key }) {
+        host.hub.unregister(manager.id)
+      }
+      session.managers = [:]
+      dropHeldRequests(of: connection.id)
+      if host.detach(connection) {
+        lastConnectionClosed(app: host.app)
+        host.afterPendingWork { [weak self] in self?.retireIfIdle(host) }
+      }
+    case .agent:
+      agentLeft(connection.id)
+    case .control, nil:
+      break
+    }
+  }
+
+  func shutdown() {
+    for id in loop.sessions.keys.sorted() {
+      if let session = loop.sessions[id] { close(session) }
+    }
+    DaemonSyscall.close(loop.listener)
+    DaemonSyscall.close(loop.wakeRead)
+    let (hosts, wake) = shared.withLock { shared -> ([AppHost], Int32) in
+      defer {
+        shared.hosts = [:]
+        shared.wakeWrite = -1
+      }
+      return (Array(shared.hosts.values), shared.wakeWrite)
+    }
+    DaemonSyscall.close(wake)
+    unlink(configuration.socketPath)
+    for host in hosts { host.retire() }
+    DaemonLog.write("stopped")
+  }
+}
+
+/// What the I/O thread knows of one connection.
+final class Session {
+  let connection: DaemonConnection
+  var reader = DaemonLineReader()
+  var role: DaemonRole?
+  var host: AppHost?
+  var managers: [Int: (id: ClientID, proxy: ManagerProxy)] = [:]
+  var strikes = 0
+  /// The highest pending-event sequence sent on this connection.
+  var deliveredSequence: Int64 = 0
+
+  init(connection: DaemonConnection) { self.connection = connection }
+}
+
+/// The I/O thread's own state.
+///
+/// `@unchecked Sendable`: it is written by `start()` before the I/O thread exists and afterwards
+/// only by that thread (every message, accept and close is handled there), so no two threads
+/// ever touch it at once.
+final class IOLoop: @unchecked Sendable {
+  var listener: Int32 = -1
+  var wakeRead: Int32 = -1
+  var sessions: [Int: Session] = [:]
+  var nextConnectionID = 1
+  /// The authorization broker: agents, questions, held requests and every app's machine.
+  var broker = AuthorizationBroker()
+}

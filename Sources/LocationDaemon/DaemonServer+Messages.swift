@@ -1,0 +1,233 @@
+import LocationEngine
+import LocationModel
+import LocationProtocol
+import LocationServices
+
+// Message routing: `hello` first, then each message to the handler of the connection's role.
+// Every switch here names every message, so that a message added to the protocol is a compile
+// error until the server decides what it does with it.
+extension DaemonServer {
+  func handle(_ message: DaemonMessage, _ session: Session) throws(DaemonProtocolError) {
+    guard let role = session.role else {
+      guard case .hello(let version, let role) = message else {
+        throw DaemonProtocolError(
+          code: .outOfOrder, message: "the first message must be hello, not \(message.type)")
+      }
+      hello(session, version: version, role: role)
+      return
+    }
+    switch message {
+    case .hello:
+      throw DaemonProtocolError(code: .outOfOrder, message: "hello was already received")
+    case .ping(let id):
+      session.connection.send(.reply(id: id, .done))
+    case .register, .unregister, .startUpdates, .changeRequest, .stopUpdates, .requestLocation,
+      .startSignificantChanges, .stopSignificantChanges, .requestAuthorization, .addRegion,
+      .removeRegion, .requestRegionState, .startHeading, .changeHeading, .stopHeading,
+      .allowDeferred, .disallowDeferred, .ack, .refreshRegions:
+      guard role == .app, let host = session.host else {
+        throw DaemonProtocolError(
+          code: .forbidden,
+          message: "\(message.type) is an app request; this is a \(role) connection")
+      }
+      try app(message, session, host)
+    case .status(let id), .apps(let id), .authorize(let id, _, _, _), .regions(let id, _),
+      .sources(let id), .services(let id, _):
+      guard role == .control else {
+        throw DaemonProtocolError(
+          code: .forbidden, message: "\(message.type) needs the control role", id: id)
+      }
+      try control(message, session)
+    case .authorizationDecision(let id, let status, let accuracy):
+      guard role == .agent else {
+        throw DaemonProtocolError(
+          code: .forbidden, message: "authorizationDecision needs the agent role", id: id)
+      }
+      try agentDecided(id, status, accuracy, from: session)
+    case .welcome, .error, .locations, .authorization, .regionEvents, .regionStarted,
+      .regionsChanged, .regionList, .regionFailed, .regionState, .heading, .headingInterference,
+      .deferredFinished, .paused, .resumed, .reply, .authorizationRequest:
+      throw DaemonProtocolError(
+        code: .outOfOrder, message: "\(message.type) is sent by the daemon, not to it")
+    }
+  }
+
+  private func hello(_ session: Session, version: Int, role: DaemonRole) {
+    let connection = session.connection
+    guard version == DaemonProtocol.version else {
+      connection.send(
+        .error(
+          DaemonErrorMessage(
+            code: .unsupportedVersion,
+            message:
+              "this daemon speaks version \(DaemonProtocol.version); the peer asked for \(version)"
+          )))
+      close(session)
+      return
+    }
+    let peer = connection.peer
+    switch role {
+    case .control, .agent:
+      guard DaemonAccess.mayControl(peerUID: peer.uid, daemonUID: daemonUID) else {
+        connection.send(
+          .error(
+            DaemonErrorMessage(
+              code: .forbidden,
+              message: "the \(role) role needs uid 0 or the daemon's uid \(daemonUID)")))
+        close(session)
+        return
+      }
+      session.role = role
+      if role == .agent { loop.broker.addAgent(connection.id) }
+      DaemonLog.write("pid \(peer.pid) (uid \(peer.uid)) connected as \(role)")
+      connection.send(
+        .welcome(
+          DaemonWelcome(
+            app: "", uid: Int(peer.uid),
+            authorization: AuthorizationSnapshot(
+              status: .notDetermined, servicesEnabled: persistence.servicesEnabled()),
+            maximumRegionRadius: RegionSpec.defaultMaximumRadius,
+            headingAvailable: pool?.descriptors.contains(where: \.producesHeading) ?? false,
+            significantChangeAvailable: pool != nil)))
+    case .app:
+      guard let executable = peer.executable else {
+        connection.send(
+          .error(
+            DaemonErrorMessage(
+              code: .forbidden,
+              message: "the executable of pid \(peer.pid) cannot be read; refusing to guess")))
+        close(session)
+        return
+      }
+      let app = configuration.appID(forExecutable: executable, uid: peer.uid)
+      for _ in 0..<2 {
+        let host = host(for: app)
+        let maximumRadius = host.hub.maximumRegionRadius
+        let heading = host.hub.headingAvailable
+        let significant = host.hub.significantChangeAvailable
+        let sent = host.attach(connection) { authorization, regions in
+          .welcome(
+            DaemonWelcome(
+              app: app, uid: Int(peer.uid), authorization: authorization, regions: regions,
+              maximumRegionRadius: maximumRadius, headingAvailable: heading,
+              significantChangeAvailable: significant))
+        }
+        // A host retired between the lookup and the attach: make a new one.
+        guard let sent else { continue }
+        session.role = .app
+        session.host = host
+        session.deliveredSequence = sent
+        DaemonLog.write("pid \(peer.pid) (uid \(peer.uid)) connected as app \(app)")
+        return
+      }
+      connection.send(
+        .error(DaemonErrorMessage(code: .unsupported, message: "the app could not be attached")))
+      close(session)
+    }
+  }
+
+  // MARK: App role
+
+  private func manager(_ session: Session, _ client: Int) throws(DaemonProtocolError) -> ClientID {
+    guard let manager = session.managers[client] else {
+      throw DaemonProtocolError(
+        code: .notRegistered, message: "client \(client) is not registered on this connection")
+    }
+    return manager.id
+  }
+
+  private func app(_ message: DaemonMessage, _ session: Session, _ host: AppHost)
+    throws(DaemonProtocolError)
+  {
+    if case .ack(let sequence) = message {
+      let through = min(
+        sequence, max(session.deliveredSequence, session.connection.highestSequence))
+      if through > 0 { host.acknowledge(through: through) }
+      return
+    }
+    try authorizeThenRun(message, session, host) { [self] () throws(DaemonProtocolError) in
+      try perform(message, session, host)
+    }
+  }
+
+  /// Carries out an app request (after any authorization it needed was decided).
+  private func perform(_ message: DaemonMessage, _ session: Session, _ host: AppHost)
+    throws(DaemonProtocolError)
+  {
+    let hub = host.hub
+    switch message {
+    case .register(let client):
+      guard session.managers[client] == nil else {
+        throw DaemonProtocolError(
+          code: .outOfOrder, message: "client \(client) is already registered")
+      }
+      guard session.managers.count < configuration.maximumManagers else {
+        throw DaemonProtocolError(
+          code: .unsupported,
+          message: "a connection may register at most \(configuration.maximumManagers) clients")
+      }
+      let proxy = ManagerProxy(connection: session.connection, client: client, host: host)
+      session.managers[client] = (hub.register(proxy), proxy)
+    case .unregister(let client):
+      hub.unregister(try manager(session, client))
+      session.managers[client] = nil
+    case .startUpdates(let client, let request):
+      hub.startUpdates(try manager(session, client), request)
+    case .changeRequest(let client, let request):
+      hub.send(.changeRequest(try manager(session, client), request))
+    case .stopUpdates(let client):
+      hub.send(.stopUpdates(try manager(session, client)))
+    case .requestLocation(let client, let request):
+      hub.requestLocation(try manager(session, client), request)
+    case .startSignificantChanges(let client):
+      hub.startSignificantChanges(try manager(session, client))
+    case .stopSignificantChanges(let client):
+      hub.send(.stopSignificantChanges(try manager(session, client)))
+    case .requestAuthorization:
+      // The broker has decided (or asked and been answered) before this runs.
+      break
+    case .addRegion(let client, let group, let region, let initialState):
+      let id = try manager(session, client)
+      if hub.authorization.isReduced {
+        session.connection.send(
+          .regionFailed(
+            client: client, group: group, identifier: region.identifier, failure: .denied))
+        return
+      }
+      host.noteGroup(group)
+      hub.addRegion(region, group: group, initialState: initialState, requester: id)
+    case .removeRegion(let group, let identifier):
+      hub.removeRegion(identifier: identifier, group: group)
+      let connection = session.connection.id
+      host.afterPendingWork { host.regionsChanged(by: connection) }
+    case .refreshRegions:
+      host.refreshRegions(session.connection)
+    case .requestRegionState(let client, let group, let identifier):
+      let id = try manager(session, client)
+      // An app that may not have locations learns nothing, not even a state stored earlier.
+      guard hub.authorization.allowsLocation else { return }
+      hub.requestRegionState(identifier: identifier, group: group, requester: id)
+    case .startHeading(let client, let filter, let orientation):
+      hub.send(
+        .startHeading(try manager(session, client), filter: filter, orientation: orientation))
+    case .changeHeading(let client, let filter, let orientation):
+      hub.send(
+        .changeHeading(try manager(session, client), filter: filter, orientation: orientation))
+    case .stopHeading(let client):
+      hub.send(.stopHeading(try manager(session, client)))
+    case .allowDeferred(let client, let distance, let timeout):
+      hub.allowDeferred(try manager(session, client), distance: distance, timeout: timeout)
+    case .disallowDeferred(let client):
+      hub.send(.disallowDeferred(try manager(session, client)))
+    case .ack:
+      // Handled before authorization (`app`): acknowledging is never held.
+      break
+    case .hello, .welcome, .error, .ping, .locations, .authorization, .regionEvents,
+      .regionStarted, .regionsChanged, .regionList, .regionFailed, .regionState, .heading,
+      .headingInterference, .deferredFinished, .paused, .resumed, .status, .apps, .authorize,
+      .regions, .sources, .services, .reply, .authorizationRequest, .authorizationDecision:
+      // Not app requests: `handle` routes these elsewhere.
+      break
+    }
+  }
+}
