@@ -157,29 +157,22 @@ final class PooledSource: Sendable {
     var nextSubscription = 1
     /// How many holds have been released so far.
     var releases = 0
-    var running = false
-    /// Bumped at every start and stop of the real source.
-    var generation = 0
-    var starts = 0
-    /// Set when the source failed or ended for good; cleared when the last relay releases it.
+    /// The real source's runs, outages, finish and on-time (``SourceRun``'s rules, shared with
+    /// the embedded hub).
+    var run = SourceRun()
+    /// How it finished for good, while it is finished.
     var finish: Finish?
     /// The transient failure of an outage, until the next fix.
     var outage: SourceError?
     /// The last fix of the current run.
     var lastFix: Fix?
-    /// When the current run began (monotonic, pool clock).
-    var startedAt = 0.0
-    /// Seconds of earlier runs.
-    var accumulated = 0.0
     var lastFailure: String?
     var outbox: [Action] = []
     var draining = false
 
-    /// Ends the current run's accounting and bumps the generation.
+    /// Stops the real source.
     mutating func markStopped(at now: Double) {
-      running = false
-      generation += 1
-      accumulated += max(0, now - startedAt)
+      run.stop(at: now)
       outbox.append(.stop)
     }
 
@@ -221,14 +214,10 @@ final class PooledSource: Sendable {
         case .failed(let error): state.send(.failure(error), to: subscriber)
         case .ended: state.send(.end, to: subscriber)
         }
-      } else if !state.running {
-        state.running = true
-        state.generation += 1
-        state.starts += 1
-        state.startedAt = now
+      } else if !state.run.running {
         state.lastFix = nil
         state.outage = nil
-        state.outbox.append(.start(generation: state.generation))
+        state.outbox.append(.start(generation: state.run.start(at: now)))
       } else if let outage = state.outage {
         state.send(.failure(outage), to: subscriber)
       } else if let fix = state.lastFix {
@@ -249,7 +238,8 @@ final class PooledSource: Sendable {
       state.releases += 1
       guard state.subscribers.isEmpty else { return }
       state.finish = nil
-      if state.running { state.markStopped(at: now) }
+      state.run.clearFinish()
+      if state.run.running { state.markStopped(at: now) }
     }
     drain()
   }
@@ -260,7 +250,14 @@ final class PooledSource: Sendable {
   func received(_ report: Report, generation: Int) {
     let now = clock.now.monotonic
     let current = state.withLock { state -> Bool in
-      guard state.running, state.generation == generation else { return false }
+      let kind: SourceRun.Report
+      switch report {
+      case .fix: kind = .fix
+      case .heading: kind = .heading
+      case .failure(let error): kind = .failure(permanent: error.isPermanent)
+      case .end: kind = .end
+      }
+      guard state.run.report(kind, generation: generation) != .stale else { return false }
       switch report {
       case .fix(let fix):
         state.outage = nil
@@ -359,10 +356,9 @@ final class PooledSource: Sendable {
     let descriptor = source.descriptor
     return state.withLock { state in
       SourcePoolStatus(
-        url: descriptor.url, power: descriptor.power, running: state.running,
-        subscribers: state.subscribers.count,
-        onSeconds: state.accumulated + (state.running ? max(0, now - state.startedAt) : 0),
-        starts: state.starts, failing: state.running && state.outage != nil,
+        url: descriptor.url, power: descriptor.power, running: state.run.running,
+        subscribers: state.subscribers.count, onSeconds: state.run.onTime(at: now),
+        starts: state.run.starts, failing: state.run.running && state.run.failing,
         finished: state.finish != nil, lastFailure: state.lastFailure)
     }
   }

@@ -47,27 +47,15 @@ public final class LocationHub: Sendable {
 
   private struct Candidate {
     var source: any LocationSource
-    var running = false
-    /// In an outage it may recover from.
-    var failing = false
-    /// Ended or failed for good.
-    var finished = false
-    /// Bumped at every start and stop, so that calls from an older run are ignored.
-    var generation = 0
-    /// When it was last started (hub monotonic seconds), while running.
-    var onSince: Double?
-    /// Seconds it ran before `onSince`.
-    var onSeconds = 0.0
-
-    /// Seconds it has run in all, up to `now`.
-    func onTime(at now: Double) -> Double { onSeconds + (onSince.map { now - $0 } ?? 0) }
+    /// Its runs, outages and on-time (``SourceRun``'s rules, shared with `locationd`'s pool).
+    var run = SourceRun()
 
     /// What the location arbiter sees: a source that gives no locations (a compass) is never
     /// chosen for locations.
     var arbiterView: SourceCandidate {
       SourceCandidate(
         nominalAccuracy: source.descriptor.nominalAccuracy, power: source.descriptor.power.rawValue,
-        failing: failing, finished: finished || !source.descriptor.producesLocation)
+        failing: run.failing, finished: run.finished || !source.descriptor.producesLocation)
     }
   }
 
@@ -407,41 +395,35 @@ public final class LocationHub: Sendable {
       if state.headingDemand {
         // Headings: every source that may produce them runs while a client wants headings.
         for index in candidates.indices
-        where candidates[index].source.descriptor.producesHeading && !candidates[index].finished {
+        where candidates[index].source.descriptor.producesHeading && !candidates[index].run.finished
+        {
           chosen.insert(index)
         }
       }
       var changed = false
       for index in candidates.indices {
         let wanted = chosen.contains(index)
-        guard wanted != candidates[index].running else { continue }
+        guard wanted != candidates[index].run.running else { continue }
         changed = true
-        candidates[index].running = wanted
-        candidates[index].generation += 1
         // Every source reports when it is on (issue 7): on-time is kept on the hub's clock.
         if wanted {
-          candidates[index].onSince = now
-        } else if let since = candidates[index].onSince {
-          candidates[index].onSeconds += now - since
-          candidates[index].onSince = nil
-        }
-        if wanted {
-          toStart.append((index, candidates[index].generation, candidates[index].source))
+          let generation = candidates[index].run.start(at: now)
+          toStart.append((index, generation, candidates[index].source))
         } else {
-          candidates[index].failing = false
+          candidates[index].run.stop(at: now)
           toStop.append(candidates[index].source)
         }
       }
       state.candidates = candidates
       if changed, !toStart.isEmpty { state.problem = nil }
-      let infos = candidates.filter(\.running).map {
+      let infos = candidates.filter(\.run.running).map {
         SourceInfo(
           name: $0.source.descriptor.url, nominalAccuracy: $0.source.descriptor.nominalAccuracy,
           power: $0.source.descriptor.power.rawValue,
           producesLocation: $0.source.descriptor.producesLocation)
       }
       let allFinished =
-        state.demand != nil && !candidates.isEmpty && candidates.allSatisfy(\.finished)
+        state.demand != nil && !candidates.isEmpty && candidates.allSatisfy(\.run.finished)
       return (infos, changed, allFinished)
     }
     for source in toStop {
@@ -468,7 +450,7 @@ public final class LocationHub: Sendable {
       state.demand = accuracy
       if accuracy == nil {
         // Nobody needs locations: ended sources may run again when asked next time.
-        for index in (state.candidates ?? []).indices { state.candidates?[index].finished = false }
+        for index in (state.candidates ?? []).indices { state.candidates?[index].run.clearFinish() }
       }
       return changed
     }
@@ -477,15 +459,10 @@ public final class LocationHub: Sendable {
 
   fileprivate func sourceEmitted(_ fix: Fix, generation: Int, index: Int) {
     executor.run { [self] in
-      let (current, recovered) = state.withLock { state -> (Bool, Bool) in
-        guard let candidate = state.candidates?[index], candidate.generation == generation,
-          candidate.running
-        else { return (false, false) }
-        let recovered = candidate.failing
-        state.candidates?[index].failing = false
-        return (true, recovered)
+      let outcome = state.withLock {
+        $0.candidates?[index].run.report(.fix, generation: generation) ?? .stale
       }
-      guard current else { return }
+      guard case .accepted(let recovered) = outcome else { return }
       HubLog.write(
         .debug, fix.source,
         "fix at \(Date(timeIntervalSince1970: fix.time)) ±\(String(format: "%.1f", fix.horizontalAccuracy)) m"
@@ -497,32 +474,27 @@ public final class LocationHub: Sendable {
 
   fileprivate func sourceEmittedHeading(_ sample: HeadingSample, generation: Int, index: Int) {
     executor.run { [self] in
-      let current = state.withLock { state -> Bool in
-        guard let candidate = state.candidates?[index] else { return false }
-        return candidate.generation == generation && candidate.running
+      let outcome = state.withLock {
+        $0.candidates?[index].run.report(.heading, generation: generation) ?? .stale
       }
-      if current { process(.heading(sample)) }
+      if outcome != .stale { process(.heading(sample)) }
     }
   }
 
   fileprivate func sourceFailed(_ error: SourceError, generation: Int, index: Int) {
     executor.run { [self] in
       let current = state.withLock { state -> Bool in
-        guard let candidate = state.candidates?[index], candidate.generation == generation,
-          candidate.running
-        else { return false }
+        let outcome =
+          state.candidates?[index].run.report(
+            .failure(permanent: error.isPermanent), generation: generation) ?? .stale
+        guard outcome != .stale else { return false }
         state.problem = error.message
         state.lastFailureWasDenial = error.code == .denied
-        if error.isPermanent {
-          state.candidates?[index].finished = true
-        } else {
-          state.candidates?[index].failing = true
-        }
         return true
       }
       guard current else { return }
       HubLog.write(.info, error.message, error.isPermanent ? "failed for good" : "failed; retrying")
-      let allFinished = state.withLock { $0.candidates?.allSatisfy(\.finished) ?? false }
+      let allFinished = state.withLock { $0.candidates?.allSatisfy(\.run.finished) ?? false }
       // When nothing is left, the end says it all (one error, with this message).
       if !allFinished { process(.sourceFailed(source: error.message, reason: error.code.rawValue)) }
       reconcileSources()
@@ -531,14 +503,10 @@ public final class LocationHub: Sendable {
 
   fileprivate func sourceEnded(generation: Int, index: Int) {
     executor.run { [self] in
-      let current = state.withLock { state -> Bool in
-        guard let candidate = state.candidates?[index], candidate.generation == generation,
-          candidate.running
-        else { return false }
-        state.candidates?[index].finished = true
-        return true
+      let outcome = state.withLock {
+        $0.candidates?[index].run.report(.end, generation: generation) ?? .stale
       }
-      if current { reconcileSources() }
+      if outcome != .stale { reconcileSources() }
     }
   }
 
@@ -570,14 +538,14 @@ public final class LocationHub: Sendable {
       (state.candidates ?? []).map {
         SourceUsage(
           url: $0.source.descriptor.url, power: $0.source.descriptor.power,
-          running: $0.running, onSeconds: $0.onTime(at: now))
+          running: $0.run.running, onSeconds: $0.run.onTime(at: now))
       }
     }
   }
 
   /// The URLs of the sources running now.
   public var runningSources: [String] {
-    state.withLock { ($0.candidates ?? []).filter(\.running).map(\.source.descriptor.url) }
+    state.withLock { ($0.candidates ?? []).filter(\.run.running).map(\.source.descriptor.url) }
   }
 }
 
