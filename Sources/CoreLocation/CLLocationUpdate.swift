@@ -86,7 +86,8 @@ public struct CLLocationUpdate: Sendable {
       let (stream, continuation) = AsyncStream.makeStream(
         of: CLLocationUpdate.self, bufferingPolicy: .bufferingNewest(1))
       let client = LiveUpdatesClient(
-        continuation: continuation, detector: StationaryDetector(activity: configuration.activity))
+        continuation: continuation,
+        stationarity: LiveUpdateStationarity(activity: configuration.activity))
       let hub = environment.hub
       let id = hub.register(client)
       continuation.onTermination = { _ in
@@ -136,19 +137,18 @@ extension CLActivityType {
   }
 }
 
-/// The hub client behind a live-updates sequence.
-///
-/// Stationary rule (`StationaryDetector`'s table): when the device has stayed within the
-/// configuration's radius for its dwell time, one update with `isStationary == true` is yielded and
-/// further updates are held back until the device moves out of the radius; the next update then has
-/// `isStationary == false`.
+/// The hub client behind a live-updates sequence; the engine's `LiveUpdateStationarity` says
+/// which updates are stationary and which are held back.
 private final class LiveUpdatesClient: HubClient {
   private let continuation: AsyncStream<CLLocationUpdate>.Continuation
-  private let detector: Mutex<StationaryDetector>
+  private let stationarity: Mutex<LiveUpdateStationarity>
 
-  init(continuation: AsyncStream<CLLocationUpdate>.Continuation, detector: StationaryDetector) {
+  init(
+    continuation: AsyncStream<CLLocationUpdate>.Continuation,
+    stationarity: LiveUpdateStationarity
+  ) {
     self.continuation = continuation
-    self.detector = Mutex(detector)
+    self.stationarity = Mutex(stationarity)
   }
 
   func hub(_ hub: any LocationService, deliver delivery: HubDelivery) {
@@ -156,15 +156,15 @@ private final class LiveUpdatesClient: HubClient {
     switch delivery {
     case .locations(let fixes):
       for fix in fixes {
-        let (was, now) = detector.withLock { detector in
-          let was = detector.isStationary
-          return (was, detector.observe(fix))
+        switch stationarity.withLock({ $0.receive(fix) }) {
+        case .deliver(let isStationary):
+          continuation.yield(
+            CLLocationUpdate(
+              location: CLLocation(fix: fix), isStationary: isStationary,
+              accuracyLimited: limited))
+        case .holdBack:
+          continue
         }
-        // While stationary, only the update that says so is delivered.
-        if was && now { continue }
-        continuation.yield(
-          CLLocationUpdate(
-            location: CLLocation(fix: fix), isStationary: now, accuracyLimited: limited))
       }
     case .error(.sourcesEnded, _):
       continuation.finish()

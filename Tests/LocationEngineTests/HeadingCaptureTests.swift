@@ -19,7 +19,6 @@ import LocationModel
       .deletingLastPathComponent()  // LocationEngineTests
       .deletingLastPathComponent()  // Tests
       .deletingLastPathComponent()  // package root
-
       .appendingPathComponent("Tests/Fixtures/gpsd-regress/bundg_zeus_9.log")
 
     struct Result {
@@ -46,10 +45,11 @@ import LocationModel
           guard heading.kind == .hdg else { continue }
           result.headings += 1
           let time = heading.time ?? location?.time ?? 1_534_723_200
-          let sample = try #require(
-            HeadingSample.fromHDG(
-              sensorHeading: heading.sensorHeading, deviation: heading.deviation, time: time,
-              source: "bundg_zeus_9", isSimulated: true))
+          // As the NMEA source maps it (`HeadingSample(nmea:...)` in LocationSources): the
+          // decoder's magnetic heading, sensor plus deviation.
+          let sample = HeadingSample(
+            time: time, magneticHeading: heading.magneticHeading, accuracy: -1,
+            source: "bundg_zeus_9", isSimulated: true)
           let action = pipeline.receive(sample, location: location, locationUpdatesRunning: true)
           let delivered: DeliveredHeading?
           switch action {

@@ -182,8 +182,7 @@ import Testing
       latitude: -77.85, longitude: 166.67, height: 0, unixTime: Data.mid2025)
     for running in [true, false] {
       var pipeline = HeadingPipeline()
-      let sample = try #require(
-        HeadingSample.fromHDT(trueHeading: 200, time: Data.mid2025, accuracy: 0.5))
+      let sample = HeadingSample(time: Data.mid2025, trueHeading: 200, accuracy: 0.5)
       let out = try #require(
         Data.delivered(
           pipeline.receive(
@@ -198,8 +197,7 @@ import Testing
 
   @Test func trueOnlyWithoutALocationStandsInWithNegativeAccuracy() throws {
     var pipeline = HeadingPipeline()
-    let sample = try #require(
-      HeadingSample.fromHDT(trueHeading: 200, time: Data.mid2025, accuracy: 0.5))
+    let sample = HeadingSample(time: Data.mid2025, trueHeading: 200, accuracy: 0.5)
     let out = try #require(
       Data.delivered(pipeline.receive(sample, location: nil, locationUpdatesRunning: true)))
     #expect(out.trueHeading == 200)
@@ -211,8 +209,7 @@ import Testing
 
   @Test func trueOnlyOutsideTheModelStandsInWithNegativeAccuracy() throws {
     var pipeline = HeadingPipeline()
-    let sample = try #require(
-      HeadingSample.fromTHS(trueHeading: 10, mode: .autonomous, time: Data.mid2031, accuracy: 1))
+    let sample = HeadingSample(time: Data.mid2031, trueHeading: 10, accuracy: 1)
     let out = try #require(
       Data.delivered(
         pipeline.receive(sample, location: Data.fix(45, 7), locationUpdatesRunning: true)))
@@ -225,7 +222,7 @@ import Testing
 
   @Test func trueOnlyIsRotatedToo() throws {
     var pipeline = HeadingPipeline(orientation: .portraitUpsideDown)
-    let sample = try #require(HeadingSample.fromHDT(trueHeading: 350, time: Data.mid2025))
+    let sample = HeadingSample(time: Data.mid2025, trueHeading: 350, accuracy: -1)
     let out = try #require(
       Data.delivered(pipeline.receive(sample, location: nil, locationUpdatesRunning: true)))
     #expect(out.trueHeading == 170 && out.magneticHeading == 170)
