@@ -1,5 +1,6 @@
-// libFuzzer entry for the NMEA decoder. Built by Fuzz/NMEA/run.sh together with the NMEA sources,
-// FormatError.swift and Fix.swift into one module (no SwiftPM), with -sanitize=fuzzer,address.
+// libFuzzer entry for the NMEA decoder. Built by Fuzz/NMEA/run.sh together with the NMEA sources and
+// FormatError.swift into one module (no SwiftPM; Geodesy and LocationModel beside it), with
+// -sanitize=fuzzer,address.
 //
 // Properties checked on every input (a violation traps, so libFuzzer keeps the input):
 // - no crash, no hang, no sanitizer report;

@@ -3,8 +3,9 @@
 #
 #   Fuzz/NMEA/run.sh [SECONDS]        (default 60)
 #
-# The target is the NMEA sources, FormatError.swift and LocationModel's Fix.swift compiled into one
-# module with FuzzTarget.swift (swiftc -sanitize=fuzzer,address). The corpus starts from the gpsd
+# The target is the NMEA sources and FormatError.swift compiled into one module with
+# FuzzTarget.swift, over Geodesy and LocationModel built as modules of their own (static
+# libraries, swiftc -sanitize=fuzzer,address). The corpus starts from the gpsd
 # captures in Tests/Fixtures/gpsd-regress (cut into 40-line pieces) and Tests/Fixtures/nmea.
 # Crashes land in $FUZZ_WORK/artifacts (default .build/fuzz-nmea/artifacts); keep each as a
 # regression input in Tests/Fixtures/nmea/ with a test.
@@ -15,12 +16,25 @@ seconds=${1:-60}
 work=${FUZZ_WORK:-$root/.build/fuzz-nmea}
 mkdir -p "$work/corpus" "$work/artifacts"
 
-swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name NMEAFuzz \
+flags=(-O -sanitize=fuzzer,address -parse-as-library -package-name CoreLocation)
+quiet() { grep -v 'Cannot export local symbol' >&2 || true; }
+mkdir -p "$work/modules"
+module() { # NAME FILES...: a static library and module of these files
+  local name=$1
+  shift
+  swiftc "${flags[@]}" -module-name "$name" -I "$work/modules" \
+    -emit-module -emit-module-path "$work/modules/" \
+    -emit-library -static -o "$work/modules/lib$name.a" "$@" 2> >(quiet)
+}
+module Geodesy "$root"/Sources/Geodesy/*.swift
+module LocationModel "$root"/Sources/LocationModel/*.swift
+
+swiftc "${flags[@]}" -module-name NMEAFuzz -I "$work/modules" -L "$work/modules" \
+  -lLocationModel -lGeodesy \
   "$root"/Sources/LocationFormats/NMEA/*.swift \
   "$root/Sources/LocationFormats/FormatError.swift" \
-  "$root/Sources/LocationModel/Fix.swift" \
   "$here/FuzzTarget.swift" \
-  -o "$work/nmea-fuzz" 2> >(grep -v 'Cannot export local symbol' >&2)
+  -o "$work/nmea-fuzz" 2> >(quiet)
 
 testdata="$root/Tests/Fixtures/gpsd-regress"
 if [ -d "$testdata" ] && [ ! -e "$work/corpus/.seeded" ]; then

@@ -27,11 +27,11 @@ import Synchronization
 /// Environments are independent, so tests may run in parallel.
 public final class SimulatedEnvironment: Sendable {
   /// The manual clock. Its wall clock starts at `start`.
-  public let clock: ManualClock
+  package let clock: ManualClock
   /// The default scripted source, started when a client needs locations.
   public let source: ScriptedSource
   /// The environment's hub.
-  public let hub: LocationHub
+  package let hub: LocationHub
   /// Whether the environment keeps its state in the SQLite file given as `storePath` (false when
   /// none was given or it could not be opened).
   public let isPersistent: Bool

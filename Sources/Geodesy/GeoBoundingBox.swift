@@ -5,15 +5,15 @@ import Foundation
 ///
 /// All values are in degrees. A box that covers all longitudes has `minLongitude == -180` and
 /// `maxLongitude == 180`.
-public struct GeoBoundingBox: Sendable, Equatable {
+package struct GeoBoundingBox: Sendable, Equatable {
   /// Southern edge, degrees.
-  public var minLatitude: Double
+  package var minLatitude: Double
   /// Northern edge, degrees.
-  public var maxLatitude: Double
+  package var maxLatitude: Double
   /// Western edge, degrees, -180...180.
-  public var minLongitude: Double
+  package var minLongitude: Double
   /// Eastern edge, degrees, -180...180; less than `minLongitude` when the box wraps.
-  public var maxLongitude: Double
+  package var maxLongitude: Double
 
   /// Creates a box from its edges.
   ///
@@ -22,7 +22,7 @@ public struct GeoBoundingBox: Sendable, Equatable {
   ///   - maxLatitude: Northern edge, degrees.
   ///   - minLongitude: Western edge, degrees.
   ///   - maxLongitude: Eastern edge, degrees (less than `minLongitude` to wrap the antimeridian).
-  public init(minLatitude: Double, maxLatitude: Double, minLongitude: Double, maxLongitude: Double)
+  package init(minLatitude: Double, maxLatitude: Double, minLongitude: Double, maxLongitude: Double)
   {
     self.minLatitude = minLatitude
     self.maxLatitude = maxLatitude
@@ -31,10 +31,10 @@ public struct GeoBoundingBox: Sendable, Equatable {
   }
 
   /// True when the box crosses the antimeridian.
-  public var wrapsAntimeridian: Bool { minLongitude > maxLongitude }
+  package var wrapsAntimeridian: Bool { minLongitude > maxLongitude }
 
   /// True when the box spans every longitude (it contains a pole, or is very large).
-  public var coversAllLongitudes: Bool { minLongitude == -180 && maxLongitude == 180 }
+  package var coversAllLongitudes: Bool { minLongitude == -180 && maxLongitude == 180 }
 
   /// A box that contains every point within a geodesic distance of a centre.
   ///
@@ -51,7 +51,8 @@ public struct GeoBoundingBox: Sendable, Equatable {
   ///   - longitude: Longitude of the centre, degrees.
   ///   - radius: Radius of the circle, metres (geodesic distance on WGS-84).
   /// - Returns: A box that covers the whole circle.
-  public static func around(latitude: Double, longitude: Double, radius: Double) -> GeoBoundingBox {
+  package static func around(latitude: Double, longitude: Double, radius: Double) -> GeoBoundingBox
+  {
     guard latitude.isFinite, longitude.isFinite, abs(latitude) <= 90 else {
       return GeoBoundingBox(
         minLatitude: .nan, maxLatitude: .nan, minLongitude: .nan, maxLongitude: .nan)
@@ -103,7 +104,7 @@ public struct GeoBoundingBox: Sendable, Equatable {
   ///   - longitude: Longitude, degrees (any value; reduced to -180...180, where -180 and 180 are
   ///     the same meridian).
   /// - Returns: True inside or on the edge; false for NaN.
-  public func contains(latitude: Double, longitude: Double) -> Bool {
+  package func contains(latitude: Double, longitude: Double) -> Bool {
     guard latitude >= minLatitude && latitude <= maxLatitude, longitude.isFinite else {
       return false
     }

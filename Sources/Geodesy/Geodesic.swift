@@ -9,11 +9,11 @@ import Foundation
 /// give NaN results, never a crash. The series expansions are those of Karney (2013) to sixth
 /// order, accurate to round-off for flattenings |f| <= 0.01; only oblate and spherical
 /// ellipsoids (f >= 0) are supported.
-public struct Geodesic: Sendable {
+package struct Geodesic: Sendable {
   /// Semi-major axis in metres.
-  public let a: Double
+  package let a: Double
   /// Flattening.
-  public let f: Double
+  package let f: Double
 
   // Derived constants (Karney (2013), section 2).
   let f1: Double  // 1 - f
@@ -28,14 +28,14 @@ public struct Geodesic: Sendable {
   let shortLineLimit: Double
 
   /// WGS-84 (NIMA TR8350.2): a = 6378137 m, f = 1/298.257223563.
-  public static let wgs84 = Geodesic(a: 6_378_137, f: 1 / 298.257_223_563)
+  package static let wgs84 = Geodesic(a: 6_378_137, f: 1 / 298.257_223_563)
 
   /// Creates a geodesic calculator for an ellipsoid.
   ///
   /// - Parameters:
   ///   - a: The equatorial radius in metres (positive).
   ///   - f: The flattening, 0 <= f <= 0.01 for full accuracy (WGS-84: 1/298.257223563).
-  public init(a: Double, f: Double) {
+  package init(a: Double, f: Double) {
     self.a = a
     self.f = f
     f1 = 1 - f
@@ -62,7 +62,7 @@ public struct Geodesic: Sendable {
   ///   - latitude2: Latitude of the second point, degrees.
   ///   - longitude2: Longitude of the second point, degrees.
   /// - Returns: The length of the shortest geodesic in metres; NaN for invalid input.
-  public func distance(
+  package func distance(
     latitude1: Double,
     longitude1: Double,
     latitude2: Double,
@@ -88,7 +88,7 @@ public struct Geodesic: Sendable {
   ///   - longitude2: Longitude of the second point, degrees.
   /// - Returns: The distance in metres and the azimuths at both ends (degrees clockwise from
   ///   north, -180...180); NaN for invalid input.
-  public func inverse(
+  package func inverse(
     latitude1: Double,
     longitude1: Double,
     latitude2: Double,
@@ -113,7 +113,7 @@ public struct Geodesic: Sendable {
   ///   - distance: Distance along the geodesic in metres (may be negative, to go backwards).
   /// - Returns: The destination (longitude reduced to -180...180) and the azimuth of the geodesic
   ///   there (-180...180); NaN for invalid input.
-  public func direct(
+  package func direct(
     latitude: Double,
     longitude: Double,
     azimuth: Double,
@@ -124,15 +124,15 @@ public struct Geodesic: Sendable {
 }
 
 /// The answer to the inverse geodesic problem.
-public struct GeodesicInverse: Sendable, Equatable {
+package struct GeodesicInverse: Sendable, Equatable {
   /// Length of the shortest geodesic in metres.
-  public var distance: Double
+  package var distance: Double
   /// Azimuth at the first point, degrees clockwise from north, -180...180.
-  public var azimuth1: Double
+  package var azimuth1: Double
   /// Azimuth at the second point (the direction of travel there), degrees, -180...180.
-  public var azimuth2: Double
+  package var azimuth2: Double
   /// Arc length on the auxiliary sphere, degrees (Karney (2013), sigma12).
-  public var arcLength: Double
+  package var arcLength: Double
 
   /// Creates an answer from its parts.
   ///
@@ -141,7 +141,7 @@ public struct GeodesicInverse: Sendable, Equatable {
   ///   - azimuth1: Degrees at the first point.
   ///   - azimuth2: Degrees at the second point.
   ///   - arcLength: Degrees on the auxiliary sphere.
-  public init(distance: Double, azimuth1: Double, azimuth2: Double, arcLength: Double) {
+  package init(distance: Double, azimuth1: Double, azimuth2: Double, arcLength: Double) {
     self.distance = distance
     self.azimuth1 = azimuth1
     self.azimuth2 = azimuth2
@@ -150,13 +150,13 @@ public struct GeodesicInverse: Sendable, Equatable {
 }
 
 /// The answer to the direct geodesic problem.
-public struct GeodesicDirect: Sendable, Equatable {
+package struct GeodesicDirect: Sendable, Equatable {
   /// Latitude of the destination, degrees.
-  public var latitude: Double
+  package var latitude: Double
   /// Longitude of the destination, degrees, -180...180.
-  public var longitude: Double
+  package var longitude: Double
   /// Azimuth of the geodesic at the destination (direction of travel), degrees, -180...180.
-  public var azimuth: Double
+  package var azimuth: Double
 
   /// Creates an answer from its parts.
   ///
@@ -164,7 +164,7 @@ public struct GeodesicDirect: Sendable, Equatable {
   ///   - latitude: Degrees.
   ///   - longitude: Degrees.
   ///   - azimuth: Degrees at the destination.
-  public init(latitude: Double, longitude: Double, azimuth: Double) {
+  package init(latitude: Double, longitude: Double, azimuth: Double) {
     self.latitude = latitude
     self.longitude = longitude
     self.azimuth = azimuth

@@ -11,11 +11,11 @@ import Foundation
 /// shorter than geodesic distances by about s³ / (6 R²) (2 µm at 1 km, 2 mm at 10 km); use it
 /// for local geometry within tens of kilometres. Points farther than the horizon of the plane
 /// (about a quarter of the Earth) unproject to the nearest point of the ellipsoid's outline.
-public struct LocalTangentPlane: Sendable {
+package struct LocalTangentPlane: Sendable {
   /// Latitude of the origin, degrees.
-  public let latitude: Double
+  package let latitude: Double
   /// Longitude of the origin, degrees.
-  public let longitude: Double
+  package let longitude: Double
 
   private let sinPhi0: Double
   private let cosPhi0: Double
@@ -33,7 +33,7 @@ public struct LocalTangentPlane: Sendable {
   /// - Parameters:
   ///   - latitude: Geodetic latitude of the origin, degrees, -90...90.
   ///   - longitude: Longitude of the origin, degrees.
-  public init(latitude: Double, longitude: Double) {
+  package init(latitude: Double, longitude: Double) {
     self.latitude = latitude
     self.longitude = longitude
     let (s, c) = AngleMath.sinCos(latitude)
@@ -50,7 +50,7 @@ public struct LocalTangentPlane: Sendable {
   ///   - latitude: Geodetic latitude, degrees.
   ///   - longitude: Longitude, degrees.
   /// - Returns: The point's east and north coordinates in metres; NaN for invalid input.
-  public func project(latitude: Double, longitude: Double) -> (east: Double, north: Double) {
+  package func project(latitude: Double, longitude: Double) -> (east: Double, north: Double) {
     guard abs(latitude) <= 90 else { return (.nan, .nan) }
     let (s, c) = AngleMath.sinCos(latitude)
     let (sl, cl) = AngleMath.sinCos(AngleMath.difference(self.longitude, longitude).difference)
@@ -67,7 +67,7 @@ public struct LocalTangentPlane: Sendable {
   ///   - east: Metres east of the origin in the plane.
   ///   - north: Metres north of the origin in the plane.
   /// - Returns: Geodetic latitude and longitude (-180...180), degrees; NaN for non-finite input.
-  public func unproject(east: Double, north: Double) -> (latitude: Double, longitude: Double) {
+  package func unproject(east: Double, north: Double) -> (latitude: Double, longitude: Double) {
     guard east.isFinite, north.isFinite else { return (.nan, .nan) }
     // A point of the plane: origin + east * E + north * N, with E = (0, 1, 0),
     // N = (-sin phi0, 0, cos phi0); the normal U = (cos phi0, 0, sin phi0).

@@ -2,37 +2,37 @@
 ///
 /// Angles are in degrees, intensities in nanotesla, yearly changes per year. Components are in the
 /// local geodetic frame: north (X), east (Y) and down (Z).
-public struct MagneticField: Sendable, Equatable {
+package struct MagneticField: Sendable, Equatable {
   /// Declination D: the angle from true north to the horizontal field, degrees, positive east.
-  public var declination: Double
+  package var declination: Double
   /// Inclination I (dip): the angle of the field below the horizontal, degrees, positive down.
-  public var inclination: Double
+  package var inclination: Double
   /// Horizontal intensity H, nT.
-  public var horizontalIntensity: Double
+  package var horizontalIntensity: Double
   /// Total intensity F, nT.
-  public var totalIntensity: Double
+  package var totalIntensity: Double
   /// North component X, nT.
-  public var north: Double
+  package var north: Double
   /// East component Y, nT.
-  public var east: Double
+  package var east: Double
   /// Down component Z, nT.
-  public var down: Double
+  package var down: Double
   /// Yearly change of the declination, degrees per year.
-  public var declinationChange: Double
+  package var declinationChange: Double
   /// Yearly change of the inclination, degrees per year.
-  public var inclinationChange: Double
+  package var inclinationChange: Double
   /// Yearly change of the horizontal intensity, nT per year.
-  public var horizontalIntensityChange: Double
+  package var horizontalIntensityChange: Double
   /// Yearly change of the total intensity, nT per year.
-  public var totalIntensityChange: Double
+  package var totalIntensityChange: Double
   /// Yearly change of the north component, nT per year.
-  public var northChange: Double
+  package var northChange: Double
   /// Yearly change of the east component, nT per year.
-  public var eastChange: Double
+  package var eastChange: Double
   /// Yearly change of the down component, nT per year.
-  public var downChange: Double
+  package var downChange: Double
   /// The model that produced the values, e.g. "WMM-2025".
-  public var modelName: String
+  package var modelName: String
 
   /// Creates a field from its elements (the model fills every one).
   ///
@@ -52,7 +52,7 @@ public struct MagneticField: Sendable, Equatable {
   ///   - eastChange: nT per year.
   ///   - downChange: nT per year.
   ///   - modelName: The model's name.
-  public init(
+  package init(
     declination: Double,
     inclination: Double,
     horizontalIntensity: Double,
@@ -89,9 +89,9 @@ public struct MagneticField: Sendable, Equatable {
   /// True in the model's "blackout zone" (H below 2,000 nT, near the magnetic poles), where
   /// compasses are unreliable and the declination should not be trusted (WMM technical report,
   /// section 5).
-  public var isInBlackoutZone: Bool { horizontalIntensity < 2_000 }
+  package var isInBlackoutZone: Bool { horizontalIntensity < 2_000 }
 
   /// True in the model's "caution zone" (H from 2,000 nT to below 6,000 nT), where compasses may be
   /// degraded (WMM technical report, section 5).
-  public var isInCautionZone: Bool { horizontalIntensity >= 2_000 && horizontalIntensity < 6_000 }
+  package var isInCautionZone: Bool { horizontalIntensity >= 2_000 && horizontalIntensity < 6_000 }
 }

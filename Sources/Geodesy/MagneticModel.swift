@@ -9,13 +9,13 @@ import Foundation
 /// The model is chosen by the date: WMM2010 for [2010.0, 2015.0), WMM2015v2 for [2015.0, 2020.0),
 /// WMM2020 for [2020.0, 2025.0) and WMM2025 for [2025.0, 2030.0]. Outside 2010.0...2030.0 the model
 /// has no answer and ``field(latitude:longitude:height:decimalYear:)`` throws.
-public enum MagneticModel {
+package enum MagneticModel {
   /// The dates, as decimal years, that the embedded models cover.
-  public static let validRange: ClosedRange<Double> = 2010.0...2030.0
+  package static let validRange: ClosedRange<Double> = 2010.0...2030.0
 
   /// Heights above the WGS-84 ellipsoid, metres, that the model is specified for (-1 km to
   /// 850 km, the WMM technical report, section 1.1).
-  public static let heightRange: ClosedRange<Double> = -1_000.0...850_000.0
+  package static let heightRange: ClosedRange<Double> = -1_000.0...850_000.0
 
   private static let models: [WorldMagneticModel] = [
     WorldMagneticModel.wmm2010,
@@ -28,7 +28,7 @@ public enum MagneticModel {
   ///
   /// - Parameter decimalYear: The date as a decimal year.
   /// - Returns: The model's name.
-  public static func modelName(decimalYear: Double) -> String? {
+  package static func modelName(decimalYear: Double) -> String? {
     model(for: decimalYear)?.name
   }
 
@@ -44,7 +44,7 @@ public enum MagneticModel {
   /// - Throws: ``MagneticModelError`` with code `.outOfValidRange` for a date outside
   ///   ``validRange``, `.invalidInput` for a non-finite value, a latitude outside -90...90 or a
   ///   height outside ``heightRange``.
-  public static func field(
+  package static func field(
     latitude: Double,
     longitude: Double,
     height: Double,
@@ -81,7 +81,7 @@ public enum MagneticModel {
   ///   - unixTime: Seconds since 1970-01-01T00:00:00Z; converted by ``decimalYear(unixTime:)``.
   /// - Returns: The field and its yearly change, from the model for that date.
   /// - Throws: ``MagneticModelError`` as ``field(latitude:longitude:height:decimalYear:)`` does.
-  public static func field(
+  package static func field(
     latitude: Double,
     longitude: Double,
     height: Double,
@@ -103,7 +103,7 @@ public enum MagneticModel {
   ///
   /// - Parameter unixTime: Seconds since 1970-01-01T00:00:00Z.
   /// - Returns: The decimal year; NaN for a non-finite time.
-  public static func decimalYear(unixTime: Double) -> Double {
+  package static func decimalYear(unixTime: Double) -> Double {
     guard unixTime.isFinite, abs(unixTime) < 1e15 else { return .nan }
     let days = Int((unixTime / 86_400).rounded(.down))
     let year = civilYear(fromDays: days)

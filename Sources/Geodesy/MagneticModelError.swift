@@ -1,9 +1,9 @@
 /// Why the World Magnetic Model could not give a field.
 ///
 /// Messages never contain the position asked about.
-public struct MagneticModelError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct MagneticModelError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The kinds of failure.
-  public enum Code: Sendable, Equatable {
+  package enum Code: Sendable, Equatable {
     /// The date is outside ``MagneticModel/validRange`` (2010.0...2030.0): no model covers it.
     case outOfValidRange
     /// A latitude, longitude, height or date that is not a finite number in its range.
@@ -11,20 +11,20 @@ public struct MagneticModelError: Error, Sendable, Equatable, CustomStringConver
   }
 
   /// What went wrong.
-  public var code: Code
+  package var code: Code
   /// A human-readable explanation.
-  public var message: String
+  package var message: String
 
   /// Creates an error.
   ///
   /// - Parameters:
   ///   - code: The kind of failure.
   ///   - message: A human-readable explanation (no coordinates).
-  public init(code: Code, message: String) {
+  package init(code: Code, message: String) {
     self.code = code
     self.message = message
   }
 
   /// The message, prefixed by the code.
-  public var description: String { "MagneticModelError.\(code): \(message)" }
+  package var description: String { "MagneticModelError.\(code): \(message)" }
 }

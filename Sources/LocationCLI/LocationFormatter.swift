@@ -2,7 +2,7 @@ import CoreLocation
 import Foundation
 
 /// Turns a `CLLocation` into `whereami`'s output: a format string with `%` tokens, or one JSON object.
-public enum LocationFormatter {
+package enum LocationFormatter {
   /// Tokens and what they print. Replacement tries the longest token first, so `%time_local` is not
   /// read as `%time` followed by `_local`.
   static let tokens: [(name: String, value: @Sendable (CLLocation) -> String)] = {
@@ -32,7 +32,7 @@ public enum LocationFormatter {
   }()
 
   /// The reverse-geocoding tokens, which print nothing on Linux.
-  public static let geocodingTokens: Set<String> = [
+  package static let geocodingTokens: Set<String> = [
     "address", "name", "isoCountryCode", "country", "postalCode", "administrativeArea",
     "subAdministrativeArea", "locality", "subLocality", "thoroughfare", "subThoroughfare", "region",
     "timeZone", "time_local",
@@ -40,7 +40,7 @@ public enum LocationFormatter {
 
   /// Replaces the tokens of `format` with the location's values; `\n` and `\t` become a newline and a
   /// tab, `%%` a percent sign; anything else is printed as it is.
-  public static func format(_ location: CLLocation, with format: String) -> String {
+  package static func format(_ location: CLLocation, with format: String) -> String {
     var output = ""
     var rest = Substring(format)
     while let first = rest.first {
@@ -69,7 +69,7 @@ public enum LocationFormatter {
   }
 
   /// The tokens of `format` that print nothing on Linux (reverse geocoding).
-  public static func unsupportedTokens(in format: String) -> [String] {
+  package static func unsupportedTokens(in format: String) -> [String] {
     var found: [String] = []
     var rest = Substring(format)
     while let percent = rest.firstIndex(of: "%") {
@@ -89,7 +89,7 @@ public enum LocationFormatter {
   /// Latitude and longitude have full precision: the shortest decimal that reads back as the same
   /// double (`52.850155`, `45.772175035`, `9.1697e-05`); the other numbers are rounded to what
   /// they can mean (centimetres, millimetres per second, hundredths of a degree).
-  public static func json(_ location: CLLocation) -> String {
+  package static func json(_ location: CLLocation) -> String {
     func number(_ value: Double, _ digits: Int) -> String {
       guard value.isFinite else { return "null" }
       var text = String(format: "%.\(digits)f", value)

@@ -4,12 +4,12 @@ import LocationFormats
 import LocationSources
 
 /// `whereami`: prints where this machine is, through the public CoreLocation API only.
-public enum WhereAmI {
+package enum WhereAmI {
   /// The version `--version` prints.
-  public static let version = "0.1.0"
+  package static let version = "0.1.0"
 
   /// Exit statuses (documented in `--help` and the README).
-  public enum ExitCode: Int32 {
+  package enum ExitCode: Int32 {
     /// Success.
     case success = 0
     /// No location.
@@ -24,7 +24,7 @@ public enum WhereAmI {
 
   /// Runs `whereami` with its arguments (without the program name); never returns.
   @MainActor
-  public static func main(arguments: [String]) -> Never {
+  package static func main(arguments: [String]) -> Never {
     let options: WhereAmIOptions
     let source: String?
     do {

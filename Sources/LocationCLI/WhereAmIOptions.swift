@@ -2,9 +2,9 @@ import CoreLocation
 import Foundation
 
 /// `whereami`'s command line, parsed (CoreLocationCLI's interface, plus the Linux options).
-public struct WhereAmIOptions: Equatable, Sendable {
+package struct WhereAmIOptions: Equatable, Sendable {
   /// What to print for each location.
-  public enum Output: Equatable, Sendable {
+  package enum Output: Equatable, Sendable {
     /// A format string with `%` tokens.
     case format(String)
     /// One JSON object per line.
@@ -12,45 +12,45 @@ public struct WhereAmIOptions: Equatable, Sendable {
   }
 
   /// `-w/--watch`: keep printing updates.
-  public var watch = false
+  package var watch = false
   /// `-v/--verbose`: diagnostics on standard error.
-  public var verbose = false
+  package var verbose = false
   /// `-f/--format` or `-j/--json`.
-  public var output = Output.format("%latitude %longitude")
+  package var output = Output.format("%latitude %longitude")
   /// `--source URL`: the location source (else `CORELOCATION_SOURCE`, configuration, discovery).
-  public var source: String?
+  package var source: String?
   /// `--accuracy`: the desired accuracy in metres (negative: Apple's "best" constants).
-  public var accuracy: CLLocationAccuracy = kCLLocationAccuracyBest
+  package var accuracy: CLLocationAccuracy = kCLLocationAccuracyBest
   /// `--distance-filter`: metres.
-  public var distanceFilter: CLLocationDistance = kCLDistanceFilterNone
+  package var distanceFilter: CLLocationDistance = kCLDistanceFilterNone
   /// `--timeout`: seconds to wait for a location (once) or between locations (watch).
-  public var timeout: TimeInterval?
+  package var timeout: TimeInterval?
   /// `--speed`: replay speed factor.
-  public var speed: Double?
+  package var speed: Double?
   /// `--instant`: replay as fast as possible.
-  public var instant = false
+  package var instant = false
   /// `--count N`: stop after N locations (implies watch).
-  public var count: Int?
+  package var count: Int?
   /// `--regions FILE.geojson`: monitor these regions and print their state changes instead of
   /// locations (implies watch).
-  public var regions: String?
+  package var regions: String?
   /// `-h/--help`.
-  public var help = false
+  package var help = false
   /// `--version`.
-  public var version = false
+  package var version = false
 
   /// Creates the defaults.
-  public init() {}
+  package init() {}
 
   /// A usage error: the message says what is wrong.
-  public struct UsageError: Error, Equatable, CustomStringConvertible {
+  package struct UsageError: Error, Equatable, CustomStringConvertible {
     /// What is wrong.
-    public var message: String
-    public var description: String { message }
+    package var message: String
+    package var description: String { message }
   }
 
   /// Parses arguments (without the program name).
-  public static func parse(_ rawArguments: [String]) throws(UsageError) -> WhereAmIOptions {
+  package static func parse(_ rawArguments: [String]) throws(UsageError) -> WhereAmIOptions {
     // `--name=value` is `--name value`.
     var arguments: [String] = []
     for argument in rawArguments {
@@ -140,7 +140,7 @@ public struct WhereAmIOptions: Equatable, Sendable {
 
   /// The source URL with the replay options applied.
   /// - Throws: when `--speed`/`--instant` are given for a source that is not a replay.
-  public func effectiveSource(environment: [String: String]) throws(UsageError) -> String? {
+  package func effectiveSource(environment: [String: String]) throws(UsageError) -> String? {
     guard speed != nil || instant else { return source }
     guard let base = source ?? environment["CORELOCATION_SOURCE"], !base.contains(",") else {
       throw UsageError(
@@ -158,7 +158,7 @@ public struct WhereAmIOptions: Equatable, Sendable {
   }
 
   /// The help text.
-  public static let helpText = """
+  package static let helpText = """
     USAGE: whereami [--watch] [--verbose] [--format FORMAT | --json] [options]
 
     Prints the location of this machine, from gpsd, an NMEA device, GeoClue, /etc/geolocation

@@ -13,15 +13,15 @@
 ///   `printf 'w\np\n' | locationctl agent` answers one request and ends.
 /// - At the end of input the agent ends once no typed answer is left, even if a request is still
 ///   unanswered: that request is left to the daemon (its configured policy decides).
-public struct AgentSession: Sendable {
+package struct AgentSession: Sendable {
   /// An authorization request from the daemon.
-  public struct Request: Equatable, Sendable {
+  package struct Request: Equatable, Sendable {
     /// The daemon's request number, echoed in the decision.
-    public var id: Int
+    package var id: Int
     /// The app asking.
-    public var app: String
+    package var app: String
     /// Whether the app asked for always (else when in use).
-    public var always: Bool
+    package var always: Bool
 
     /// Creates a request.
     ///
@@ -29,7 +29,7 @@ public struct AgentSession: Sendable {
     ///   - id: The daemon's request number.
     ///   - app: The app identifier.
     ///   - always: Whether the app asked for always.
-    public init(id: Int, app: String, always: Bool) {
+    package init(id: Int, app: String, always: Bool) {
       self.id = id
       self.app = app
       self.always = always
@@ -37,9 +37,9 @@ public struct AgentSession: Sendable {
   }
 
   /// The user's answer to a request.
-  public struct Decision: Equatable, Sendable {
+  package struct Decision: Equatable, Sendable {
     /// What the user allowed.
-    public enum Status: String, Equatable, Sendable {
+    package enum Status: String, Equatable, Sendable {
       /// Allowed once: when in use until the app's last connection closes.
       case once
       /// Allowed while the app is in use.
@@ -51,23 +51,23 @@ public struct AgentSession: Sendable {
     }
 
     /// What the user allowed.
-    public var status: Status
+    package var status: Status
     /// Reduced accuracy (approximate location); false for a denial.
-    public var approximate: Bool
+    package var approximate: Bool
 
     /// Creates a decision.
     ///
     /// - Parameters:
     ///   - status: What the user allowed.
     ///   - approximate: Whether the location is approximate.
-    public init(_ status: Status, approximate: Bool = false) {
+    package init(_ status: Status, approximate: Bool = false) {
       self.status = status
       self.approximate = approximate
     }
   }
 
   /// What the agent must do next, in order.
-  public enum Action: Equatable, Sendable {
+  package enum Action: Equatable, Sendable {
     /// Print this text to the terminal (a question ends without a newline).
     case show(String)
     /// Send this decision to the daemon.
@@ -89,29 +89,29 @@ public struct AgentSession: Sendable {
   private var finished = false
 
   /// Creates an idle session.
-  public init() {}
+  package init() {}
 
   /// Whether the session has ended (after `.finish`).
-  public var isFinished: Bool { finished }
+  package var isFinished: Bool { finished }
 
   /// The first question for a request.
   ///
   /// - Parameter request: The request.
   /// - Returns: The question, without a newline.
-  public static func statusQuestion(_ request: Request) -> String {
+  package static func statusQuestion(_ request: Request) -> String {
     "\(ControlTable.clean(request.app)) wants your location "
       + "(\(request.always ? "always" : "when in use")). "
       + "[o]nce, [w]hile in use, [a]lways, [d]eny? "
   }
 
   /// The second question.
-  public static let accuracyQuestion = "[p]recise or [a]pproximate? "
+  package static let accuracyQuestion = "[p]recise or [a]pproximate? "
 
   /// A request arrived from the daemon.
   ///
   /// - Parameter request: The request.
   /// - Returns: What to do.
-  public mutating func received(_ request: Request) -> [Action] {
+  package mutating func received(_ request: Request) -> [Action] {
     guard !finished else { return [] }
     waiting.append(request)
     return advance()
@@ -121,7 +121,7 @@ public struct AgentSession: Sendable {
   ///
   /// - Parameter line: The line.
   /// - Returns: What to do.
-  public mutating func typed(_ line: String) -> [Action] {
+  package mutating func typed(_ line: String) -> [Action] {
     guard !finished else { return [] }
     typed.append(line)
     return advance()
@@ -130,7 +130,7 @@ public struct AgentSession: Sendable {
   /// Standard input ended.
   ///
   /// - Returns: What to do (ends with `.finish`).
-  public mutating func endOfInput() -> [Action] {
+  package mutating func endOfInput() -> [Action] {
     guard !finished else { return [] }
     inputEnded = true
     return advance()

@@ -1,7 +1,7 @@
 /// Why a `locationctl` command failed, with the exit status it maps to.
-public struct ControlError: Error, Equatable, Sendable, CustomStringConvertible {
+package struct ControlError: Error, Equatable, Sendable, CustomStringConvertible {
   /// The kind of failure.
-  public enum Code: Equatable, Sendable {
+  package enum Code: Equatable, Sendable {
     /// The socket could not be reached (exit status 3).
     case cannotConnect
     /// The daemon answered with an `error` message (exit status 1); the payload is its code.
@@ -13,25 +13,25 @@ public struct ControlError: Error, Equatable, Sendable, CustomStringConvertible 
   }
 
   /// The kind of failure.
-  public var code: Code
+  package var code: Code
   /// A message for people: what happened and, where there is one, what to do.
-  public var message: String
+  package var message: String
 
   /// Creates an error.
   ///
   /// - Parameters:
   ///   - code: The kind of failure.
   ///   - message: The message for people.
-  public init(_ code: Code, _ message: String) {
+  package init(_ code: Code, _ message: String) {
     self.code = code
     self.message = message
   }
 
   /// The message.
-  public var description: String { message }
+  package var description: String { message }
 
   /// The exit status `locationctl` ends with for this error.
-  public var exitStatus: Int32 {
+  package var exitStatus: Int32 {
     switch code {
     case .cannotConnect: return LocationControlCommand.ExitCode.cannotConnect.rawValue
     case .daemon, .protocolViolation, .io:

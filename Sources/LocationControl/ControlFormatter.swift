@@ -6,12 +6,12 @@ import LocationProtocol
 /// Tables: one section per kind of thing, each an aligned ``ControlTable``; an empty list prints
 /// a line saying so instead of a bare heading. JSON: the reply's payload as the daemon sent it
 /// (every member, also ones this version of `locationctl` does not know), keys sorted, one line.
-public enum ControlFormatter {
+package enum ControlFormatter {
   /// The name of an authorization status, for tables.
   ///
   /// - Parameter status: The status.
   /// - Returns: `not determined`, `restricted`, `denied`, `always` or `when in use`.
-  public static func authorizationName(_ status: AuthorizationStatus) -> String {
+  package static func authorizationName(_ status: AuthorizationStatus) -> String {
     switch status {
     case .notDetermined: return "not determined"
     case .restricted: return "restricted"
@@ -25,7 +25,7 @@ public enum ControlFormatter {
   ///
   /// - Parameter accuracy: The accuracy.
   /// - Returns: The name.
-  public static func accuracyName(_ accuracy: AccuracyAuthorization) -> String {
+  package static func accuracyName(_ accuracy: AccuracyAuthorization) -> String {
     switch accuracy {
     case .fullAccuracy: return "precise"
     case .reducedAccuracy: return "approximate"
@@ -36,7 +36,7 @@ public enum ControlFormatter {
   ///
   /// - Parameter status: The reply.
   /// - Returns: The text, ending in a newline.
-  public static func status(_ status: DaemonStatus) -> String {
+  package static func status(_ status: DaemonStatus) -> String {
     var text = "Location services: \(status.servicesEnabled ? "on" : "off")\n\n"
     text += "Sources:\n" + sourcesTable(status.sources) + "\n"
     text += "Clients:\n"
@@ -70,7 +70,7 @@ public enum ControlFormatter {
   ///
   /// - Parameter sources: The sources.
   /// - Returns: The text, ending in a newline.
-  public static func sources(_ sources: [DaemonSourceStatus]) -> String {
+  package static func sources(_ sources: [DaemonSourceStatus]) -> String {
     sourcesTable(sources)
   }
 
@@ -96,7 +96,7 @@ public enum ControlFormatter {
   ///
   /// - Parameter apps: The apps.
   /// - Returns: The text, ending in a newline.
-  public static func apps(_ apps: [DaemonAppInfo]) -> String {
+  package static func apps(_ apps: [DaemonAppInfo]) -> String {
     guard !apps.isEmpty else { return "No app has asked for location yet.\n" }
     return ControlTable(
       [
@@ -119,7 +119,7 @@ public enum ControlFormatter {
   ///   - regions: The regions.
   ///   - app: The app they belong to, for the empty message.
   /// - Returns: The text, ending in a newline.
-  public static func regions(_ regions: [DaemonRegionEntry], app: String) -> String {
+  package static func regions(_ regions: [DaemonRegionEntry], app: String) -> String {
     guard !regions.isEmpty else {
       return "\(ControlTable.clean(app)) monitors no region.\n"
     }
@@ -147,7 +147,7 @@ public enum ControlFormatter {
   ///
   /// - Parameter state: The state.
   /// - Returns: The name.
-  public static func stateName(_ state: RegionState) -> String {
+  package static func stateName(_ state: RegionState) -> String {
     switch state {
     case .unknown: return "unknown"
     case .inside: return "inside"
@@ -177,7 +177,7 @@ public enum ControlFormatter {
   ///
   /// - Parameter value: The value.
   /// - Returns: The JSON text, without a newline.
-  public static func json(_ value: DaemonJSON) -> String {
+  package static func json(_ value: DaemonJSON) -> String {
     var text = ""
     write(value, to: &text)
     return text

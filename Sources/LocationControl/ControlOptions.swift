@@ -5,9 +5,9 @@ import LocationProtocol
 ///
 /// Options may come before or after the command: `locationctl --json apps` and
 /// `locationctl apps --json` are the same. `--name=value` is `--name value`.
-public struct ControlOptions: Equatable, Sendable {
+package struct ControlOptions: Equatable, Sendable {
   /// A grant that `locationctl authorize` can store for an app.
-  public enum Grant: String, Equatable, Sendable, CaseIterable {
+  package enum Grant: String, Equatable, Sendable, CaseIterable {
     /// `CLAuthorizationStatus.authorizedAlways`.
     case always
     /// `CLAuthorizationStatus.authorizedWhenInUse` (spelled `when-in-use` on the command line).
@@ -18,7 +18,7 @@ public struct ControlOptions: Equatable, Sendable {
     case reset
 
     /// The spelling on the command line.
-    public var argument: String {
+    package var argument: String {
       switch self {
       case .always: return "always"
       case .whenInUse: return "when-in-use"
@@ -31,7 +31,7 @@ public struct ControlOptions: Equatable, Sendable {
     ///
     /// - Parameter text: The argument.
     /// - Returns: The grant, or nil when the text names none.
-    public static func parse(_ text: String) -> Grant? {
+    package static func parse(_ text: String) -> Grant? {
       switch text.lowercased() {
       case "always": return .always
       case "when-in-use", "wheninuse", "when_in_use": return .whenInUse
@@ -43,7 +43,7 @@ public struct ControlOptions: Equatable, Sendable {
   }
 
   /// What to do.
-  public enum Command: Equatable, Sendable {
+  package enum Command: Equatable, Sendable {
     /// `status`: sources, clients and apps.
     case status
     /// `apps`: every app the daemon knows, with its authorization.
@@ -63,11 +63,11 @@ public struct ControlOptions: Equatable, Sendable {
   }
 
   /// The command.
-  public var command: Command
+  package var command: Command
   /// `--json`: print the daemon's answer as JSON instead of a table.
-  public var json: Bool
+  package var json: Bool
   /// `--socket PATH` or `--system`; nil: the default from the environment.
-  public var socket: String?
+  package var socket: String?
 
   /// Creates options.
   ///
@@ -75,22 +75,22 @@ public struct ControlOptions: Equatable, Sendable {
   ///   - command: The command.
   ///   - json: Whether to print JSON.
   ///   - socket: The socket path given on the command line, if any.
-  public init(command: Command, json: Bool = false, socket: String? = nil) {
+  package init(command: Command, json: Bool = false, socket: String? = nil) {
     self.command = command
     self.json = json
     self.socket = socket
   }
 
   /// A usage error: the message says what is wrong.
-  public struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
+  package struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
     /// What is wrong.
-    public var message: String
+    package var message: String
     /// The message.
-    public var description: String { message }
+    package var description: String { message }
   }
 
   /// The system daemon's socket (`--system`).
-  public static let systemSocket = DaemonSocketPath.system
+  package static let systemSocket = DaemonSocketPath.system
 
   /// The socket to use when none is given: `$CORELOCATION_DAEMON_SOCKET`, else the user daemon's
   /// (`$XDG_RUNTIME_DIR/locationd/socket`, or `/run/user/UID/locationd/socket` without
@@ -101,7 +101,7 @@ public struct ControlOptions: Equatable, Sendable {
   ///   - environment: The process environment.
   ///   - fileExists: Whether a path exists (tests replace it).
   /// - Returns: The socket path.
-  public static func defaultSocket(
+  package static func defaultSocket(
     environment: [String: String],
     fileExists: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) }
   ) -> String {
@@ -115,7 +115,7 @@ public struct ControlOptions: Equatable, Sendable {
   ///
   /// - Parameter environment: The process environment.
   /// - Returns: The socket path.
-  public func socketPath(environment: [String: String]) -> String {
+  package func socketPath(environment: [String: String]) -> String {
     socket ?? Self.defaultSocket(environment: environment)
   }
 
@@ -125,7 +125,7 @@ public struct ControlOptions: Equatable, Sendable {
   /// - Returns: The options.
   /// - Throws: `UsageError` naming the problem: an unknown command or option, a missing or extra
   ///   argument, a bad grant, `--approximate` outside `authorize`, `--socket` with `--system`.
-  public static func parse(_ rawArguments: [String]) throws(UsageError) -> ControlOptions {
+  package static func parse(_ rawArguments: [String]) throws(UsageError) -> ControlOptions {
     var arguments: [String] = []
     var afterDashes = false
     for argument in rawArguments {
@@ -236,7 +236,7 @@ public struct ControlOptions: Equatable, Sendable {
   }
 
   /// The help text.
-  public static let helpText = """
+  package static let helpText = """
     USAGE: locationctl [--json] [--socket PATH | --system] COMMAND [ARGUMENTS]
 
     Shows and changes what locationd (the location daemon) knows: sources, connected clients,

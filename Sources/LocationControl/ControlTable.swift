@@ -3,42 +3,42 @@
 /// Columns are separated by two spaces; text columns are left-aligned, columns marked numeric are
 /// right-aligned; trailing spaces are trimmed from every line. Widths count Unicode characters
 /// (grapheme clusters), which is right for the ASCII and Latin text of app ids and URLs.
-public struct ControlTable: Equatable, Sendable {
+package struct ControlTable: Equatable, Sendable {
   /// One column: its heading and alignment.
-  public struct Column: Equatable, Sendable {
+  package struct Column: Equatable, Sendable {
     /// The heading, printed in capitals.
-    public var title: String
+    package var title: String
     /// Right-align the cells (numbers).
-    public var numeric: Bool
+    package var numeric: Bool
 
     /// Creates a column.
     ///
     /// - Parameters:
     ///   - title: The heading.
     ///   - numeric: Whether the cells are right-aligned.
-    public init(_ title: String, numeric: Bool = false) {
+    package init(_ title: String, numeric: Bool = false) {
       self.title = title
       self.numeric = numeric
     }
   }
 
   /// The columns.
-  public var columns: [Column]
+  package var columns: [Column]
   /// The rows; a row shorter than `columns` is padded with empty cells.
-  public var rows: [[String]]
+  package var rows: [[String]]
 
   /// Creates a table.
   ///
   /// - Parameters:
   ///   - columns: The columns.
   ///   - rows: The cells, row by row.
-  public init(_ columns: [Column], rows: [[String]]) {
+  package init(_ columns: [Column], rows: [[String]]) {
     self.columns = columns
     self.rows = rows
   }
 
   /// The table as text: a heading line, then one line per row, each ending in a newline.
-  public var rendered: String {
+  package var rendered: String {
     let cells = [columns.map { $0.title.uppercased() }] + rows
     var widths = Array(repeating: 0, count: columns.count)
     for row in cells {

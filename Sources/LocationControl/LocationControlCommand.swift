@@ -10,9 +10,9 @@ import LocationProtocol
 /// Exit statuses (also in `--help`): 0 success, 1 the daemon answered with an error (or broke the
 /// protocol, or closed the connection), 2 usage error, 3 cannot connect (the message says how to
 /// start locationd).
-public enum LocationControlCommand {
+package enum LocationControlCommand {
   /// Exit statuses.
-  public enum ExitCode: Int32, Sendable {
+  package enum ExitCode: Int32, Sendable {
     /// Success.
     case success = 0
     /// The daemon answered with an error, broke the protocol or went away.
@@ -25,14 +25,14 @@ public enum LocationControlCommand {
 
   /// How long to wait for the daemon's answer before giving up, in seconds. Not a wait in the
   /// normal course: the daemon answers control requests at once.
-  public static let replyTimeout = 30.0
+  package static let replyTimeout = 30.0
 
   /// Runs the tool with the given arguments (without the program name), on the process's
   /// standard input, output and error, with the process's environment.
   ///
   /// - Parameter arguments: The command-line arguments.
   /// - Returns: The process's exit status.
-  public static func main(arguments: [String]) -> Int32 {
+  package static func main(arguments: [String]) -> Int32 {
     run(arguments: arguments, environment: ProcessInfo.processInfo.environment, io: .standard)
   }
 
@@ -43,7 +43,7 @@ public enum LocationControlCommand {
   ///   - environment: The environment (for the default socket).
   ///   - io: Where input comes from and output goes.
   /// - Returns: The exit status.
-  public static func run(arguments: [String], environment: [String: String], io: ControlIO)
+  package static func run(arguments: [String], environment: [String: String], io: ControlIO)
     -> Int32
   {
     let options: ControlOptions
@@ -319,13 +319,13 @@ public enum LocationControlCommand {
 
 /// Where `locationctl` reads and writes: standard input by file descriptor (the agent polls it
 /// together with the socket), output and errors as text.
-public struct ControlIO: Sendable {
+package struct ControlIO: Sendable {
   /// The file descriptor answers are read from (the agent).
-  public var input: Int32
+  package var input: Int32
   /// Writes to standard output.
-  public var output: @Sendable (String) -> Void
+  package var output: @Sendable (String) -> Void
   /// Writes to standard error.
-  public var error: @Sendable (String) -> Void
+  package var error: @Sendable (String) -> Void
 
   /// Creates an I/O set.
   ///
@@ -333,7 +333,7 @@ public struct ControlIO: Sendable {
   ///   - input: The file descriptor to read answers from.
   ///   - output: Receives standard output text.
   ///   - error: Receives standard error text.
-  public init(
+  package init(
     input: Int32, output: @escaping @Sendable (String) -> Void,
     error: @escaping @Sendable (String) -> Void
   ) {
@@ -344,7 +344,7 @@ public struct ControlIO: Sendable {
 
   /// The process's standard input, output and error (written unbuffered, so a question without
   /// a newline shows at once).
-  public static let standard = ControlIO(
+  package static let standard = ControlIO(
     input: STDIN_FILENO,
     output: { FileHandle.standardOutput.write(Data($0.utf8)) },
     error: { FileHandle.standardError.write(Data($0.utf8)) })

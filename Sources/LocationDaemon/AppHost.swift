@@ -504,13 +504,13 @@ enum AppLauncher {
 
 /// `locationd`'s log: lines on standard error (programs print diagnostics there; CONVENTIONS.md).
 /// No coordinates are ever logged.
-public enum DaemonLog {
+package enum DaemonLog {
   /// Whether lines are written (tests turn it off).
-  public static let enabled = Atomic<Bool>(true)
+  package static let enabled = Atomic<Bool>(true)
 
   /// Writes `locationd: message`.
   /// - Parameter message: The line.
-  public static func write(_ message: @autoclosure () -> String) {
+  package static func write(_ message: @autoclosure () -> String) {
     guard enabled.load(ordering: .relaxed) else { return }
     FileHandle.standardError.write(Data("locationd: \(message())\n".utf8))
   }

@@ -27,12 +27,12 @@ import Synchronization
 /// - 1: the store could not be opened or the socket could not be set up;
 /// - 2: a bad command line or configuration file;
 /// - 3: another daemon is already listening on the socket.
-public enum DaemonCommand {
+package enum DaemonCommand {
   /// Runs the daemon with the given arguments (without the program name).
   ///
   /// - Parameter arguments: The command-line arguments.
   /// - Returns: The process's exit status.
-  public static func main(arguments: [String]) -> Int32 {
+  package static func main(arguments: [String]) -> Int32 {
     let environment = ProcessInfo.processInfo.environment
     let configuration: DaemonConfiguration
     do {

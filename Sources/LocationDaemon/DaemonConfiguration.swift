@@ -42,22 +42,22 @@ import LocationSources
 ///
 /// A process whose executable is not listed is identified by its executable's path. The file is
 /// trusted (it names commands the daemon runs): it must be owned by the daemon's user or root.
-public struct DaemonConfiguration: Sendable, Equatable {
+package struct DaemonConfiguration: Sendable, Equatable {
   /// An app with a configured identity.
-  public struct App: Sendable, Equatable {
+  package struct App: Sendable, Equatable {
     /// The desktop-file-style identifier (`org.example.Maps`).
-    public var id: String
+    package var id: String
     /// The executables that are this app (absolute paths).
-    public var executables: [String]
+    package var executables: [String]
     /// The command that starts the app when an event waits for it (`/bin/sh -c`), if any.
-    public var launch: String?
+    package var launch: String?
 
     /// Creates an app entry.
     /// - Parameters:
     ///   - id: The identifier.
     ///   - executables: Its executables.
     ///   - launch: Its launch command.
-    public init(id: String, executables: [String], launch: String? = nil) {
+    package init(id: String, executables: [String], launch: String? = nil) {
       self.id = id
       self.executables = executables
       self.launch = launch
@@ -65,42 +65,42 @@ public struct DaemonConfiguration: Sendable, Equatable {
   }
 
   /// Whether this is the system daemon (`--system`).
-  public var system = false
+  package var system = false
   /// Whether `--foreground` was given (the daemon never forks; the flag is accepted for unit
   /// files and scripts).
-  public var foreground = false
+  package var foreground = false
   /// The socket path.
-  public var socketPath: String
+  package var socketPath: String
   /// The store path (`:memory:` keeps nothing).
-  public var storePath: String
+  package var storePath: String
   /// The configuration file read, if any.
-  public var configPath: String?
+  package var configPath: String?
   /// The configured sources, in order; empty: discover them as an embedded hub does
   /// (`CORELOCATION_SOURCE`, the sources files, gpsd, GeoClue, `/etc/geolocation`).
-  public var sources: [SourceURL] = []
+  package var sources: [SourceURL] = []
   /// The answer to apps with no decision when no agent is connected (default `deny`).
-  public var policy: AuthorizationPolicy = .deny
+  package var policy: AuthorizationPolicy = .deny
   /// Apps with a configured identity.
-  public var apps: [App] = []
+  package var apps: [App] = []
   /// The outgoing queue limit per connection, bytes.
-  public var queueLimit = 1 << 20
+  package var queueLimit = 1 << 20
   /// Protocol errors a connection may make before it is closed.
-  public var strikes = 3
+  package var strikes = 3
   /// Connections served at once.
-  public var maximumConnections = 4096
+  package var maximumConnections = 4096
   /// Managers one connection may register.
-  public var maximumManagers = 1024
+  package var maximumManagers = 1024
   /// Regions one app may monitor at once, every group together (`max-regions`): the store, the
   /// daemon's memory and the welcome that lists them stay bounded (50,000 regions with short
   /// identifiers make a welcome of about 8 MB; with identifiers of the longest, 1 KiB, about
   /// 60 MB, within the 64 MiB a client reads in one line).
-  public var maximumRegions = 50_000
+  package var maximumRegions = 50_000
 
   /// Creates a configuration with explicit paths and defaults for the rest.
   /// - Parameters:
   ///   - socketPath: The socket path.
   ///   - storePath: The store path.
-  public init(socketPath: String, storePath: String) {
+  package init(socketPath: String, storePath: String) {
     self.socketPath = socketPath
     self.storePath = storePath
   }
@@ -108,7 +108,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
   /// The app identifier for an executable: the configured id, else the path itself.
   /// - Parameter executable: The absolute path of the peer's executable.
   /// - Returns: The identifier.
-  public func appID(forExecutable executable: String) -> String {
+  package func appID(forExecutable executable: String) -> String {
     apps.first { $0.executables.contains(executable) }?.id ?? executable
   }
 
@@ -121,7 +121,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
   ///   - executable: The absolute path of the peer's executable.
   ///   - uid: The peer's uid (`SO_PEERCRED`).
   /// - Returns: The identifier.
-  public func appID(forExecutable executable: String, uid: UInt32) -> String {
+  package func appID(forExecutable executable: String, uid: UInt32) -> String {
     let id = appID(forExecutable: executable)
     return system ? "\(id)@\(uid)" : id
   }
@@ -129,7 +129,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
   /// The configured app with this identifier, if any.
   /// - Parameter id: The identifier.
   /// - Returns: The entry.
-  public func app(id: String) -> App? { apps.first { $0.id == id } }
+  package func app(id: String) -> App? { apps.first { $0.id == id } }
 
   // MARK: Defaults
 
@@ -138,7 +138,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
   ///   - system: Whether for the system daemon.
   ///   - environment: The process environment.
   /// - Returns: The path.
-  public static func defaultSocketPath(system: Bool, environment: [String: String]) -> String {
+  package static func defaultSocketPath(system: Bool, environment: [String: String]) -> String {
     DaemonSocketPath.daemon(system: system, environment: environment)
   }
 
@@ -147,7 +147,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
   ///   - system: Whether for the system daemon.
   ///   - environment: The process environment.
   /// - Returns: The path.
-  public static func defaultStorePath(system: Bool, environment: [String: String]) -> String {
+  package static func defaultStorePath(system: Bool, environment: [String: String]) -> String {
     if system { return "/var/lib/locationd/store.sqlite" }
     let state =
       environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
@@ -160,7 +160,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
   ///   - system: Whether for the system daemon.
   ///   - environment: The process environment.
   /// - Returns: The path.
-  public static func defaultConfigPath(system: Bool, environment: [String: String]) -> String {
+  package static func defaultConfigPath(system: Bool, environment: [String: String]) -> String {
     if system { return "/etc/corelocation/locationd.conf" }
     let config =
       environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
@@ -171,7 +171,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
   // MARK: Command line
 
   /// The usage text.
-  public static let usage = """
+  package static let usage = """
     usage: locationd [--foreground] [--system] [--socket PATH] [--store PATH] [--config PATH]
                      [--source URL]... [--policy grant|deny]
     """
@@ -184,7 +184,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
   /// - Returns: The configuration.
   /// - Throws: ``DaemonConfigurationError`` for an unknown option, a missing value, a bad value, a
   ///   missing `--config` file or a bad line in the file (with its path and line number).
-  public static func fromCommandLine(
+  package static func fromCommandLine(
     _ arguments: [String], environment: [String: String],
     readFile: (String) -> String? = DaemonConfiguration.readTextFile
   ) throws(DaemonConfigurationError) -> DaemonConfiguration {
@@ -254,7 +254,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
   /// cannot be opened or is not UTF-8.
   /// - Parameter path: The file.
   /// - Returns: Its text.
-  public static func readTextFile(_ path: String) -> String? {
+  package static func readTextFile(_ path: String) -> String? {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { return nil }
     defer { close(fd) }
@@ -277,7 +277,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
   ///   - text: The file's text.
   ///   - path: Its path, for messages.
   /// - Throws: ``DaemonConfigurationError`` naming the path and line.
-  public mutating func apply(file text: String, path: String) throws(DaemonConfigurationError) {
+  package mutating func apply(file text: String, path: String) throws(DaemonConfigurationError) {
     var currentApp: Int?
     var fileSources: [SourceURL] = []
     for (number, rawLine) in text.split(
@@ -367,21 +367,21 @@ public struct DaemonConfiguration: Sendable, Equatable {
 }
 
 /// A bad command line or configuration file.
-public struct DaemonConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct DaemonConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
   /// What is wrong, with the file and line where there is one.
-  public var message: String
+  package var message: String
   /// True when `--help` was asked for (the message is the usage; exit 0).
-  public var isHelp: Bool
+  package var isHelp: Bool
 
   /// Creates an error.
   /// - Parameters:
   ///   - message: What is wrong.
   ///   - isHelp: Whether this is the answer to `--help`.
-  public init(message: String, isHelp: Bool = false) {
+  package init(message: String, isHelp: Bool = false) {
     self.message = message
     self.isHelp = isHelp
   }
 
   /// The message.
-  public var description: String { message }
+  package var description: String { message }
 }

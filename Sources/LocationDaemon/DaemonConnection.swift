@@ -4,15 +4,15 @@ import Synchronization
 
 /// Who is at the other end of a connection, as the kernel says (`SO_PEERCRED`,
 /// `/proc/PID/exe`); never what the peer claims.
-public struct DaemonPeer: Sendable, Equatable {
+package struct DaemonPeer: Sendable, Equatable {
   /// The peer's pid when it connected.
-  public var pid: Int32
+  package var pid: Int32
   /// Its uid.
-  public var uid: UInt32
+  package var uid: UInt32
   /// Its gid.
-  public var gid: UInt32
+  package var gid: UInt32
   /// Its executable's path, if it could be read.
-  public var executable: String?
+  package var executable: String?
 
   /// Creates a peer description.
   /// - Parameters:
@@ -20,7 +20,7 @@ public struct DaemonPeer: Sendable, Equatable {
   ///   - uid: The uid.
   ///   - gid: The gid.
   ///   - executable: The executable's path.
-  public init(pid: Int32, uid: UInt32, gid: UInt32, executable: String?) {
+  package init(pid: Int32, uid: UInt32, gid: UInt32, executable: String?) {
     self.pid = pid
     self.uid = uid
     self.gid = gid
@@ -29,7 +29,7 @@ public struct DaemonPeer: Sendable, Equatable {
 }
 
 /// Who may use the control and agent roles.
-public enum DaemonAccess {
+package enum DaemonAccess {
   /// Whether a peer may use the control or agent role: root, or the daemon's own user (our rule,
   /// DAEMON.md "Store location"). A user daemon's socket admits only its user anyway; a system
   /// daemon's admits everyone, so this is what keeps other users to the app role.
@@ -37,7 +37,7 @@ public enum DaemonAccess {
   ///   - peerUID: The peer's uid from `SO_PEERCRED`.
   ///   - daemonUID: The daemon's effective uid.
   /// - Returns: Whether control is allowed.
-  public static func mayControl(peerUID: UInt32, daemonUID: UInt32) -> Bool {
+  package static func mayControl(peerUID: UInt32, daemonUID: UInt32) -> Bool {
     peerUID == 0 || peerUID == daemonUID
   }
 }

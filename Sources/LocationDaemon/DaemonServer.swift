@@ -51,9 +51,9 @@ import Synchronization
 ///   encoded.
 /// - `ack` deletes pending events up to the sequence given, but never beyond the highest sequence
 ///   this connection was sent.
-public final class DaemonServer: Sendable {
+package final class DaemonServer: Sendable {
   /// The configuration the server runs with.
-  public let configuration: DaemonConfiguration
+  package let configuration: DaemonConfiguration
   let store: LocationStore
   let persistence: StorePersistence
   let pool: SourcePool?
@@ -76,7 +76,7 @@ public final class DaemonServer: Sendable {
   let finished = DispatchSemaphore(value: 0)
 
   /// The setting key of the reduced-accuracy secret in the store.
-  public static let secretKey = "reducedAccuracySecret"
+  package static let secretKey = "reducedAccuracySecret"
 
   /// Creates a server; nothing listens before ``start()``.
   /// - Parameters:
@@ -89,7 +89,7 @@ public final class DaemonServer: Sendable {
   ///   - daemonUID: The uid that may use the control role besides root (default: the effective
   ///     uid).
   ///   - environment: The environment used for source discovery.
-  public init(
+  package init(
     configuration: DaemonConfiguration, store: LocationStore,
     sources: [any LocationSource]? = nil, clock: (any HubClock)? = nil,
     daemonUID: UInt32 = geteuid(),
@@ -147,7 +147,7 @@ public final class DaemonServer: Sendable {
   /// monitored regions, and starts the I/O thread.
   /// - Throws: ``DaemonSystemError`` when the socket cannot be set up (another daemon listening on
   ///   it is `EADDRINUSE`).
-  public func start() throws(DaemonSystemError) {
+  package func start() throws(DaemonSystemError) {
     let path = configuration.socketPath
     try prepareDirectory(of: path)
     if FileManager.default.fileExists(atPath: path) {
@@ -200,7 +200,7 @@ public final class DaemonServer: Sendable {
 
   /// Stops the server: every connection is closed, the socket file removed, every hub retired.
   /// Returns once the I/O thread has finished. Safe to call more than once.
-  public func stop() {
+  package func stop() {
     let (wasRunning, wake) = shared.withLock { shared -> (Bool, Int32) in
       defer { shared.stopping = true }
       return (shared.started && !shared.stopping, shared.wakeWrite)
@@ -212,7 +212,7 @@ public final class DaemonServer: Sendable {
   }
 
   /// Blocks until the server has stopped (after ``stop()`` from another thread).
-  public func waitUntilStopped() {
+  package func waitUntilStopped() {
     finished.wait()
     finished.signal()
   }

@@ -8,23 +8,23 @@ import LocationServices
 #endif
 
 /// A failed system call of the daemon, with `errno` and where it happened.
-public struct DaemonSystemError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct DaemonSystemError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The operation, such as `bind /run/locationd/socket`.
-  public var operation: String
+  package var operation: String
   /// `errno` after the call.
-  public var errno: Int32
+  package var errno: Int32
 
   /// Creates an error.
   /// - Parameters:
   ///   - operation: What was attempted.
   ///   - errno: The error number.
-  public init(operation: String, errno: Int32) {
+  package init(operation: String, errno: Int32) {
     self.operation = operation
     self.errno = errno
   }
 
   /// The operation and `strerror`'s text.
-  public var description: String { "\(operation): \(String(cString: strerror(errno)))" }
+  package var description: String { "\(operation): \(String(cString: strerror(errno)))" }
 }
 
 /// Thin wrappers over the socket calls the server makes: one function per call, `EINTR` retried,

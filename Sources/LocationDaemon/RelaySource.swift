@@ -14,9 +14,9 @@ import Synchronization
 /// `start` and `stop` are meant to be called from one serial executor (the hub's), as for every
 /// `LocationSource`; a second `start` without a `stop` releases the first hold before taking the
 /// new one.
-public final class RelaySource: LocationSource {
+package final class RelaySource: LocationSource {
   /// The real source's descriptor.
-  public let descriptor: SourceDescriptor
+  package let descriptor: SourceDescriptor
   private let pooled: PooledSource
   /// The current hold on the pool source, while started.
   private let subscription = Mutex<Int?>(nil)
@@ -27,11 +27,11 @@ public final class RelaySource: LocationSource {
   }
 
   /// Whether the relay holds its pool source (started and not stopped).
-  public var isStarted: Bool { subscription.withLock { $0 != nil } }
+  package var isStarted: Bool { subscription.withLock { $0 != nil } }
 
   /// Acquires the pool source; what the real source reports goes to `context` from now on.
   /// - Parameter context: the hub's context for this source.
-  public func start(context: any SourceContext) {
+  package func start(context: any SourceContext) {
     if let previous = subscription.withLock({ $0.take() }) { pooled.release(previous) }
     let id = pooled.acquire(context)
     if let raced = subscription.withLock({ $0.replace(with: id) }) { pooled.release(raced) }
@@ -39,7 +39,7 @@ public final class RelaySource: LocationSource {
 
   /// Releases the pool source; nothing more reaches the context given to `start` (except a
   /// delivery already being performed at this moment, see `SourcePool`).
-  public func stop() {
+  package func stop() {
     if let id = subscription.withLock({ $0.take() }) { pooled.release(id) }
   }
 }

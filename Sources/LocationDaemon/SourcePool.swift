@@ -41,9 +41,9 @@ import Synchronization
 ///   its own generation).
 /// - **Accounting.** The pool measures, on its clock, how long each real source has been running
 ///   in total (`SourcePoolStatus.onSeconds`): every source reports when it is on.
-public final class SourcePool: Sendable {
+package final class SourcePool: Sendable {
   /// The clock the real sources run on, and on which their running time is measured.
-  public let clock: any HubClock
+  package let clock: any HubClock
   private let pooled: [PooledSource]
 
   /// Creates a pool over real sources; nothing is started before a relay is.
@@ -51,7 +51,7 @@ public final class SourcePool: Sendable {
   ///   - sources: the real sources, in configuration order; the pool owns them from now on (nobody
   ///     else starts or stops them).
   ///   - clock: the clock given to the real sources (`now`, `schedule`) and used for `onSeconds`.
-  public init(sources: [any LocationSource], clock: any HubClock) {
+  package init(sources: [any LocationSource], clock: any HubClock) {
     self.clock = clock
     self.pooled = sources.map { PooledSource(source: $0, clock: clock) }
   }
@@ -59,52 +59,52 @@ public final class SourcePool: Sendable {
   /// Creates a pool whose sources run on real time, their timers firing on a serial queue of the
   /// pool's own.
   /// - Parameter sources: the real sources, in configuration order.
-  public convenience init(sources: [any LocationSource]) {
+  package convenience init(sources: [any LocationSource]) {
     self.init(
       sources: sources, clock: LiveClock(queue: DispatchQueue(label: "corelocation.sourcepool")))
   }
 
   /// The descriptors of the pool's sources, in configuration order.
-  public var descriptors: [SourceDescriptor] { pooled.map(\.source.descriptor) }
+  package var descriptors: [SourceDescriptor] { pooled.map(\.source.descriptor) }
 
   /// A new set of relays, one per pool source in configuration order, each with its real source's
   /// descriptor; give one set to each app hub (`LocationHub.Sources.objects { pool.relays() }`).
   /// - Returns: `RelaySource` objects, none of them started.
-  public func relays() -> [any LocationSource] {
+  package func relays() -> [any LocationSource] {
     pooled.map { RelaySource(pooled: $0) }
   }
 
   /// What each pool source is doing now, in configuration order.
-  public var status: [SourcePoolStatus] {
+  package var status: [SourcePoolStatus] {
     let now = clock.now.monotonic
     return pooled.map { $0.status(now: now) }
   }
 }
 
 /// What one pool source is doing (`SourcePool.status`, `locationctl status`).
-public struct SourcePoolStatus: Sendable, Equatable {
+package struct SourcePoolStatus: Sendable, Equatable {
   /// The source's URL (its descriptor's).
-  public var url: String
+  package var url: String
   /// Its power cost while running (its descriptor's).
-  public var power: PowerCost
+  package var power: PowerCost
   /// Whether the real source is running now.
-  public var running: Bool
+  package var running: Bool
   /// How many relays hold it now (started and not yet stopped), whether or not it runs.
-  public var subscribers: Int
+  package var subscribers: Int
   /// Seconds the real source has been running in total, on the pool's clock, including the
   /// current run.
-  public var onSeconds: Double
+  package var onSeconds: Double
   /// How many times the real source has been started.
-  public var starts: Int
+  package var starts: Int
   /// Whether it is in an outage it may recover from (a transient failure and no fix since).
-  public var failing: Bool
+  package var failing: Bool
   /// Whether it has failed or ended for good and stays so until every relay has released it.
-  public var finished: Bool
+  package var finished: Bool
   /// The message of the last failure it reported (transient or permanent), if any.
-  public var lastFailure: String?
+  package var lastFailure: String?
 
   /// Creates a status.
-  public init(
+  package init(
     url: String, power: PowerCost, running: Bool, subscribers: Int, onSeconds: Double,
     starts: Int = 0, failing: Bool = false, finished: Bool = false, lastFailure: String? = nil
   ) {

@@ -3,33 +3,33 @@ import LocationModel
 
 /// Identifies one client of the engine: a `CLLocationManager`, a live-updates stream or a daemon
 /// connection.
-public struct ClientID: Hashable, Sendable, Comparable, CustomStringConvertible {
+package struct ClientID: Hashable, Sendable, Comparable, CustomStringConvertible {
   /// The number behind the identifier; unique within one engine.
-  public let rawValue: Int
+  package let rawValue: Int
 
   /// Creates an identifier.
-  public init(_ rawValue: Int) { self.rawValue = rawValue }
+  package init(_ rawValue: Int) { self.rawValue = rawValue }
 
-  public static func < (lhs: ClientID, rhs: ClientID) -> Bool { lhs.rawValue < rhs.rawValue }
+  package static func < (lhs: ClientID, rhs: ClientID) -> Bool { lhs.rawValue < rhs.rawValue }
 
-  public var description: String { "client \(rawValue)" }
+  package var description: String { "client \(rawValue)" }
 }
 
 /// What one running source tells the engine about itself.
-public struct SourceInfo: Sendable, Equatable {
+package struct SourceInfo: Sendable, Equatable {
   /// The source's URL.
-  public var name: String
+  package var name: String
   /// The best horizontal accuracy (68 %, metres) this source can produce; `.infinity` for a source
   /// whose every fix is as good as it will get (a replayed recording).
-  public var nominalAccuracy: Double
+  package var nominalAccuracy: Double
   /// Its power cost while running: 0 none (a file, a recording), 1 low (GeoClue, a compass),
   /// 2 high (a GNSS receiver). Only high-power sources are switched off to save power.
-  public var power: Int
+  package var power: Int
   /// Whether it gives locations (a compass gives headings only).
-  public var producesLocation: Bool
+  package var producesLocation: Bool
 
   /// Creates a description.
-  public init(name: String, nominalAccuracy: Double, power: Int = 0, producesLocation: Bool = true)
+  package init(name: String, nominalAccuracy: Double, power: Int = 0, producesLocation: Bool = true)
   {
     self.name = name
     self.nominalAccuracy = nominalAccuracy
@@ -38,11 +38,11 @@ public struct SourceInfo: Sendable, Equatable {
   }
 
   /// The power cost from which a source is switched off between uses (a GNSS receiver).
-  public static let highPower = 2
+  package static let highPower = 2
 }
 
 /// Errors the engine reports to clients; the public layer maps them to `CLError`.
-public enum EngineError: Sendable, Equatable {
+package enum EngineError: Sendable, Equatable {
   /// No location could be obtained right now (`CLError.locationUnknown`); the engine keeps trying.
   case locationUnknown
   /// The app is not authorized or location services are off (`CLError.denied`); updates stop.
@@ -52,7 +52,7 @@ public enum EngineError: Sendable, Equatable {
 }
 
 /// Timers the engine arms; the runtime fires them back as `EngineEvent.timerFired`.
-public enum EngineTimer: Hashable, Sendable {
+package enum EngineTimer: Hashable, Sendable {
   /// The deadline of a client's `requestLocation`.
   case requestTimeout(ClientID)
   /// The timeout of a client's deferred updates.
@@ -66,7 +66,7 @@ public enum EngineTimer: Hashable, Sendable {
 }
 
 /// Something that happened, handed to `LocationEngine.handle(_:at:)`.
-public enum EngineEvent: Sendable {
+package enum EngineEvent: Sendable {
   /// A client appeared.
   case addClient(ClientID)
   /// A client went away; everything it asked for ends.
@@ -127,7 +127,7 @@ public enum EngineEvent: Sendable {
 ///
 /// The cases with large payloads are `indirect`, so that an effect is a few words: a fix makes one
 /// `deliverLocations` per client (hundreds in a daemon), each copied into and out of the array.
-public enum EngineEffect: Sendable, Equatable {
+package enum EngineEffect: Sendable, Equatable {
   /// Deliver these locations, oldest first, to a client.
   case deliverLocations(ClientID, [Fix])
   /// Report an error to a client.

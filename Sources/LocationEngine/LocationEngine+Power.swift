@@ -18,11 +18,11 @@ import LocationModel
 extension LocationEngine {
   /// The accuracy significant-change monitoring asks of the sources, metres: GeoClue's
   /// neighbourhood level, the first below street level.
-  public static let significantChangeAccuracy = 5000.0
+  package static let significantChangeAccuracy = 5000.0
   /// The time one duty-cycle burst may take to give a fix before the source goes off again and
   /// retries after the longest interval, seconds (a receiver's cold start takes up to about 30 s;
   /// two minutes leaves room for a weak sky).
-  public static let dutyTimeToFixLimit = 120.0
+  package static let dutyTimeToFixLimit = 120.0
 
   /// The accuracy that keeps the running location sources as they are, when they are all cheap
   /// (and at least one runs): the best nominal accuracy among them. A paused client, or a
@@ -56,7 +56,7 @@ extension LocationEngine {
   }
 
   /// Whether a client's updates are paused.
-  public func isPaused(_ client: ClientID) -> Bool { autoPauses[client]?.isPaused ?? false }
+  package func isPaused(_ client: ClientID) -> Bool { autoPauses[client]?.isPaused ?? false }
 
   // MARK: Auto-pause
 

@@ -57,8 +57,9 @@ extension LocationEngine {
   /// Restores persisted regions before the engine handles its first event (no effects: sources
   /// start when the first event computes the demand). Invalid ones (a store edited by hand) are
   /// skipped: they could not have been added through the API.
-  public mutating func restoreRegions(group: String, _ specs: [RegionSpec], _ states: [RegionState])
-  {
+  package mutating func restoreRegions(
+    group: String, _ specs: [RegionSpec], _ states: [RegionState]
+  ) {
     var monitor = regions[group] ?? RegionMonitor(maximumRadius: maximumRegionRadius)
     monitor.reserveCapacity(monitor.count + specs.count)
     for (index, spec) in specs.enumerated() {
@@ -82,15 +83,15 @@ extension LocationEngine {
   }
 
   /// The regions of a group, in the order they were first added.
-  public func regionSpecs(group: String) -> [RegionSpec] { regions[group]?.specs ?? [] }
+  package func regionSpecs(group: String) -> [RegionSpec] { regions[group]?.specs ?? [] }
 
   /// One region of a group.
-  public func regionSpec(group: String, identifier: String) -> RegionSpec? {
+  package func regionSpec(group: String, identifier: String) -> RegionSpec? {
     regions[group]?.spec(of: identifier)
   }
 
   /// The state of one region.
-  public func regionState(group: String, identifier: String) -> RegionState? {
+  package func regionState(group: String, identifier: String) -> RegionState? {
     regions[group]?.state(of: identifier)
   }
 }

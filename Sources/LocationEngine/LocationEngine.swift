@@ -14,22 +14,22 @@ import LocationModel
 /// - Fixes with an invalid coordinate (NaN, out of range, negative accuracy) are dropped and counted.
 /// - Not authorized: starting gives `denied` and nothing else; losing authorization stops updates
 ///   with `denied`.
-public struct LocationEngine: Sendable {
+package struct LocationEngine: Sendable {
   /// Seconds `requestLocation` waits for a satisfying fix (Apple documents no figure; ours is 10 s).
-  public var requestTimeout: Double = 10
+  package var requestTimeout: Double = 10
   /// The oldest cached location (in seconds of wall-clock age) delivered when updates start.
-  public var cachedLocationMaxAge: Double = 300
+  package var cachedLocationMaxAge: Double = 300
   /// Minimum monotonic seconds between two `saveLastKnownLocation` effects.
-  public var saveInterval: Double = 5
+  package var saveInterval: Double = 5
 
   /// The largest region radius accepted (metres): `maximumRegionMonitoringDistance`.
-  public var maximumRegionRadius: Double = RegionSpec.defaultMaximumRadius
+  package var maximumRegionRadius: Double = RegionSpec.defaultMaximumRadius
   /// The accuracy asked of the sources while regions are monitored (metres).
-  public var regionAccuracy: Double = 100
+  package var regionAccuracy: Double = 100
   /// The most regions monitored at once, every group together; nil: no limit. A new region
   /// beyond it is rejected (`CLError.regionMonitoringFailure`); replacing one is not a new one.
   /// Regions restored from the store are not counted against it.
-  public var maximumRegionCount: Int?
+  package var maximumRegionCount: Int?
 
   var sessions: [ClientID: UpdateSession] = [:]
   private var fixArbiter = FixArbiter()
@@ -50,24 +50,24 @@ public struct LocationEngine: Sendable {
   /// once instead of waiting for locations that cannot come.
   private var sourcesHaveEnded = false
   /// The newest valid fix from any source (or the cached one from the store at start).
-  public private(set) var latestFix: Fix?
+  package private(set) var latestFix: Fix?
   /// Fixes dropped because their coordinate was invalid.
-  public private(set) var droppedFixes = 0
+  package private(set) var droppedFixes = 0
 
   /// Creates an engine.
   /// - Parameters:
   ///   - allowed: whether the app may receive locations now.
   ///   - cachedLocation: the last known location from the store, if any.
-  public init(allowed: Bool, cachedLocation: Fix? = nil) {
+  package init(allowed: Bool, cachedLocation: Fix? = nil) {
     self.allowed = allowed
     self.latestFix = cachedLocation
   }
 
   /// Whether the client has updates or a request running.
-  public func isActive(_ client: ClientID) -> Bool { sessions[client]?.isActive ?? false }
+  package func isActive(_ client: ClientID) -> Bool { sessions[client]?.isActive ?? false }
 
   /// Handles one event at one instant and returns the effects to apply, in order.
-  public mutating func handle(_ event: EngineEvent, at now: EngineInstant) -> [EngineEffect] {
+  package mutating func handle(_ event: EngineEvent, at now: EngineInstant) -> [EngineEffect] {
     var effects: [EngineEffect] = []
     handle(event, at: now, into: &effects)
     return effects
@@ -75,7 +75,7 @@ public struct LocationEngine: Sendable {
 
   /// Handles one event and appends its effects to `effects` (a buffer the caller may reuse, so the
   /// hot path of one fix allocates nothing but the delivered batch).
-  public mutating func handle(
+  package mutating func handle(
     _ event: EngineEvent, at now: EngineInstant, into effects: inout [EngineEffect]
   ) {
     switch event {

@@ -31,12 +31,12 @@ import LocationModel
 ///   snapped like any other, and its other measures are cleared all the same. A coordinate that
 ///   is not finite, or a latitude beyond ±90°, is not a position and passes unchanged. Longitudes
 ///   outside ±180° are brought into range first. Nothing here traps.
-public struct ReducedAccuracy: Sendable {
+package struct ReducedAccuracy: Sendable {
   /// The nominal side of a cell in metres: reduced fixes are this accurate at best.
-  public static let cellSize: Double = 3000
+  package static let cellSize: Double = 3000
   /// The largest distance in metres between a cell's centre and its output point (a third of a
   /// cell).
-  public static let maximumOffset: Double = cellSize / 3
+  package static let maximumOffset: Double = cellSize / 3
   /// Metres per degree on the sphere of mean radius R1 = 6,371,008.8 m (IUGG).
   static let metresPerDegree: Double = 6_371_008.8 * .pi / 180
   /// The number of latitude bands (6,672: bands of about 2,999.9 m).
@@ -72,7 +72,7 @@ public struct ReducedAccuracy: Sendable {
   /// Creates the reduction for a secret.
   /// - Parameter secret: chooses every cell's offset; keep it (the daemon keeps it in its store)
   ///   so that a cell's output stays the same across restarts, and keep it private.
-  public init(secret: UInt64) {
+  package init(secret: UInt64) {
     self.secret = secret
   }
 
@@ -80,7 +80,7 @@ public struct ReducedAccuracy: Sendable {
   /// that could be precise (see the rules above).
   /// - Parameter fix: a fix as a source produced it.
   /// - Returns: the fix an app with reduced accuracy receives.
-  public func apply(_ fix: Fix) -> Fix {
+  package func apply(_ fix: Fix) -> Fix {
     var reduced = fix
     reduced.altitude = nil
     reduced.ellipsoidalAltitude = nil

@@ -2,18 +2,18 @@ import Geodesy
 import LocationModel
 
 /// What the arbiter knows of one configured source.
-public struct SourceCandidate: Sendable, Equatable {
+package struct SourceCandidate: Sendable, Equatable {
   /// The best horizontal accuracy it produces (metres, 68 %); `.infinity` for recordings.
-  public var nominalAccuracy: Double
+  package var nominalAccuracy: Double
   /// Its power cost, lower is cheaper (0 none, 1 low, 2 high).
-  public var power: Int
+  package var power: Int
   /// It is in an outage it may recover from (gpsd went away).
-  public var failing: Bool
+  package var failing: Bool
   /// It has ended or failed for good.
-  public var finished: Bool
+  package var finished: Bool
 
   /// Creates a candidate.
-  public init(nominalAccuracy: Double, power: Int, failing: Bool = false, finished: Bool = false) {
+  package init(nominalAccuracy: Double, power: Int, failing: Bool = false, finished: Bool = false) {
     self.nominalAccuracy = nominalAccuracy
     self.power = power
     self.failing = failing
@@ -29,9 +29,10 @@ public struct SourceCandidate: Sendable, Equatable {
 /// accurate first. The first source in that order runs; while it is failing (an outage it may
 /// recover from), the next one runs as well, and so on: the cheapest set that meets the strongest
 /// demand, with failover. Sources that ended for good are skipped; no demand runs nothing.
-public enum SourceArbiter {
+package enum SourceArbiter {
   /// The indices of the candidates to run.
-  public static func select(_ candidates: [SourceCandidate], accuracy demand: Double?) -> Set<Int> {
+  package static func select(_ candidates: [SourceCandidate], accuracy demand: Double?) -> Set<Int>
+  {
     guard let demand else { return [] }
     let order = candidates.indices.filter { !candidates[$0].finished }.sorted { left, right in
       // Ties go to the order of configuration.
@@ -57,16 +58,16 @@ public enum SourceArbiter {
 
 /// Which fix wins when several sources run: newer beats older; within `window` seconds of the last
 /// accepted fix, a fix from another source is taken only if it is more accurate.
-public struct FixArbiter: Sendable {
+package struct FixArbiter: Sendable {
   /// The window in which a more accurate source keeps precedence (seconds).
-  public var window: Double = 2
+  package var window: Double = 2
   private var last: Fix?
 
   /// Creates an arbiter.
-  public init() {}
+  package init() {}
 
   /// Whether to take the fix (and remember it).
-  public mutating func accept(_ fix: Fix) -> Bool {
+  package mutating func accept(_ fix: Fix) -> Bool {
     guard let last else {
       self.last = fix
       return true
@@ -83,5 +84,5 @@ public struct FixArbiter: Sendable {
   }
 
   /// Remembers a fix taken without arbitration (one source running).
-  public mutating func note(_ fix: Fix) { last = fix }
+  package mutating func note(_ fix: Fix) { last = fix }
 }

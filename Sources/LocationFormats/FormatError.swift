@@ -1,9 +1,9 @@
 /// An error found while decoding a file or a stream: what is wrong, and where.
 ///
 /// Coordinates never appear in `description` (CONVENTIONS.md, "Errors and logs").
-public struct FormatError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct FormatError: Error, Sendable, Equatable, CustomStringConvertible {
   /// What kind of problem this is.
-  public enum Code: String, Sendable, Equatable {
+  package enum Code: String, Sendable, Equatable {
     /// The bytes are not the format at all (not XML, not NMEA, ...).
     case malformed
     /// A value is out of its range (latitude 91, NaN, a negative accuracy).
@@ -17,23 +17,23 @@ public struct FormatError: Error, Sendable, Equatable, CustomStringConvertible {
   }
 
   /// What kind of problem this is.
-  public var code: Code
+  package var code: Code
   /// A human-readable explanation, without coordinates.
-  public var message: String
+  package var message: String
   /// The file (path or URL) the problem is in, if there is one.
-  public var file: String?
+  package var file: String?
   /// The 1-based line number, if known.
-  public var line: Int?
+  package var line: Int?
 
   /// Creates an error.
-  public init(_ code: Code, _ message: String, file: String? = nil, line: Int? = nil) {
+  package init(_ code: Code, _ message: String, file: String? = nil, line: Int? = nil) {
     self.code = code
     self.message = message
     self.file = file
     self.line = line
   }
 
-  public var description: String {
+  package var description: String {
     var place = ""
     if let file { place += file }
     if let line { place += place.isEmpty ? "line \(line)" : ":\(line)" }

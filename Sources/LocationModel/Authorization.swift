@@ -1,6 +1,6 @@
 /// An app's authorization status: Apple's `CLAuthorizationStatus`, with the same raw values, as
 /// every layer below the public one sees it.
-public enum AuthorizationStatus: Int32, Sendable, Equatable, CaseIterable {
+package enum AuthorizationStatus: Int32, Sendable, Equatable, CaseIterable {
   /// The user has not decided.
   case notDetermined = 0
   /// Location services are restricted for the app (parental controls and the like).
@@ -13,7 +13,7 @@ public enum AuthorizationStatus: Int32, Sendable, Equatable, CaseIterable {
   case authorizedWhenInUse = 4
 
   /// Whether the status lets the app have locations (always or when in use).
-  public var isAuthorized: Bool {
+  package var isAuthorized: Bool {
     switch self {
     case .authorizedAlways, .authorizedWhenInUse: return true
     case .notDetermined, .restricted, .denied: return false
@@ -23,7 +23,7 @@ public enum AuthorizationStatus: Int32, Sendable, Equatable, CaseIterable {
 
 /// How precise the locations an app receives are: Apple's `CLAccuracyAuthorization`, with the same
 /// raw values.
-public enum AccuracyAuthorization: Int, Sendable, Equatable, CaseIterable {
+package enum AccuracyAuthorization: Int, Sendable, Equatable, CaseIterable {
   /// Locations as precise as the sources give them.
   case fullAccuracy = 0
   /// Approximate locations (`ReducedAccuracy`): no region monitoring, coarse coordinates.
@@ -32,20 +32,20 @@ public enum AccuracyAuthorization: Int, Sendable, Equatable, CaseIterable {
 
 /// The app's authorization as the runtime knows it: its status, its accuracy and the global
 /// location services switch.
-public struct AuthorizationSnapshot: Sendable, Equatable {
+package struct AuthorizationSnapshot: Sendable, Equatable {
   /// The status (`CLAuthorizationStatus`).
-  public var status: AuthorizationStatus
+  package var status: AuthorizationStatus
   /// The accuracy (`CLAccuracyAuthorization`).
-  public var accuracy: AccuracyAuthorization
+  package var accuracy: AccuracyAuthorization
   /// The global switch behind `locationServicesEnabled()`.
-  public var servicesEnabled: Bool
+  package var servicesEnabled: Bool
 
   /// Creates a snapshot.
   /// - Parameters:
   ///   - status: The status.
   ///   - accuracy: The accuracy (default full).
   ///   - servicesEnabled: The global switch (default on).
-  public init(
+  package init(
     status: AuthorizationStatus, accuracy: AccuracyAuthorization = .fullAccuracy,
     servicesEnabled: Bool = true
   ) {
@@ -55,15 +55,15 @@ public struct AuthorizationSnapshot: Sendable, Equatable {
   }
 
   /// Whether locations may be delivered: services on, and authorized always or when in use.
-  public var allowsLocation: Bool { servicesEnabled && status.isAuthorized }
+  package var allowsLocation: Bool { servicesEnabled && status.isAuthorized }
 
   /// Whether the app receives approximate locations only.
-  public var isReduced: Bool { accuracy == .reducedAccuracy }
+  package var isReduced: Bool { accuracy == .reducedAccuracy }
 }
 
 /// How an app's authorization request is answered when no agent (a person) is asked and nothing
 /// is stored.
-public enum AuthorizationPolicy: String, Sendable, Equatable, CaseIterable {
+package enum AuthorizationPolicy: String, Sendable, Equatable, CaseIterable {
   /// Grant what the app asks for (when in use, or always). The default: a process that runs as the
   /// user already can open the user's devices and files; the store remembers the decision, and a
   /// decision stored with `locationctl` or by a test wins over this policy.

@@ -3,34 +3,34 @@
 /// ``magneticHeading`` is always valid (0..<360), as Apple's is; ``trueHeading`` is 0..<360 or -1
 /// when it could not be determined (see ``limitation``). Both are already rotated for the
 /// client's ``HeadingOrientation``.
-public struct DeliveredHeading: Sendable, Equatable {
+package struct DeliveredHeading: Sendable, Equatable {
   /// Degrees clockwise from magnetic north of the reference edge, 0..<360.
-  public var magneticHeading: Double
+  package var magneticHeading: Double
   /// Degrees clockwise from true north of the reference edge, 0..<360; -1 when unknown.
-  public var trueHeading: Double
+  package var trueHeading: Double
   /// Largest expected error of ``magneticHeading`` in degrees; negative: the heading is not to be
   /// trusted (uncalibrated source, magnetic interference, or a magnetic heading that stands in for
   /// a true one; see ``HeadingPipeline``).
-  public var accuracy: Double
+  package var accuracy: Double
   /// Raw field along the device's x axis, microtesla; nil when the source has no magnetometer
   /// (the public layer reports 0).
-  public var x: Double?
+  package var x: Double?
   /// Raw field along the device's y axis, microtesla; nil when the source has no magnetometer.
-  public var y: Double?
+  package var y: Double?
   /// Raw field along the device's z axis, microtesla; nil when the source has no magnetometer.
-  public var z: Double?
+  package var z: Double?
   /// Time of the measurement: seconds since 1970-01-01T00:00:00Z.
-  public var time: Double
+  package var time: Double
   /// The source that produced the sample.
-  public var source: String
+  package var source: String
   /// Whether software produced the sample (replay, simulation).
-  public var isSimulated: Bool
+  package var isSimulated: Bool
   /// The World Magnetic Model declination used to derive one heading from the other; nil when
   /// none was used.
-  public var declination: MagneticDeclination?
+  package var declination: MagneticDeclination?
   /// Why ``trueHeading`` is -1, or why ``magneticHeading`` is a true heading standing in for a
   /// magnetic one; nil when both are what they claim to be.
-  public var limitation: HeadingLimitation?
+  package var limitation: HeadingLimitation?
 
   /// Creates a delivered heading.
   ///
@@ -46,7 +46,7 @@ public struct DeliveredHeading: Sendable, Equatable {
   ///   - isSimulated: Whether software produced it.
   ///   - declination: The declination used, if any.
   ///   - limitation: What could not be determined, if anything.
-  public init(
+  package init(
     magneticHeading: Double, trueHeading: Double, accuracy: Double, x: Double? = nil,
     y: Double? = nil, z: Double? = nil, time: Double, source: String = "",
     isSimulated: Bool = false, declination: MagneticDeclination? = nil,

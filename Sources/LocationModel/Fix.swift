@@ -9,42 +9,42 @@
 ///   invalid. Sources that report another confidence convert before building a `Fix`.
 /// - `verticalAccuracy`, `speed`, `speedAccuracy`, `course`, `courseAccuracy`: negative means unknown.
 /// - `time` is wall-clock time in seconds since 1970-01-01T00:00:00Z (UTC).
-public struct Fix: Sendable, Equatable {
+package struct Fix: Sendable, Equatable {
   /// Geodetic latitude on WGS-84, degrees, -90...90.
-  public var latitude: Double
+  package var latitude: Double
   /// Geodetic longitude on WGS-84, degrees, -180...180.
-  public var longitude: Double
+  package var longitude: Double
   /// Height above mean sea level in metres, if known.
-  public var altitude: Double?
+  package var altitude: Double?
   /// Height above the WGS-84 ellipsoid in metres, if known.
-  public var ellipsoidalAltitude: Double?
+  package var ellipsoidalAltitude: Double?
   /// Radius of 68 % confidence in metres; negative: the coordinate is invalid.
-  public var horizontalAccuracy: Double
+  package var horizontalAccuracy: Double
   /// 68 % confidence of the altitudes in metres; negative: unknown.
-  public var verticalAccuracy: Double
+  package var verticalAccuracy: Double
   /// Ground speed in metres per second; negative: unknown.
-  public var speed: Double
+  package var speed: Double
   /// 68 % confidence of `speed` in metres per second; negative: unknown.
-  public var speedAccuracy: Double
+  package var speedAccuracy: Double
   /// Course over ground, degrees clockwise from true north, 0..<360; negative: unknown.
-  public var course: Double
+  package var course: Double
   /// 68 % confidence of `course` in degrees; negative: unknown.
-  public var courseAccuracy: Double
+  package var courseAccuracy: Double
   /// Time of the fix: seconds since 1970-01-01T00:00:00Z.
-  public var time: Double
+  package var time: Double
   /// How the position was obtained.
-  public var quality: FixQuality
+  package var quality: FixQuality
   /// Number of satellites used in the solution, if the source says.
-  public var satellitesUsed: Int?
+  package var satellitesUsed: Int?
   /// Building floor, if the source knows it.
-  public var floor: Int?
+  package var floor: Int?
   /// True when the fix was produced by software (replay, simulation) rather than a receiver.
-  public var isSimulated: Bool
+  package var isSimulated: Bool
   /// The URL (or another stable name) of the source that produced the fix.
-  public var source: String
+  package var source: String
 
   /// Creates a fix; every optional measure defaults to "unknown".
-  public init(
+  package init(
     latitude: Double,
     longitude: Double,
     altitude: Double? = nil,
@@ -81,14 +81,14 @@ public struct Fix: Sendable, Equatable {
   }
 
   /// True when latitude and longitude are finite and in range and the accuracy is not negative.
-  public var hasValidCoordinate: Bool {
+  package var hasValidCoordinate: Bool {
     latitude.isFinite && longitude.isFinite && abs(latitude) <= 90 && abs(longitude) <= 180
       && horizontalAccuracy >= 0
   }
 }
 
 /// How a position was obtained (NMEA GGA quality indicator, gpsd `status`, or the source's nature).
-public enum FixQuality: Int, Sendable, Equatable, CaseIterable {
+package enum FixQuality: Int, Sendable, Equatable, CaseIterable {
   /// No position.
   case none = 0
   /// Autonomous GNSS fix.

@@ -1,17 +1,17 @@
 /// A magnetic disturbance: the measured field is far from what the World Magnetic Model expects.
-public struct HeadingInterference: Sendable, Equatable {
+package struct HeadingInterference: Sendable, Equatable {
   /// The magnitude of the measured field, microtesla.
-  public var measured: Double
+  package var measured: Double
   /// The World Magnetic Model's total intensity at the location, microtesla; nil when no location
   /// (or no model for the date) was available and the fixed band was used.
-  public var expected: Double?
+  package var expected: Double?
 
   /// Creates a report.
   ///
   /// - Parameters:
   ///   - measured: Microtesla.
   ///   - expected: Microtesla, if known.
-  public init(measured: Double, expected: Double?) {
+  package init(measured: Double, expected: Double?) {
     self.measured = measured
     self.expected = expected
   }

@@ -1,7 +1,7 @@
 import Geodesy
 
 /// What kept the pipeline from giving both headings for real.
-public enum HeadingLimitation: Sendable, Equatable {
+package enum HeadingLimitation: Sendable, Equatable {
   /// Location updates are not running: the true heading of a magnetic source is -1 (Apple's
   /// documented rule).
   case locationUpdatesOff

@@ -29,7 +29,7 @@
 /// any other orientation is set that is `portrait` (rotation 0°), Apple's default. The rotation
 /// applies to both the magnetic and the true heading, never to the raw field components x, y, z,
 /// which stay in the device's own axes as on Apple platforms.
-public enum HeadingOrientation: Int32, Sendable, CaseIterable {
+package enum HeadingOrientation: Int32, Sendable, CaseIterable {
   /// The orientation is not known: keeps the previous rotation.
   case unknown = 0
   /// Upright, home button at the bottom: the top edge is forward (0°).
@@ -47,7 +47,7 @@ public enum HeadingOrientation: Int32, Sendable, CaseIterable {
 
   /// The angle in degrees added to the sensor's heading in this orientation, or nil for the
   /// orientations that keep the previous one (`unknown`, `faceUp`, `faceDown`).
-  public var rotation: Double? {
+  package var rotation: Double? {
     switch self {
     case .portrait: return 0
     case .portraitUpsideDown: return 180

@@ -17,25 +17,25 @@
 /// - ``x``, ``y``, ``z`` are the raw geomagnetic field along the device's axes in microtesla, when
 ///   the source has a magnetometer; nil otherwise.
 /// - `time` is wall-clock time in seconds since 1970-01-01T00:00:00Z (UTC).
-public struct HeadingSample: Sendable, Equatable {
+package struct HeadingSample: Sendable, Equatable {
   /// Time of the measurement: seconds since 1970-01-01T00:00:00Z.
-  public var time: Double
+  package var time: Double
   /// Heading relative to magnetic north, degrees clockwise, if the source measures it.
-  public var magneticHeading: Double?
+  package var magneticHeading: Double?
   /// Heading relative to true north, degrees clockwise, if the source measures it.
-  public var trueHeading: Double?
+  package var trueHeading: Double?
   /// Largest expected error of the heading, degrees; negative: uncalibrated or unknown.
-  public var accuracy: Double
+  package var accuracy: Double
   /// Geomagnetic field along the device's x axis, microtesla, if the source has a magnetometer.
-  public var x: Double?
+  package var x: Double?
   /// Geomagnetic field along the device's y axis, microtesla, if the source has a magnetometer.
-  public var y: Double?
+  package var y: Double?
   /// Geomagnetic field along the device's z axis, microtesla, if the source has a magnetometer.
-  public var z: Double?
+  package var z: Double?
   /// The URL (or another stable name) of the source that produced the sample.
-  public var source: String
+  package var source: String
   /// True when the sample was produced by software (replay, simulation) rather than a sensor.
-  public var isSimulated: Bool
+  package var isSimulated: Bool
 
   /// Creates a sample; every optional measure defaults to "unknown".
   ///
@@ -49,7 +49,7 @@ public struct HeadingSample: Sendable, Equatable {
   ///   - z: Field along the device's z axis, microtesla.
   ///   - source: The producing source's URL or name.
   ///   - isSimulated: Whether software produced the sample.
-  public init(
+  package init(
     time: Double,
     magneticHeading: Double? = nil,
     trueHeading: Double? = nil,
@@ -73,7 +73,7 @@ public struct HeadingSample: Sendable, Equatable {
 
   /// The magnitude of the measured field, sqrt(x² + y² + z²) in microtesla, when all three
   /// components are present and finite; nil otherwise.
-  public var fieldMagnitude: Double? {
+  package var fieldMagnitude: Double? {
     guard let x, let y, let z, x.isFinite, y.isFinite, z.isFinite else { return nil }
     return (x * x + y * y + z * z).squareRoot()
   }

@@ -3,9 +3,9 @@
 /// The monitor carries the region's `notifyOnEntry` / `notifyOnExit` flags in every event; whether
 /// an entry or exit is delivered to the app is the caller's decision (`shouldNotify` says what
 /// Apple's rule is). Determinations are always delivered (`didDetermineState`).
-public struct RegionEvent: Sendable, Equatable, Hashable {
+package struct RegionEvent: Sendable, Equatable, Hashable {
   /// What happened.
-  public enum Kind: Sendable, Equatable, Hashable {
+  package enum Kind: Sendable, Equatable, Hashable {
     /// The region's state is now this (the first decisive fix, a change, or an answer to
     /// `requestState`).
     case determined(RegionState)
@@ -16,16 +16,16 @@ public struct RegionEvent: Sendable, Equatable, Hashable {
   }
 
   /// The region's identifier.
-  public var identifier: String
+  package var identifier: String
   /// What happened.
-  public var kind: Kind
+  package var kind: Kind
   /// The region's `notifyOnEntry` flag when the event was made.
-  public var notifyOnEntry: Bool
+  package var notifyOnEntry: Bool
   /// The region's `notifyOnExit` flag when the event was made.
-  public var notifyOnExit: Bool
+  package var notifyOnExit: Bool
   /// When it happened, seconds since 1970, when the event comes from elsewhere (a daemon that
   /// kept it while the app was away); nil for the engine's own events, which happen now.
-  public var date: Double?
+  package var date: Double?
 
   /// Creates an event.
   /// - Parameters:
@@ -34,7 +34,7 @@ public struct RegionEvent: Sendable, Equatable, Hashable {
   ///   - notifyOnEntry: The region's `notifyOnEntry` flag.
   ///   - notifyOnExit: The region's `notifyOnExit` flag.
   ///   - date: When it happened, seconds since 1970, if not now.
-  public init(
+  package init(
     identifier: String, kind: Kind, notifyOnEntry: Bool, notifyOnExit: Bool, date: Double? = nil
   ) {
     self.identifier = identifier
@@ -46,7 +46,7 @@ public struct RegionEvent: Sendable, Equatable, Hashable {
 
   /// Whether the app is told: entries only with `notifyOnEntry`, exits only with `notifyOnExit`,
   /// determinations always.
-  public var shouldNotify: Bool {
+  package var shouldNotify: Bool {
     switch kind {
     case .determined: return true
     case .entered: return notifyOnEntry

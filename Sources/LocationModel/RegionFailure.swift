@@ -1,5 +1,5 @@
 /// Why a region is not monitored.
-public enum RegionFailure: Sendable, Equatable {
+package enum RegionFailure: Sendable, Equatable {
   /// The region is invalid (radius, centre, identifier); the message says why
   /// (`CLError.regionMonitoringFailure`).
   case invalid(String)

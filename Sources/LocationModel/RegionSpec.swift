@@ -3,33 +3,33 @@
 /// `hysteresis` is the `desiredAccuracy` given to `startMonitoring(for:desiredAccuracy:)`
 /// (default 5 m): a fix must be at least `max(accuracy, hysteresis)` inside or outside the circle
 /// to count (`RegionEvidence.of`).
-public struct RegionSpec: Sendable, Equatable, Hashable {
+package struct RegionSpec: Sendable, Equatable, Hashable {
   /// The default hysteresis in metres.
-  public static let defaultHysteresis: Double = 5
+  package static let defaultHysteresis: Double = 5
   /// The largest radius in metres a region may have unless configured otherwise: 1,000 km
   /// (`maximumRegionMonitoringDistance`; ours, Apple publishes no figure). The one default: the
   /// engine, `RegionMonitor`, the daemon's welcome and its clients all use it.
-  public static let defaultMaximumRadius: Double = 1_000_000
+  package static let defaultMaximumRadius: Double = 1_000_000
   /// The longest identifier accepted, in bytes of UTF-8 (ours; Apple documents none). With a
   /// daemon's per-app region limit it bounds what one app can make the daemon keep.
-  public static let maximumIdentifierBytes = 1024
+  package static let maximumIdentifierBytes = 1024
   /// The longest group name accepted (`monitor:` and a `CLMonitor`'s name), in bytes of UTF-8.
-  public static let maximumGroupBytes = 256
+  package static let maximumGroupBytes = 256
 
   /// The app's name for the region; regions are replaced by identifier.
-  public var identifier: String
+  package var identifier: String
   /// Latitude of the centre, degrees (WGS-84), -90...90.
-  public var latitude: Double
+  package var latitude: Double
   /// Longitude of the centre, degrees (WGS-84), -180...180.
-  public var longitude: Double
+  package var longitude: Double
   /// Radius in metres, > 0.
-  public var radius: Double
+  package var radius: Double
   /// Hysteresis in metres, >= 0.
-  public var hysteresis: Double
+  package var hysteresis: Double
   /// Whether entries are delivered to the app.
-  public var notifyOnEntry: Bool
+  package var notifyOnEntry: Bool
   /// Whether exits are delivered to the app.
-  public var notifyOnExit: Bool
+  package var notifyOnExit: Bool
 
   /// Creates a region; nothing is checked here (see `validate(maximumRadius:)`).
   /// - Parameters:
@@ -40,7 +40,7 @@ public struct RegionSpec: Sendable, Equatable, Hashable {
   ///   - hysteresis: Hysteresis in metres (default 5).
   ///   - notifyOnEntry: Whether entries are delivered (default true, as in Apple's API).
   ///   - notifyOnExit: Whether exits are delivered (default true, as in Apple's API).
-  public init(
+  package init(
     identifier: String,
     latitude: Double,
     longitude: Double,
@@ -66,7 +66,7 @@ public struct RegionSpec: Sendable, Equatable, Hashable {
   /// negative, NaN or infinite.
   /// - Parameter maximumRadius: The largest radius accepted, metres.
   /// - Returns: The reason, or nil when the region is valid.
-  public func validate(maximumRadius: Double = RegionSpec.defaultMaximumRadius) -> RegionSpecError?
+  package func validate(maximumRadius: Double = RegionSpec.defaultMaximumRadius) -> RegionSpecError?
   {
     if identifier.isEmpty {
       return RegionSpecError(code: .emptyIdentifier, message: "the region identifier is empty")
@@ -110,9 +110,9 @@ public struct RegionSpec: Sendable, Equatable, Hashable {
 /// Why a region cannot be monitored (the public layer maps it to `CLError.regionMonitoringFailure`).
 ///
 /// The message names the region and the bad measure, never the centre's coordinates.
-public struct RegionSpecError: Error, Sendable, Equatable, Hashable, CustomStringConvertible {
+package struct RegionSpecError: Error, Sendable, Equatable, Hashable, CustomStringConvertible {
   /// The reasons a region is rejected.
-  public enum Code: Sendable, Equatable, Hashable, CaseIterable {
+  package enum Code: Sendable, Equatable, Hashable, CaseIterable {
     /// The identifier is the empty string.
     case emptyIdentifier
     /// The identifier is longer than `RegionSpec.maximumIdentifierBytes`.
@@ -132,19 +132,19 @@ public struct RegionSpecError: Error, Sendable, Equatable, Hashable, CustomStrin
   }
 
   /// The reason.
-  public var code: Code
+  package var code: Code
   /// A sentence for logs and errors.
-  public var message: String
+  package var message: String
 
   /// Creates an error.
   /// - Parameters:
   ///   - code: The reason.
   ///   - message: A sentence for logs and errors.
-  public init(code: Code, message: String) {
+  package init(code: Code, message: String) {
     self.code = code
     self.message = message
   }
 
   /// The message.
-  public var description: String { message }
+  package var description: String { message }
 }

@@ -1,14 +1,14 @@
 /// What a client asks of location updates (Apple's `desiredAccuracy` and `distanceFilter`).
-public struct UpdateRequest: Sendable, Equatable {
+package struct UpdateRequest: Sendable, Equatable {
   /// Wanted accuracy in metres; negative values are Apple's "best" constants.
-  public var desiredAccuracy: Double
+  package var desiredAccuracy: Double
   /// Minimum distance in metres between delivered locations; zero or negative delivers every fix.
-  public var distanceFilter: Double
+  package var distanceFilter: Double
   /// Whether updates pause while the device is stationary (`pausesLocationUpdatesAutomatically`;
   /// see `AutoPause`).
-  public var pausesAutomatically: Bool
+  package var pausesAutomatically: Bool
   /// The client's activity type (`activityType`), which sets the stationary radius and time.
-  public var activity: ActivityType
+  package var activity: ActivityType
 
   /// Creates a request.
   /// - Parameters:
@@ -17,7 +17,7 @@ public struct UpdateRequest: Sendable, Equatable {
   ///   - pausesAutomatically: Whether updates pause while stationary (default false here; the
   ///     public API's default is true).
   ///   - activity: The activity type (default `.other`).
-  public init(
+  package init(
     desiredAccuracy: Double = -1, distanceFilter: Double = -1, pausesAutomatically: Bool = false,
     activity: ActivityType = .other
   ) {
@@ -29,7 +29,7 @@ public struct UpdateRequest: Sendable, Equatable {
 }
 
 /// The kinds of activity (Apple's `CLActivityType` and `LiveConfiguration`).
-public enum ActivityType: String, Sendable, Equatable, CaseIterable {
+package enum ActivityType: String, Sendable, Equatable, CaseIterable {
   /// Anything else.
   case other
   /// A car following roads.

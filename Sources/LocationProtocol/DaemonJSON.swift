@@ -1,7 +1,7 @@
 import LocationFormats
 
 /// A JSON value as the daemon protocol reads it: LocationFormats' `JSONValue`, parsed strictly.
-public typealias DaemonJSON = JSONValue
+package typealias DaemonJSON = JSONValue
 
 extension JSONValue {
   /// Parses one message of the daemon protocol with `JSONParser` in strict mode, so that its limits
@@ -12,7 +12,7 @@ extension JSONValue {
   /// - Parameter bytes: UTF-8 bytes.
   /// - Returns: The value.
   /// - Throws: ``DaemonProtocolError`` with code `malformed`, naming the byte offset.
-  public static func parse(_ bytes: [UInt8]) throws(DaemonProtocolError) -> JSONValue {
+  package static func parse(_ bytes: [UInt8]) throws(DaemonProtocolError) -> JSONValue {
     do {
       return try JSONParser.parse(bytes, strict: true)
     } catch {

@@ -6,9 +6,9 @@
 /// over the limit is reported once as ``Item/tooLarge`` as soon as the limit is passed (the rest of
 /// it is not buffered: it is skipped up to its newline), so memory stays bounded by the limit
 /// whatever the peer sends.
-public struct DaemonLineReader: Sendable {
+package struct DaemonLineReader: Sendable {
   /// One result.
-  public enum Item: Sendable, Equatable {
+  package enum Item: Sendable, Equatable {
     /// A complete line, without its terminator.
     case line([UInt8])
     /// A line passed the limit; its bytes are discarded up to the next newline.
@@ -18,10 +18,10 @@ public struct DaemonLineReader: Sendable {
   }
 
   /// The protocol's line limit: 64 KiB.
-  public static let defaultLimit = 65_536
+  package static let defaultLimit = 65_536
 
   /// The longest line accepted, in bytes, without its terminator.
-  public let limit: Int
+  package let limit: Int
   private var buffer: [UInt8] = []
   /// Where the current line starts in `buffer`.
   private var start = 0
@@ -32,19 +32,19 @@ public struct DaemonLineReader: Sendable {
 
   /// Creates a reader.
   /// - Parameter limit: The longest line accepted (default 64 KiB).
-  public init(limit: Int = DaemonLineReader.defaultLimit) {
+  package init(limit: Int = DaemonLineReader.defaultLimit) {
     self.limit = max(1, limit)
   }
 
   /// The bytes held of an unfinished line.
-  public var pendingByteCount: Int { buffer.count - start }
+  package var pendingByteCount: Int { buffer.count - start }
 
   /// The storage a reader keeps when it has nothing pending, bytes; more is given back.
   static let keptCapacity = 4096
 
   /// Adds bytes that arrived.
   /// - Parameter bytes: The bytes, in stream order.
-  public mutating func append(_ bytes: some Collection<UInt8>) {
+  package mutating func append(_ bytes: some Collection<UInt8>) {
     if start > 0, start >= buffer.count / 2 {
       buffer.removeFirst(start)
       scanned -= start
@@ -54,7 +54,7 @@ public struct DaemonLineReader: Sendable {
   }
 
   /// The next complete line, or an oversized-line report, or nil when more bytes are needed.
-  public mutating func next() -> Item? {
+  package mutating func next() -> Item? {
     while true {
       if let newline = buffer[scanned...].firstIndex(of: UInt8(ascii: "\n")) {
         if skipping {
@@ -105,7 +105,7 @@ public struct DaemonLineReader: Sendable {
   /// At end of stream: `.truncated(n)` when `n` bytes of an unterminated line remain, else nil
   /// (also nil in the middle of an oversized line, already reported as ``Item/tooLarge``). The
   /// reader is empty afterwards.
-  public mutating func finish() -> Item? {
+  package mutating func finish() -> Item? {
     let remaining = buffer.count - start
     let wasSkipping = skipping
     buffer.removeAll()

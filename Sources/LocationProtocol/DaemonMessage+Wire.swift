@@ -2,7 +2,7 @@ import LocationModel
 
 extension DaemonMessage {
   /// The message types: each case's name is its `type` on the wire.
-  public enum Kind: String, Sendable, CaseIterable {
+  package enum Kind: String, Sendable, CaseIterable {
     case hello, welcome, error, ping
     case register, unregister, startUpdates, changeRequest, stopUpdates, requestLocation
     case startSignificantChanges, stopSignificantChanges, requestAuthorization
@@ -17,7 +17,7 @@ extension DaemonMessage {
   }
 
   /// This message's type.
-  public var kind: Kind {
+  package var kind: Kind {
     switch self {
     case .hello: .hello
     case .welcome: .welcome

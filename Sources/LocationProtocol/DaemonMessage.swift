@@ -6,7 +6,7 @@ import LocationModel
 /// Every message is one JSON object on one line with a `"type"` member; the case names are the
 /// `type` values. `client` is the number a process chose for one of its managers (registered with
 /// `register`); `id` numbers a control or agent request and its answer.
-public enum DaemonMessage: Sendable, Equatable {
+package enum DaemonMessage: Sendable, Equatable {
   // MARK: Handshake
 
   /// Peer to daemon, first: the protocol version and the role. Any `app` the peer claims is
@@ -123,5 +123,5 @@ public enum DaemonMessage: Sendable, Equatable {
   case authorizationDecision(id: Int, status: DaemonAgentDecision, accuracy: DaemonAccuracy)
 
   /// The `type` member of this message.
-  public var type: String { kind.rawValue }
+  package var type: String { kind.rawValue }
 }

@@ -1,7 +1,7 @@
 import LocationModel
 
 /// What a connection is for, named in `hello`.
-public enum DaemonRole: String, Sendable, Equatable, CaseIterable {
+package enum DaemonRole: String, Sendable, Equatable, CaseIterable {
   /// A process using `CLLocationManager`: its identity is its executable.
   case app
   /// `locationctl`: status and settings (the daemon's uid or root only).
@@ -12,25 +12,25 @@ public enum DaemonRole: String, Sendable, Equatable, CaseIterable {
 }
 
 /// The daemon's answer to `hello`.
-public struct DaemonWelcome: Sendable, Equatable {
+package struct DaemonWelcome: Sendable, Equatable {
   /// The protocol version the daemon speaks.
-  public var version: Int
+  package var version: Int
   /// The app identifier the daemon gave this peer (from its executable; empty for control and
   /// agent roles).
-  public var app: String
+  package var app: String
   /// The peer's uid as the kernel reported it.
-  public var uid: Int
+  package var uid: Int
   /// The app's authorization now.
-  public var authorization: AuthorizationSnapshot
+  package var authorization: AuthorizationSnapshot
   /// The app's monitored regions, every group, with their states.
-  public var regions: [DaemonRegionEntry]
+  package var regions: [DaemonRegionEntry]
   /// The largest region radius accepted, metres (`maximumRegionMonitoringDistance`).
-  public var maximumRegionRadius: Double
+  package var maximumRegionRadius: Double
   /// Whether a configured source can produce headings (`headingAvailable()`).
-  public var headingAvailable: Bool
+  package var headingAvailable: Bool
   /// Whether significant-change monitoring can run
   /// (`significantLocationChangeMonitoringAvailable()`); false when absent (an older daemon).
-  public var significantChangeAvailable: Bool
+  package var significantChangeAvailable: Bool
 
   /// Creates a welcome.
   /// - Parameters:
@@ -42,7 +42,7 @@ public struct DaemonWelcome: Sendable, Equatable {
   ///   - maximumRegionRadius: The largest radius accepted, metres.
   ///   - headingAvailable: Whether headings can be produced.
   ///   - significantChangeAvailable: Whether significant-change monitoring can run.
-  public init(
+  package init(
     version: Int = DaemonProtocol.version, app: String, uid: Int,
     authorization: AuthorizationSnapshot, regions: [DaemonRegionEntry] = [],
     maximumRegionRadius: Double, headingAvailable: Bool, significantChangeAvailable: Bool = false
@@ -59,15 +59,15 @@ public struct DaemonWelcome: Sendable, Equatable {
 }
 
 /// An `error` message.
-public struct DaemonErrorMessage: Sendable, Equatable {
+package struct DaemonErrorMessage: Sendable, Equatable {
   /// The code.
-  public var code: DaemonErrorCode
+  package var code: DaemonErrorCode
   /// A sentence for people (may be empty).
-  public var message: String
+  package var message: String
   /// The control or agent request it answers, if any.
-  public var id: Int?
+  package var id: Int?
   /// The manager it is for (delivery errors), if any.
-  public var client: Int?
+  package var client: Int?
 
   /// Creates an error message.
   /// - Parameters:
@@ -75,7 +75,7 @@ public struct DaemonErrorMessage: Sendable, Equatable {
   ///   - message: A sentence for people.
   ///   - id: The request it answers.
   ///   - client: The manager it is for.
-  public init(code: DaemonErrorCode, message: String, id: Int? = nil, client: Int? = nil) {
+  package init(code: DaemonErrorCode, message: String, id: Int? = nil, client: Int? = nil) {
     self.code = code
     self.message = message
     self.id = id
@@ -84,7 +84,7 @@ public struct DaemonErrorMessage: Sendable, Equatable {
 
   /// The message for a protocol error.
   /// - Parameter error: The error.
-  public init(_ error: DaemonProtocolError) {
+  package init(_ error: DaemonProtocolError) {
     self.init(code: error.code, message: error.message, id: error.id)
   }
 }
@@ -97,20 +97,20 @@ public struct DaemonErrorMessage: Sendable, Equatable {
 /// `outside` for an exit; the two flags are optional on decode (default true). `region`, the
 /// region itself, is optional: the daemon sends it so that a process whose copy of the app's
 /// regions is out of date (another process added the region) can still name it.
-public struct DaemonRegionEvent: Sendable, Equatable {
+package struct DaemonRegionEvent: Sendable, Equatable {
   /// The event.
-  public var event: RegionEvent
+  package var event: RegionEvent
   /// When it happened: seconds since 1970.
-  public var date: Double
+  package var date: Double
   /// The region, when the sender knows it.
-  public var region: RegionSpec?
+  package var region: RegionSpec?
 
   /// Creates an event.
   /// - Parameters:
   ///   - event: The engine's event.
   ///   - date: Seconds since 1970.
   ///   - region: The region, if known.
-  public init(_ event: RegionEvent, date: Double, region: RegionSpec? = nil) {
+  package init(_ event: RegionEvent, date: Double, region: RegionSpec? = nil) {
     self.event = event
     self.event.date = nil
     self.date = date
@@ -118,7 +118,7 @@ public struct DaemonRegionEvent: Sendable, Equatable {
   }
 
   /// The event with its `date` set (`RegionEvent.date`).
-  public var datedEvent: RegionEvent {
+  package var datedEvent: RegionEvent {
     var dated = event
     dated.date = date
     return dated
@@ -126,20 +126,20 @@ public struct DaemonRegionEvent: Sendable, Equatable {
 }
 
 /// A monitored region with its group and state (welcome, `regions` replies).
-public struct DaemonRegionEntry: Sendable, Equatable {
+package struct DaemonRegionEntry: Sendable, Equatable {
   /// `manager` or `monitor:NAME`.
-  public var group: String
+  package var group: String
   /// The region.
-  public var region: RegionSpec
+  package var region: RegionSpec
   /// Its state.
-  public var state: RegionState
+  package var state: RegionState
 
   /// Creates an entry.
   /// - Parameters:
   ///   - group: The group.
   ///   - region: The region.
   ///   - state: Its state.
-  public init(group: String, region: RegionSpec, state: RegionState) {
+  package init(group: String, region: RegionSpec, state: RegionState) {
     self.group = group
     self.region = region
     self.state = state
@@ -147,7 +147,7 @@ public struct DaemonRegionEntry: Sendable, Equatable {
 }
 
 /// What `authorize` sets (`locationctl authorize APP ...`).
-public enum DaemonAuthorizationSetting: String, Sendable, Equatable, CaseIterable {
+package enum DaemonAuthorizationSetting: String, Sendable, Equatable, CaseIterable {
   /// `authorizedAlways`.
   case always
   /// `authorizedWhenInUse`.
@@ -159,7 +159,7 @@ public enum DaemonAuthorizationSetting: String, Sendable, Equatable, CaseIterabl
 }
 
 /// What an agent decides.
-public enum DaemonAgentDecision: String, Sendable, Equatable, CaseIterable {
+package enum DaemonAgentDecision: String, Sendable, Equatable, CaseIterable {
   /// `authorizedAlways`.
   case always
   /// `authorizedWhenInUse`.
@@ -171,14 +171,14 @@ public enum DaemonAgentDecision: String, Sendable, Equatable, CaseIterable {
 }
 
 /// Accuracy authorization on the wire.
-public enum DaemonAccuracy: String, Sendable, Equatable, CaseIterable {
+package enum DaemonAccuracy: String, Sendable, Equatable, CaseIterable {
   /// `CLAccuracyAuthorization.fullAccuracy` (0).
   case full
   /// `CLAccuracyAuthorization.reducedAccuracy` (1).
   case reduced
 
   /// The accuracy authorization it stands for.
-  public var authorization: AccuracyAuthorization {
+  package var authorization: AccuracyAuthorization {
     switch self {
     case .full: return .fullAccuracy
     case .reduced: return .reducedAccuracy

@@ -15,9 +15,9 @@ import LocationModel
 ///   `"-Infinity"`, which the decoder accepts wherever a double is expected.
 /// - Optional values are written as `null` (never left out) so that the peer rebuilds the same
 ///   value; the decoder also accepts them absent.
-public enum DaemonProtocol {
+package enum DaemonProtocol {
   /// The protocol version this code speaks.
-  public static let version = 1
+  package static let version = 1
 
   /// Decodes one line (with or without its `\n` / `\r\n` terminator).
   ///
@@ -31,7 +31,7 @@ public enum DaemonProtocol {
   /// - Throws: ``DaemonProtocolError`` with code `tooLarge`, `malformed`, `unknownType` or
   ///   `missingField`;
   ///   its `id` is set when the line was an object with an integral `id`.
-  public static func decode(
+  package static func decode(
     line: some Collection<UInt8>, limit: Int = DaemonLineReader.defaultLimit
   ) throws(DaemonProtocolError) -> DaemonMessage {
     var bytes = Array(line)
@@ -58,7 +58,7 @@ public enum DaemonProtocol {
   /// Encodes a message as one line, terminated by `\n`.
   /// - Parameter message: The message.
   /// - Returns: The line's bytes (UTF-8 JSON without raw newlines, then `\n`).
-  public static func encode(_ message: DaemonMessage) -> [UInt8] {
+  package static func encode(_ message: DaemonMessage) -> [UInt8] {
     var writer = JSONWriter()
     writer.beginObject()
     writer.key("type")
@@ -77,7 +77,7 @@ public enum DaemonProtocol {
   /// the same fixes (see ``encodeLocations(client:fixesJSON:)``).
   /// - Parameter fixes: The fixes.
   /// - Returns: The array's bytes.
-  public static func encodeFixes(_ fixes: [Fix]) -> [UInt8] {
+  package static func encodeFixes(_ fixes: [Fix]) -> [UInt8] {
     var writer = JSONWriter()
     fixes.wireEncode(into: &writer)
     return writer.bytes
@@ -90,7 +90,7 @@ public enum DaemonProtocol {
   ///   - client: The manager's number.
   ///   - fixesJSON: The encoded fixes.
   /// - Returns: The line, newline-terminated.
-  public static func encodeLocations(client: Int, fixesJSON: [UInt8]) -> [UInt8] {
+  package static func encodeLocations(client: Int, fixesJSON: [UInt8]) -> [UInt8] {
     var bytes = Array(#"{"type":"locations","client":"#.utf8)
     bytes.reserveCapacity(bytes.count + 16 + fixesJSON.count)
     bytes.append(contentsOf: String(client).utf8)
@@ -103,7 +103,7 @@ public enum DaemonProtocol {
   /// Whether a region group name is valid: `manager`, or `monitor:` followed by a non-empty name.
   /// - Parameter group: The name.
   /// - Returns: Whether the protocol accepts it.
-  public static func isValidGroup(_ group: String) -> Bool {
+  package static func isValidGroup(_ group: String) -> Bool {
     group == "manager" || (group.hasPrefix("monitor:") && group.utf8.count > "monitor:".utf8.count)
   }
 

@@ -3,73 +3,73 @@
 ///
 /// A string wrapper rather than an enum, so that a peer of an older version decodes a code added
 /// later instead of failing; compare with the constants.
-public struct DaemonErrorCode: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+package struct DaemonErrorCode: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
   /// The code as written on the wire.
-  public var rawValue: String
+  package var rawValue: String
 
   /// Wraps a wire code.
   /// - Parameter rawValue: The code.
-  public init(rawValue: String) { self.rawValue = rawValue }
+  package init(rawValue: String) { self.rawValue = rawValue }
 
   /// `hello` named a protocol version this daemon does not speak; the connection is closed.
-  public static let unsupportedVersion = DaemonErrorCode(rawValue: "unsupportedVersion")
+  package static let unsupportedVersion = DaemonErrorCode(rawValue: "unsupportedVersion")
   /// A line longer than ``DaemonLineReader/defaultLimit``; the connection is closed.
-  public static let tooLarge = DaemonErrorCode(rawValue: "tooLarge")
+  package static let tooLarge = DaemonErrorCode(rawValue: "tooLarge")
   /// Not JSON, not an object, a field of the wrong type or out of range, a bad group name, or a
   /// connection that ended in the middle of a line.
-  public static let malformed = DaemonErrorCode(rawValue: "malformed")
+  package static let malformed = DaemonErrorCode(rawValue: "malformed")
   /// A `type` this side does not know.
-  public static let unknownType = DaemonErrorCode(rawValue: "unknownType")
+  package static let unknownType = DaemonErrorCode(rawValue: "unknownType")
   /// A required field is absent (or `null`).
-  public static let missingField = DaemonErrorCode(rawValue: "missingField")
+  package static let missingField = DaemonErrorCode(rawValue: "missingField")
   /// A `client` number that was never registered on this connection (or already unregistered).
-  public static let notRegistered = DaemonErrorCode(rawValue: "notRegistered")
+  package static let notRegistered = DaemonErrorCode(rawValue: "notRegistered")
   /// The peer may not do this: the control or agent role without privileges, a request of another
   /// role (an app request on a control connection, a control request on an app connection), a
   /// peer whose executable cannot be identified.
-  public static let forbidden = DaemonErrorCode(rawValue: "forbidden")
+  package static let forbidden = DaemonErrorCode(rawValue: "forbidden")
   /// The named app, region or request does not exist.
-  public static let notFound = DaemonErrorCode(rawValue: "notFound")
+  package static let notFound = DaemonErrorCode(rawValue: "notFound")
   /// Understood but not available in this daemon.
-  public static let unsupported = DaemonErrorCode(rawValue: "unsupported")
+  package static let unsupported = DaemonErrorCode(rawValue: "unsupported")
   /// Out of order: a message before `hello`, a second `hello`, a manager number registered twice, a
   /// message only the daemon sends.
-  public static let outOfOrder = DaemonErrorCode(rawValue: "protocol")
+  package static let outOfOrder = DaemonErrorCode(rawValue: "protocol")
   /// Delivery: no location could be obtained right now (`CLError.locationUnknown`).
-  public static let locationUnknown = DaemonErrorCode(rawValue: "locationUnknown")
+  package static let locationUnknown = DaemonErrorCode(rawValue: "locationUnknown")
   /// Delivery: not authorized or services off (`CLError.denied`).
-  public static let denied = DaemonErrorCode(rawValue: "denied")
+  package static let denied = DaemonErrorCode(rawValue: "denied")
   /// Delivery: every source has ended for good.
-  public static let sourcesEnded = DaemonErrorCode(rawValue: "sourcesEnded")
+  package static let sourcesEnded = DaemonErrorCode(rawValue: "sourcesEnded")
 
   /// The wire code.
-  public var description: String { rawValue }
+  package var description: String { rawValue }
 }
 
 /// A protocol error: what the decoder throws and what the server answers with an `error` message.
 ///
 /// Messages name the field and the problem, never a coordinate (CONVENTIONS.md, "Errors and logs").
-public struct DaemonProtocolError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct DaemonProtocolError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The code.
-  public var code: DaemonErrorCode
+  package var code: DaemonErrorCode
   /// A sentence for people.
-  public var message: String
+  package var message: String
   /// The `id` of the control request that failed, when the decoder could read one.
-  public var id: Int?
+  package var id: Int?
 
   /// Creates an error.
   /// - Parameters:
   ///   - code: The code.
   ///   - message: A sentence for people.
   ///   - id: The failing request's `id`, if known.
-  public init(code: DaemonErrorCode, message: String, id: Int? = nil) {
+  package init(code: DaemonErrorCode, message: String, id: Int? = nil) {
     self.code = code
     self.message = message
     self.id = id
   }
 
   /// The code and the message.
-  public var description: String { "\(code.rawValue): \(message)" }
+  package var description: String { "\(code.rawValue): \(message)" }
 
   /// A peer-supplied string cut to 64 characters for messages.
   static func clip(_ text: String) -> String {

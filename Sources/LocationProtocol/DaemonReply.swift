@@ -1,7 +1,7 @@
 import LocationModel
 
 /// The body of a control `reply`.
-public enum DaemonReply: Sendable, Equatable {
+package enum DaemonReply: Sendable, Equatable {
   /// The request was carried out (`authorize`, `services`); nothing to report.
   case done
   /// `status`.
@@ -15,15 +15,15 @@ public enum DaemonReply: Sendable, Equatable {
 }
 
 /// The daemon's state for `status`.
-public struct DaemonStatus: Sendable, Equatable {
+package struct DaemonStatus: Sendable, Equatable {
   /// The sources.
-  public var sources: [DaemonSourceStatus]
+  package var sources: [DaemonSourceStatus]
   /// The connected app processes.
-  public var clients: [DaemonClientInfo]
+  package var clients: [DaemonClientInfo]
   /// The app identifiers with a live hub (connected, or monitoring regions).
-  public var apps: [String]
+  package var apps: [String]
   /// The global location services switch.
-  public var servicesEnabled: Bool
+  package var servicesEnabled: Bool
 
   /// Creates a status.
   /// - Parameters:
@@ -31,7 +31,7 @@ public struct DaemonStatus: Sendable, Equatable {
   ///   - clients: The connected app processes.
   ///   - apps: The active apps.
   ///   - servicesEnabled: The services switch.
-  public init(
+  package init(
     sources: [DaemonSourceStatus], clients: [DaemonClientInfo], apps: [String],
     servicesEnabled: Bool
   ) {
@@ -43,19 +43,19 @@ public struct DaemonStatus: Sendable, Equatable {
 }
 
 /// One source as `status` and `sources` report it.
-public struct DaemonSourceStatus: Sendable, Equatable {
+package struct DaemonSourceStatus: Sendable, Equatable {
   /// The source's URL.
-  public var url: String
+  package var url: String
   /// Whether it runs now.
-  public var running: Bool
+  package var running: Bool
   /// Its power cost: `low`, `medium` or `high` (the source descriptor's).
-  public var power: String
+  package var power: String
   /// Seconds it has run since the daemon started.
-  public var onSeconds: Double
+  package var onSeconds: Double
   /// How many app hubs hold it now, if known.
-  public var users: Int?
+  package var users: Int?
   /// The last failure's message, if it is failing.
-  public var failure: String?
+  package var failure: String?
 
   /// Creates a source status.
   /// - Parameters:
@@ -65,7 +65,7 @@ public struct DaemonSourceStatus: Sendable, Equatable {
   ///   - onSeconds: Seconds run.
   ///   - users: Hubs holding it.
   ///   - failure: The last failure.
-  public init(
+  package init(
     url: String, running: Bool, power: String, onSeconds: Double, users: Int? = nil,
     failure: String? = nil
   ) {
@@ -79,17 +79,17 @@ public struct DaemonSourceStatus: Sendable, Equatable {
 }
 
 /// One connected process as `status` reports it.
-public struct DaemonClientInfo: Sendable, Equatable {
+package struct DaemonClientInfo: Sendable, Equatable {
   /// Its app identifier.
-  public var app: String
+  package var app: String
   /// Its pid.
-  public var pid: Int
+  package var pid: Int
   /// Its uid.
-  public var uid: Int
+  package var uid: Int
   /// How many managers it registered.
-  public var managers: Int
+  package var managers: Int
   /// Its role.
-  public var role: DaemonRole
+  package var role: DaemonRole
 
   /// Creates a client entry.
   /// - Parameters:
@@ -98,7 +98,7 @@ public struct DaemonClientInfo: Sendable, Equatable {
   ///   - uid: The uid.
   ///   - managers: Registered managers.
   ///   - role: The role.
-  public init(app: String, pid: Int, uid: Int, managers: Int, role: DaemonRole = .app) {
+  package init(app: String, pid: Int, uid: Int, managers: Int, role: DaemonRole = .app) {
     self.app = app
     self.pid = pid
     self.uid = uid
@@ -108,17 +108,17 @@ public struct DaemonClientInfo: Sendable, Equatable {
 }
 
 /// One app as `apps` reports it.
-public struct DaemonAppInfo: Sendable, Equatable {
+package struct DaemonAppInfo: Sendable, Equatable {
   /// The app identifier.
-  public var app: String
+  package var app: String
   /// Its authorization.
-  public var authorization: AuthorizationSnapshot
+  package var authorization: AuthorizationSnapshot
   /// How many regions it monitors.
-  public var regions: Int
+  package var regions: Int
   /// How many events wait for it.
-  public var pendingEvents: Int
+  package var pendingEvents: Int
   /// Whether a process of it is connected.
-  public var connected: Bool
+  package var connected: Bool
 
   /// Creates an app entry.
   /// - Parameters:
@@ -127,7 +127,7 @@ public struct DaemonAppInfo: Sendable, Equatable {
   ///   - regions: Its region count.
   ///   - pendingEvents: Its pending events.
   ///   - connected: Whether it is connected.
-  public init(
+  package init(
     app: String, authorization: AuthorizationSnapshot, regions: Int, pendingEvents: Int,
     connected: Bool
   ) {

@@ -11,16 +11,16 @@
 ///   else `/run/user/UID/locationd/socket` (where systemd puts the user's runtime directory).
 /// - Clients (`CLLocationManager`, `locationctl`): `$CORELOCATION_DAEMON_SOCKET` when set and not
 ///   empty, else the user daemon's socket, then the system daemon's.
-public enum DaemonSocketPath {
+package enum DaemonSocketPath {
   /// The system daemon's socket.
-  public static let system = "/run/locationd/socket"
+  package static let system = "/run/locationd/socket"
 
   /// The socket of a daemon.
   /// - Parameters:
   ///   - system: Whether for the system daemon.
   ///   - environment: The process environment.
   /// - Returns: The path.
-  public static func daemon(system: Bool, environment: [String: String]) -> String {
+  package static func daemon(system: Bool, environment: [String: String]) -> String {
     if system { return Self.system }
     let runtime =
       environment["XDG_RUNTIME_DIR"].flatMap { $0.hasPrefix("/") ? $0 : nil }
@@ -32,7 +32,7 @@ public enum DaemonSocketPath {
   /// and the system daemon's (existing or not).
   /// - Parameter environment: The process environment.
   /// - Returns: The candidate paths.
-  public static func candidates(_ environment: [String: String]) -> [String] {
+  package static func candidates(_ environment: [String: String]) -> [String] {
     if let path = environment["CORELOCATION_DAEMON_SOCKET"], !path.isEmpty { return [path] }
     return [daemon(system: false, environment: environment), system]
   }

@@ -17,9 +17,9 @@ import LocationProtocol
 /// service that cannot produce a location right now but may later (`kCLErrorLocationUnknown`: "the
 /// location manager was unable to obtain a location value right now"); `denied` would claim a
 /// decision about the app that nobody made, and stop updates for good.
-public enum LiveServiceSelection {
+package enum LiveServiceSelection {
   /// The value of `CORELOCATION_DAEMON`.
-  public enum Mode: String, Sendable, Equatable {
+  package enum Mode: String, Sendable, Equatable {
     /// Use the daemon when its socket exists, else embedded mode.
     case auto
     /// Embedded mode only.
@@ -29,7 +29,7 @@ public enum LiveServiceSelection {
   }
 
   /// What to run.
-  public enum Choice: Sendable, Equatable {
+  package enum Choice: Sendable, Equatable {
     /// The embedded hub.
     case embedded
     /// A daemon client trying these sockets; `required` when there is no fallback.
@@ -39,7 +39,7 @@ public enum LiveServiceSelection {
   /// The mode an environment asks for.
   /// - Parameter environment: the process environment.
   /// - Returns: the mode (`auto` for an unknown value).
-  public static func mode(_ environment: [String: String]) -> Mode {
+  package static func mode(_ environment: [String: String]) -> Mode {
     switch environment["CORELOCATION_DAEMON"]?.lowercased() {
     case nil, "", "auto", "on", "1", "yes", "true": return .auto
     case "off", "0", "no", "false", "embedded": return .off
@@ -54,7 +54,7 @@ public enum LiveServiceSelection {
   /// the system daemon's.
   /// - Parameter environment: the process environment.
   /// - Returns: the candidate paths (existing or not).
-  public static func candidateSockets(_ environment: [String: String]) -> [String] {
+  package static func candidateSockets(_ environment: [String: String]) -> [String] {
     DaemonSocketPath.candidates(environment)
   }
 
@@ -63,7 +63,7 @@ public enum LiveServiceSelection {
   ///   - environment: the process environment.
   ///   - fileExists: whether a path exists (a socket counts).
   /// - Returns: the choice.
-  public static func decide(
+  package static func decide(
     environment: [String: String],
     fileExists: (String) -> Bool = { access($0, F_OK) == 0 }
   ) -> Choice {
@@ -92,7 +92,7 @@ public enum LiveServiceSelection {
   ///   - timeout: how long to wait for the daemon's welcome, in seconds.
   ///   - embedded: makes the embedded service (normally `LocationHub.shared`).
   /// - Returns: the service.
-  public static func choose(
+  package static func choose(
     environment: [String: String], timeout: Double = 5,
     embedded: () -> any LocationService = { LocationHub.shared }
   ) -> any LocationService {

@@ -34,7 +34,7 @@ import Synchronization
 ///   in order, after the reconnection. It never falls back to embedded mode once chosen.
 /// - `setAuthorization` is not available to an app: the daemon decides (`locationctl authorize`);
 ///   the call is ignored.
-public final class DaemonClient: LocationService {
+package final class DaemonClient: LocationService {
   /// What the client knows of one registered client.
   struct Record {
     var client: any HubClient
@@ -106,11 +106,11 @@ public final class DaemonClient: LocationService {
   static let maximumBackoff = 5.0
 
   /// The socket paths tried, in order, at every connection attempt.
-  public let socketPaths: [String]
+  package let socketPaths: [String]
   /// Whether the daemon is required (`CORELOCATION_DAEMON=required`): errors say so.
-  public let required: Bool
+  package let required: Bool
   /// The service's clock (real time).
-  public let clock: any HubClock
+  package let clock: any HubClock
   let queue: DispatchQueue
   /// Set on `queue`, to tell when a getter runs there (where it must not wait for the queue).
   static let queueKey = DispatchSpecificKey<Bool>()
@@ -122,7 +122,7 @@ public final class DaemonClient: LocationService {
   ///   - socketPaths: the sockets to try, in order, at each attempt.
   ///   - required: whether the daemon is required; the errors clients receive while it is
   ///     unreachable say so.
-  public init(socketPaths: [String], required: Bool = false) {
+  package init(socketPaths: [String], required: Bool = false) {
     self.socketPaths = socketPaths
     self.required = required
     let queue = DispatchQueue(label: "corelocation.daemon-client")
@@ -142,26 +142,26 @@ public final class DaemonClient: LocationService {
   /// - Parameters:
   ///   - socketPath: the daemon's socket.
   ///   - required: whether the daemon is required.
-  public convenience init(socketPath: String, required: Bool = false) {
+  package convenience init(socketPath: String, required: Bool = false) {
     self.init(socketPaths: [socketPath], required: required)
   }
 
   /// Waits until the first connection attempt has an outcome: the daemon's welcome, or a failure.
   /// - Parameter timeout: the longest wait, in seconds.
   /// - Returns: whether the client is connected and welcomed now.
-  public func waitForConnection(timeout: Double) -> Bool {
+  package func waitForConnection(timeout: Double) -> Bool {
     _ = firstAttempt.wait(timeout: .now() + timeout)
     return isConnected
   }
 
   /// Whether the client is connected and the daemon's welcome arrived.
-  public var isConnected: Bool { state.withLock { $0.fd != nil && $0.welcomed } }
+  package var isConnected: Bool { state.withLock { $0.fd != nil && $0.welcomed } }
 
   /// The app identifier the daemon gave this process (from its executable), once welcomed.
-  public var app: String? { state.withLock { $0.app } }
+  package var app: String? { state.withLock { $0.app } }
 
   /// Disconnects for good: no reconnection; clients are not told. For tests and shutdown.
-  public func close() {
+  package func close() {
     let fd = state.withLock { state -> Int32? in
       state.closed = true
       return state.fd
@@ -181,7 +181,7 @@ public final class DaemonClient: LocationService {
   /// and the daemon hears `register` (now, or after the next welcome).
   /// - Parameter client: the consumer of the deliveries.
   /// - Returns: the client's identifier (its `client` number).
-  public func register(_ client: any HubClient) -> ClientID {
+  package func register(_ client: any HubClient) -> ClientID {
     let number = state.withLock { state -> Int in
       let number = state.nextClient
       state.nextClient += 1
@@ -202,7 +202,7 @@ public final class DaemonClient: LocationService {
 
   /// Removes a client; the daemon hears `unregister` and ends what it asked for.
   /// - Parameter id: the client.
-  public func unregister(_ id: ClientID) {
+  package func unregister(_ id: ClientID) {
     queue.async { [self] in
       let (known, welcomed) = state.withLock { state in
         (state.clients.removeValue(forKey: id.rawValue) != nil, state.welcomed)
@@ -213,22 +213,22 @@ public final class DaemonClient: LocationService {
 
   /// Sends a client's request as its protocol message (events an app cannot send are ignored).
   /// - Parameter event: the request.
-  public func send(_ event: EngineEvent) {
+  package func send(_ event: EngineEvent) {
     queue.async { [self] in handle(event) }
   }
 
   /// The app's authorization as the daemon last said.
-  public var authorization: AuthorizationSnapshot { state.withLock { $0.mirror.authorization } }
+  package var authorization: AuthorizationSnapshot { state.withLock { $0.mirror.authorization } }
 
   /// Asks the daemon for authorization (its agent or policy decides).
   /// - Parameter always: whether always authorization is asked for.
-  public func requestAuthorization(always: Bool) {
+  package func requestAuthorization(always: Bool) {
     queue.async { [self] in request(.requestAuthorization(always: always)) }
   }
 
   /// Ignored: the daemon decides an app's authorization (`locationctl authorize`).
   /// - Parameter snapshot: the authorization the caller wanted.
-  public func setAuthorization(_ snapshot: AuthorizationSnapshot) {
+  package func setAuthorization(_ snapshot: AuthorizationSnapshot) {
     HubLog.write(
       .info, "daemon", "setAuthorization ignored: locationd decides (locationctl authorize)")
   }
@@ -237,7 +237,7 @@ public final class DaemonClient: LocationService {
   /// - Parameters:
   ///   - id: the client.
   ///   - request: accuracy, distance filter, pausing and activity.
-  public func startUpdates(_ id: ClientID, _ request: UpdateRequest) {
+  package func startUpdates(_ id: ClientID, _ request: UpdateRequest) {
     send(.startUpdates(id, request))
   }
 
@@ -245,18 +245,18 @@ public final class DaemonClient: LocationService {
   /// - Parameters:
   ///   - id: the client.
   ///   - request: accuracy and distance filter.
-  public func requestLocation(_ id: ClientID, _ request: UpdateRequest) {
+  package func requestLocation(_ id: ClientID, _ request: UpdateRequest) {
     send(.requestLocation(id, request))
   }
 
   /// Starts significant-change monitoring for a client (sent again after a reconnection).
   /// - Parameter id: the client.
-  public func startSignificantChanges(_ id: ClientID) {
+  package func startSignificantChanges(_ id: ClientID) {
     send(.startSignificantChanges(id))
   }
 
   /// Whether the daemon has a location source (from the welcome).
-  public var significantChangeAvailable: Bool {
+  package var significantChangeAvailable: Bool {
     state.withLock { $0.mirror.significantChangeAvailable }
   }
 
@@ -266,7 +266,7 @@ public final class DaemonClient: LocationService {
   ///   - id: the client.
   ///   - distance: metres.
   ///   - timeout: seconds.
-  public func allowDeferred(_ id: ClientID, distance: Double, timeout: Double) {
+  package func allowDeferred(_ id: ClientID, distance: Double, timeout: Double) {
     send(.allowDeferred(id, distance: distance, timeout: timeout))
   }
 
@@ -276,7 +276,7 @@ public final class DaemonClient: LocationService {
   ///   - group: `manager` or `monitor:NAME`.
   ///   - initialState: the state assumed until a decisive fix.
   ///   - requester: the client told `regionStarted` or `regionFailed`.
-  public func addRegion(
+  package func addRegion(
     _ spec: RegionSpec, group: String, initialState: RegionState, requester: ClientID?
   ) {
     send(.addRegion(group: group, spec, initialState: initialState, requester: requester))
@@ -286,7 +286,7 @@ public final class DaemonClient: LocationService {
   /// - Parameters:
   ///   - identifier: the region.
   ///   - group: its group.
-  public func removeRegion(identifier: String, group: String) {
+  package func removeRegion(identifier: String, group: String) {
     send(.removeRegion(group: group, identifier: identifier))
   }
 
@@ -295,7 +295,7 @@ public final class DaemonClient: LocationService {
   ///   - identifier: the region.
   ///   - group: its group.
   ///   - requester: the client told the answer.
-  public func requestRegionState(identifier: String, group: String, requester: ClientID) {
+  package func requestRegionState(identifier: String, group: String, requester: ClientID) {
     send(.requestRegionState(requester, group: group, identifier: identifier))
   }
 
@@ -304,7 +304,7 @@ public final class DaemonClient: LocationService {
   /// `refreshRegionsIfStale`).
   /// - Parameter group: the group.
   /// - Returns: its regions and their states.
-  public func regions(group: String) -> [(spec: RegionSpec, state: RegionState)] {
+  package func regions(group: String) -> [(spec: RegionSpec, state: RegionState)] {
     refreshRegionsIfStale()
     return state.withLock { state in
       (state.mirror.regions[group] ?? [:]).values.sorted { $0.spec.identifier < $1.spec.identifier }
@@ -316,7 +316,8 @@ public final class DaemonClient: LocationService {
   ///   - identifier: the region.
   ///   - group: its group.
   /// - Returns: the region and its state, or `nil`.
-  public func region(identifier: String, group: String) -> (spec: RegionSpec, state: RegionState)? {
+  package func region(identifier: String, group: String) -> (spec: RegionSpec, state: RegionState)?
+  {
     state.withLock { $0.mirror.regions[group]?[identifier] }
   }
 
@@ -352,10 +353,10 @@ public final class DaemonClient: LocationService {
   }
 
   /// The daemon's largest region radius, metres (from the welcome).
-  public var maximumRegionRadius: Double { state.withLock { $0.mirror.maximumRegionRadius } }
+  package var maximumRegionRadius: Double { state.withLock { $0.mirror.maximumRegionRadius } }
 
   /// Whether the daemon has a source that can produce headings (from the welcome).
-  public var headingAvailable: Bool { state.withLock { $0.mirror.headingAvailable } }
+  package var headingAvailable: Bool { state.withLock { $0.mirror.headingAvailable } }
 
   // MARK: Requests (on the queue)
 

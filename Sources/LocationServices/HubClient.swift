@@ -4,7 +4,7 @@ import LocationModel
 
 /// What a hub tells one of its clients. Delivered on the hub's executor; clients hop to their own
 /// thread (a `CLLocationManager` to its run loop) themselves.
-public enum HubDelivery: Sendable, Equatable {
+package enum HubDelivery: Sendable, Equatable {
   /// New locations, oldest first.
   case locations([Fix])
   /// An error, with a message for people when the hub has one (what to configure, which file).
@@ -41,7 +41,7 @@ public enum HubDelivery: Sendable, Equatable {
 /// deliveries from any service (an in-process `LocationHub` or a `DaemonClient`), or the
 /// `LocationHub` one for a client that only ever runs inside a hub (the other is forwarded to it by
 /// default).
-public protocol HubClient: AnyObject, Sendable {
+package protocol HubClient: AnyObject, Sendable {
   /// Receives one delivery from a hub. Called on the hub's executor, in order; must not block.
   func hub(_ hub: LocationHub, deliver delivery: HubDelivery)
   /// Receives one delivery from a service. Called on the service's executor, in order; must not

@@ -6,7 +6,7 @@ import LocationSources
 import Synchronization
 
 /// The clock a hub runs on: real time in programs, manual time in tests and virtual replays.
-public protocol HubClock: Sendable {
+package protocol HubClock: Sendable {
   /// The current instant.
   var now: EngineInstant { get }
   /// Runs `action` at a monotonic deadline (immediately if it has passed). The action runs on the
@@ -16,24 +16,24 @@ public protocol HubClock: Sendable {
 
 /// Real time: `CLOCK_MONOTONIC` for deadlines and the system clock for timestamps; timers run on a
 /// dispatch queue.
-public final class LiveClock: HubClock {
+package final class LiveClock: HubClock {
   private let queue: DispatchQueue
 
   /// Creates a clock whose timers fire on `queue`.
-  public init(queue: DispatchQueue) { self.queue = queue }
+  package init(queue: DispatchQueue) { self.queue = queue }
 
-  public var now: EngineInstant {
+  package var now: EngineInstant {
     EngineInstant(monotonic: Self.monotonicSeconds(), wall: Date().timeIntervalSince1970)
   }
 
   /// Seconds on `CLOCK_MONOTONIC`.
-  public static func monotonicSeconds() -> Double {
+  package static func monotonicSeconds() -> Double {
     var spec = timespec()
     clock_gettime(CLOCK_MONOTONIC, &spec)
     return Double(spec.tv_sec) + Double(spec.tv_nsec) * 1e-9
   }
 
-  public func schedule(at deadline: Double, _ action: @escaping @Sendable () -> Void)
+  package func schedule(at deadline: Double, _ action: @escaping @Sendable () -> Void)
     -> any Cancellable
   {
     let delay = max(0, deadline - Self.monotonicSeconds())
@@ -52,7 +52,7 @@ private struct WorkItemCancellable: Cancellable {
 
 /// Manual time: nothing happens until `advance(by:)`, which runs every due action in deadline order,
 /// synchronously, on the caller's thread. Hours of replay take milliseconds, and no test sleeps.
-public final class ManualClock: HubClock {
+package final class ManualClock: HubClock {
   private struct Entry {
     var deadline: Double
     var sequence: Int
@@ -70,15 +70,15 @@ public final class ManualClock: HubClock {
   private let state: Mutex<State>
 
   /// Creates a clock at a wall-clock start (seconds since 1970) with monotonic time 0.
-  public init(wall: Double = 1_767_225_600) {  // 2026-01-01T00:00:00Z
+  package init(wall: Double = 1_767_225_600) {  // 2026-01-01T00:00:00Z
     state = Mutex(State(monotonic: 0, wall: wall))
   }
 
-  public var now: EngineInstant {
+  package var now: EngineInstant {
     state.withLock { EngineInstant(monotonic: $0.monotonic, wall: $0.wall) }
   }
 
-  public func schedule(at deadline: Double, _ action: @escaping @Sendable () -> Void)
+  package func schedule(at deadline: Double, _ action: @escaping @Sendable () -> Void)
     -> any Cancellable
   {
     let sequence = state.withLock { state -> Int in
@@ -98,11 +98,11 @@ public final class ManualClock: HubClock {
   }
 
   /// The number of actions waiting.
-  public var pendingCount: Int { state.withLock { $0.entries.count } }
+  package var pendingCount: Int { state.withLock { $0.entries.count } }
 
   /// Moves time forward by `seconds`, running every action that falls due, in order of deadline
   /// (then of scheduling); actions scheduled by actions run too if they fall within the span.
-  public func advance(by seconds: Double) {
+  package func advance(by seconds: Double) {
     let target = state.withLock { $0.monotonic + max(0, seconds) }
     while let entry = nextDue(until: target) {
       entry.action()
@@ -114,7 +114,7 @@ public final class ManualClock: HubClock {
   }
 
   /// Runs every action due now (deadline at or before the current time) without moving time.
-  public func runDue() { advance(by: 0) }
+  package func runDue() { advance(by: 0) }
 
   private func nextDue(until target: Double) -> Entry? {
     state.withLock { state -> Entry? in

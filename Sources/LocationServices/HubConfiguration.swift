@@ -12,18 +12,18 @@ import LocationStore
 /// | app identifier | `CORELOCATION_APP_ID`, else the executable's path (`/proc/self/exe`) |
 /// | store | `$XDG_STATE_HOME/corelocation/store.sqlite` (default `~/.local/state/...`); `CORELOCATION_STORE` overrides, `:memory:` keeps nothing |
 /// | authorization policy | `CORELOCATION_AUTHORIZATION=grant` (default) or `deny`; any other value denies (fails closed) |
-public struct HubConfiguration: Sendable {
+package struct HubConfiguration: Sendable {
   /// The app identifier.
-  public var app: String
+  package var app: String
   /// The sources.
-  public var sources: LocationHub.Sources
+  package var sources: LocationHub.Sources
   /// The store's path, or `nil` to keep everything in memory.
-  public var storePath: String?
+  package var storePath: String?
   /// The authorization policy.
-  public var policy: AuthorizationPolicy
+  package var policy: AuthorizationPolicy
 
   /// Creates a configuration.
-  public init(
+  package init(
     app: String, sources: LocationHub.Sources, storePath: String?, policy: AuthorizationPolicy
   ) {
     self.app = app
@@ -33,7 +33,7 @@ public struct HubConfiguration: Sendable {
   }
 
   /// The message given when no source is configured or found.
-  public static let noSourceMessage = """
+  package static let noSourceMessage = """
     no location source configured or found (no gpsd answering on 127.0.0.1:2947, no GeoClue on \
     the system bus, no /etc/geolocation). Start gpsd or GeoClue, set CORELOCATION_SOURCE to a \
     source URL (gpsd://host:2947, nmea:///dev/ttyUSB0?baud=9600, nmea+tcp://host:10110, geoclue, \
@@ -43,7 +43,7 @@ public struct HubConfiguration: Sendable {
     """
 
   /// Reads the configuration from an environment (normally `ProcessInfo.processInfo.environment`).
-  public static func fromEnvironment(
+  package static func fromEnvironment(
     _ environment: [String: String], fileExists: (String) -> Bool = { access($0, R_OK) == 0 },
     readFile: (String) -> String? = { try? String(contentsOfFile: $0, encoding: .utf8) },
     probe: (SourceURL) -> Bool = SourceDiscovery.isAvailable
@@ -108,7 +108,7 @@ public struct HubConfiguration: Sendable {
   }
 
   /// The path of the running executable, the app identifier when none is configured.
-  public static func executablePath() -> String {
+  package static func executablePath() -> String {
     var buffer = [CChar](repeating: 0, count: 4096)
     let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
     guard count > 0 else { return CommandLine.arguments.first ?? "unknown" }
@@ -118,7 +118,7 @@ public struct HubConfiguration: Sendable {
 
 extension LocationHub {
   /// The process's hub in embedded mode, configured from the environment on first use.
-  public static let shared: LocationHub = {
+  package static let shared: LocationHub = {
     let configuration = HubConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)
     return LocationHub(
       app: configuration.app, sources: configuration.sources,

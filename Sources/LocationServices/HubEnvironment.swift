@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// Runs delegate calls for a simulated environment (instead of a thread's run loop).
-public protocol DeliveryScheduler: Sendable {
+package protocol DeliveryScheduler: Sendable {
   /// Queues `work`; the environment runs queued work in order when it is driven.
   func schedule(_ work: @escaping @Sendable () -> Void)
 }
@@ -15,35 +15,35 @@ public protocol DeliveryScheduler: Sendable {
 /// `LiveServiceSelection`). `CoreLocationTesting` binds a simulated hub for the duration of a
 /// closure (a task-local value, so parallel tests do not see each other's environments) or for the
 /// whole process; a bound environment always wins over the live service.
-public struct HubEnvironment: Sendable {
+package struct HubEnvironment: Sendable {
   /// The service (an in-process hub or a daemon client).
-  public var hub: any LocationService
+  package var hub: any LocationService
   /// Where delegate calls run; `nil` for the run-loop rule.
-  public var scheduler: (any DeliveryScheduler)?
+  package var scheduler: (any DeliveryScheduler)?
 
   /// Creates an environment.
-  public init(hub: any LocationService, scheduler: (any DeliveryScheduler)?) {
+  package init(hub: any LocationService, scheduler: (any DeliveryScheduler)?) {
     self.hub = hub
     self.scheduler = scheduler
   }
 
   /// The environment bound to the current task, if any.
-  @TaskLocal public static var bound: HubEnvironment?
+  @TaskLocal package static var bound: HubEnvironment?
 
   private static let global = Mutex<HubEnvironment?>(nil)
 
   /// Binds an environment for the whole process (`nil` unbinds).
-  public static func setGlobal(_ environment: HubEnvironment?) {
+  package static func setGlobal(_ environment: HubEnvironment?) {
     global.withLock { $0 = environment }
   }
 
   /// The environment new managers bind to: the task's, else the process's, else the live service.
-  public static var current: HubEnvironment {
+  package static var current: HubEnvironment {
     bound ?? global.withLock { $0 } ?? HubEnvironment(hub: live, scheduler: nil)
   }
 
   /// The process's live service, chosen on first use from the environment
   /// (`LiveServiceSelection.choose`): the daemon, or the embedded hub.
-  public static let live: any LocationService = LiveServiceSelection.choose(
+  package static let live: any LocationService = LiveServiceSelection.choose(
     environment: ProcessInfo.processInfo.environment)
 }

@@ -5,9 +5,9 @@ import Foundation
 ///
 /// `info`: sources starting, stopping and failing. `debug`: also every fix a source delivers, with
 /// its time and accuracy (what `whereami -v` shows).
-public enum HubLog {
+package enum HubLog {
   /// How much is logged.
-  public enum Level: Int, Sendable, Comparable {
+  package enum Level: Int, Sendable, Comparable {
     /// Nothing.
     case off = 0
     /// Source lifecycle.
@@ -15,11 +15,11 @@ public enum HubLog {
     /// Every fix.
     case debug = 2
 
-    public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
+    package static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
   }
 
   /// The level from `CORELOCATION_LOG`, read when the first message is considered.
-  public static let level: Level = {
+  package static let level: Level = {
     switch ProcessInfo.processInfo.environment["CORELOCATION_LOG"]?.lowercased() {
     case "debug": return .debug
     case "info", "1", "on": return .info
@@ -28,8 +28,9 @@ public enum HubLog {
   }()
 
   /// Writes a line `corelocation[category]: message` when `level` is enabled.
-  public static func write(_ level: Level, _ category: String, _ message: @autoclosure () -> String)
-  {
+  package static func write(
+    _ level: Level, _ category: String, _ message: @autoclosure () -> String
+  ) {
     guard level <= self.level, level != .off else { return }
     FileHandle.standardError.write(Data("corelocation[\(category)]: \(message())\n".utf8))
   }

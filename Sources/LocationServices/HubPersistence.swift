@@ -6,7 +6,7 @@ import Synchronization
 /// What a hub keeps across launches: the app's authorization, the global services switch and the
 /// last known location. `StorePersistence` keeps them in the SQLite store; `MemoryPersistence` in
 /// memory (tests, and the fallback when the store cannot be opened).
-public protocol HubPersistence: Sendable {
+package protocol HubPersistence: Sendable {
   /// The stored decision for an app, if any.
   func authorization(app: String) -> AuthorizationSnapshot?
   /// Stores a decision.
@@ -36,7 +36,7 @@ public protocol HubPersistence: Sendable {
 }
 
 extension HubPersistence {
-  public func commitRegionEvents(
+  package func commitRegionEvents(
     _ events: [RegionEvent], group: String, app: String, time: Double
   ) {
     let states = RegionEvent.determinedStates(events)
@@ -46,7 +46,7 @@ extension HubPersistence {
 
 extension RegionEvent {
   /// The new state of each region that `events` determine, in order.
-  public static func determinedStates(_ events: [RegionEvent]) -> [(
+  package static func determinedStates(_ events: [RegionEvent]) -> [(
     identifier: String, state: RegionState
   )] {
     events.compactMap { event in
@@ -57,7 +57,7 @@ extension RegionEvent {
 }
 
 /// Persistence in memory only.
-public final class MemoryPersistence: HubPersistence {
+package final class MemoryPersistence: HubPersistence {
   private struct State {
     var authorizations: [String: AuthorizationSnapshot] = [:]
     var servicesEnabled = true
@@ -94,33 +94,33 @@ public final class MemoryPersistence: HubPersistence {
   private let state = Mutex(State())
 
   /// Creates an empty store, optionally with a last known location.
-  public init(lastKnownLocation: Fix? = nil) {
+  package init(lastKnownLocation: Fix? = nil) {
     state.withLock { $0.lastKnown = lastKnownLocation }
   }
 
-  public func authorization(app: String) -> AuthorizationSnapshot? {
+  package func authorization(app: String) -> AuthorizationSnapshot? {
     state.withLock { $0.authorizations[app] }
   }
 
-  public func setAuthorization(_ snapshot: AuthorizationSnapshot, app: String) {
+  package func setAuthorization(_ snapshot: AuthorizationSnapshot, app: String) {
     state.withLock { $0.authorizations[app] = snapshot }
   }
 
-  public func servicesEnabled() -> Bool { state.withLock { $0.servicesEnabled } }
+  package func servicesEnabled() -> Bool { state.withLock { $0.servicesEnabled } }
 
-  public func setServicesEnabled(_ enabled: Bool) {
+  package func setServicesEnabled(_ enabled: Bool) {
     state.withLock { $0.servicesEnabled = enabled }
   }
 
-  public func lastKnownLocation() -> Fix? { state.withLock { $0.lastKnown } }
+  package func lastKnownLocation() -> Fix? { state.withLock { $0.lastKnown } }
 
-  public func saveLastKnownLocation(_ fix: Fix) { state.withLock { $0.lastKnown = fix } }
+  package func saveLastKnownLocation(_ fix: Fix) { state.withLock { $0.lastKnown = fix } }
 
-  public func regions(app: String) -> [String: [(spec: RegionSpec, state: RegionState)]] {
+  package func regions(app: String) -> [String: [(spec: RegionSpec, state: RegionState)]] {
     state.withLock { ($0.regions[app] ?? [:]).mapValues(\.items) }
   }
 
-  public func saveRegion(
+  package func saveRegion(
     _ spec: RegionSpec, state regionState: RegionState, group: String, app: String
   ) {
     state.withLock {
@@ -128,11 +128,11 @@ public final class MemoryPersistence: HubPersistence {
     }
   }
 
-  public func deleteRegion(identifier: String, group: String, app: String) {
+  package func deleteRegion(identifier: String, group: String, app: String) {
     state.withLock { $0.regions[app]?[group]?.remove(identifier) }
   }
 
-  public func saveRegionStates(
+  package func saveRegionStates(
     _ states: [(identifier: String, state: RegionState)], group: String, app: String, time: Double
   ) {
     state.withLock { state in

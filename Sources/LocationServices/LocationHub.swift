@@ -12,9 +12,9 @@ import Synchronization
 /// Events are handled one at a time, in the order they were sent: on a serial dispatch queue for a
 /// live hub, or synchronously on the sending thread (a trampoline) for a manual-clock hub. Effects
 /// are applied outside the lock.
-public final class LocationHub: Sendable {
+package final class LocationHub: Sendable {
   /// How the hub finds its sources.
-  public enum Sources: Sendable {
+  package enum Sources: Sendable {
     /// These URLs, in order.
     case urls([SourceURL])
     /// Source objects made by the caller (tests, scripted sources).
@@ -60,9 +60,9 @@ public final class LocationHub: Sendable {
   }
 
   /// The app this hub serves (a desktop-file-style id or the executable's path).
-  public let app: String
+  package let app: String
   /// The hub's clock.
-  public let clock: any HubClock
+  package let clock: any HubClock
   private let persistence: any HubPersistence
   private let sources: Sources
   /// Whether this hub answers authorization requests itself (embedded mode), or only holds what
@@ -82,7 +82,7 @@ public final class LocationHub: Sendable {
   ///     use, in which case every event is handled synchronously on the sending thread.
   ///   - maximumRegionCount: the most regions the app may monitor at once (`locationd`'s
   ///     per-app limit); nil: no limit.
-  public init(
+  package init(
     app: String, sources: Sources, persistence: any HubPersistence,
     policy: AuthorizationPolicy? = .grant, clock: (any HubClock)? = nil,
     maximumRegionCount: Int? = nil
@@ -122,7 +122,7 @@ public final class LocationHub: Sendable {
 
   /// Adds a client; it is told the current authorization at once (Apple calls
   /// `locationManagerDidChangeAuthorization` after creating a manager).
-  public func register(_ client: any HubClient) -> ClientID {
+  package func register(_ client: any HubClient) -> ClientID {
     let id = state.withLock { state -> ClientID in
       let id = ClientID(state.nextClient)
       state.nextClient += 1
@@ -138,7 +138,7 @@ public final class LocationHub: Sendable {
   }
 
   /// Removes a client; what it asked for ends.
-  public func unregister(_ id: ClientID) {
+  package func unregister(_ id: ClientID) {
     executor.run { [self] in
       process(.removeClient(id))
       state.withLock { _ = $0.clients.removeValue(forKey: id) }
@@ -146,25 +146,25 @@ public final class LocationHub: Sendable {
   }
 
   /// Hands an event to the engine (in order, on the hub's executor).
-  public func send(_ event: EngineEvent) {
+  package func send(_ event: EngineEvent) {
     executor.run { [self] in process(event) }
   }
 
   // MARK: Authorization
 
   /// The app's authorization now.
-  public var authorization: AuthorizationSnapshot { state.withLock { $0.authorization.current } }
+  package var authorization: AuthorizationSnapshot { state.withLock { $0.authorization.current } }
 
   /// Asks for authorization (`requestWhenInUseAuthorization` / `requestAlwaysAuthorization`), by
   /// ``AuthorizationMachine``'s rule with no agent: the policy answers and the answer is stored.
   /// A hub made without a policy (in `locationd`) does nothing here.
-  public func requestAuthorization(always: Bool) {
+  package func requestAuthorization(always: Bool) {
     decide(.request(always: always))
   }
 
   /// Sets the app's authorization (tests, `locationctl`, `locationd`'s broker): stored, and every
   /// client is told.
-  public func setAuthorization(_ snapshot: AuthorizationSnapshot) {
+  package func setAuthorization(_ snapshot: AuthorizationSnapshot) {
     executor.run { [self] in
       _ = state.withLock { $0.authorization.replace(snapshot) }
       persistence.setAuthorization(snapshot, app: app)
@@ -204,33 +204,33 @@ public final class LocationHub: Sendable {
 
   /// Starts location updates for a client. A `notDetermined` app asks for when-in-use authorization
   /// first, as starting a service does on Apple platforms.
-  public func startUpdates(_ id: ClientID, _ request: UpdateRequest) {
+  package func startUpdates(_ id: ClientID, _ request: UpdateRequest) {
     decide(.startUpdates)
     send(.startUpdates(id, request))
   }
 
   /// Deferred updates for a client (`allowDeferredLocationUpdates(untilTraveled:timeout:)`):
   /// timeouts are taken on the hub's monotonic clock.
-  public func allowDeferred(_ id: ClientID, distance: Double, timeout: Double) {
+  package func allowDeferred(_ id: ClientID, distance: Double, timeout: Double) {
     send(.allowDeferred(id, distance: distance, timeout: timeout))
   }
 
   /// Starts significant-change monitoring for a client. A `notDetermined` app asks for always
   /// authorization first, as on Apple platforms.
-  public func startSignificantChanges(_ id: ClientID) {
+  package func startSignificantChanges(_ id: ClientID) {
     decide(.startSignificantChanges)
     send(.startSignificantChanges(id))
   }
 
   /// Whether significant-change monitoring can run: some location source is configured or was
   /// discovered (any source serves: a receiver is duty-cycled).
-  public var significantChangeAvailable: Bool {
+  package var significantChangeAvailable: Bool {
     if case .unavailable = sources { return false }
     return true
   }
 
   /// Asks for one location for a client (`requestLocation`).
-  public func requestLocation(_ id: ClientID, _ request: UpdateRequest) {
+  package func requestLocation(_ id: ClientID, _ request: UpdateRequest) {
     decide(.requestLocation)
     send(.requestLocation(id, request))
   }
@@ -311,7 +311,7 @@ public final class LocationHub: Sendable {
 
   /// Monitors a region in a group for the app, replacing any of the same identifier, starting in
   /// `initialState`; `requester` hears `regionStarted` or `regionFailed`.
-  public func addRegion(
+  package func addRegion(
     _ spec: RegionSpec, group: String, initialState: RegionState = .unknown, requester: ClientID?
   ) {
     decide(.addRegion)
@@ -319,18 +319,18 @@ public final class LocationHub: Sendable {
   }
 
   /// Stops monitoring a region.
-  public func removeRegion(identifier: String, group: String) {
+  package func removeRegion(identifier: String, group: String) {
     send(.removeRegion(group: group, identifier: identifier))
   }
 
   /// Asks for a region's state; `requester` hears `regionState`.
-  public func requestRegionState(identifier: String, group: String, requester: ClientID) {
+  package func requestRegionState(identifier: String, group: String, requester: ClientID) {
     send(.requestRegionState(requester, group: group, identifier: identifier))
   }
 
   /// The regions of a group now (including requests still queued on a live hub's executor is not
   /// guaranteed; on a manual-clock hub every earlier call has been handled).
-  public func regions(group: String) -> [(spec: RegionSpec, state: RegionState)] {
+  package func regions(group: String) -> [(spec: RegionSpec, state: RegionState)] {
     state.withLock { state in
       state.engine.regionSpecs(group: group).map {
         ($0, state.engine.regionState(group: group, identifier: $0.identifier) ?? .unknown)
@@ -339,7 +339,8 @@ public final class LocationHub: Sendable {
   }
 
   /// One region of a group, if monitored.
-  public func region(identifier: String, group: String) -> (spec: RegionSpec, state: RegionState)? {
+  package func region(identifier: String, group: String) -> (spec: RegionSpec, state: RegionState)?
+  {
     state.withLock { state in
       state.engine.regionSpec(group: group, identifier: identifier).map {
         ($0, state.engine.regionState(group: group, identifier: identifier) ?? .unknown)
@@ -348,7 +349,7 @@ public final class LocationHub: Sendable {
   }
 
   /// The largest radius a region may have, in metres.
-  public var maximumRegionRadius: Double { state.withLock { $0.engine.maximumRegionRadius } }
+  package var maximumRegionRadius: Double { state.withLock { $0.engine.maximumRegionRadius } }
 
   private func client(_ id: ClientID) -> (any HubClient)? {
     state.withLock { $0.clients[id] }
@@ -512,7 +513,7 @@ public final class LocationHub: Sendable {
 
   /// Whether a configured (or discovered) source can produce headings: a compass is present
   /// (`headingAvailable()`). Sources are made, not started, to ask them.
-  public var headingAvailable: Bool {
+  package var headingAvailable: Bool {
     if let known = state.withLock({ $0.headingCapable }) { return known }
     let existing = state.withLock { $0.candidates?.map(\.source) }
     let sources: [any LocationSource]
@@ -532,7 +533,7 @@ public final class LocationHub: Sendable {
 
   /// How long each configured source has been on, on the hub's clock (issue 7, "every source
   /// reports when it is on"); empty before any source was needed.
-  public var sourceUsage: [SourceUsage] {
+  package var sourceUsage: [SourceUsage] {
     let now = clock.now.monotonic
     return state.withLock { state in
       (state.candidates ?? []).map {
@@ -544,7 +545,7 @@ public final class LocationHub: Sendable {
   }
 
   /// The URLs of the sources running now.
-  public var runningSources: [String] {
+  package var runningSources: [String] {
     state.withLock { ($0.candidates ?? []).filter(\.run.running).map(\.source.descriptor.url) }
   }
 }
@@ -616,18 +617,18 @@ final class HubExecutor: Sendable {
 }
 
 /// How long one source has been on.
-public struct SourceUsage: Sendable, Equatable {
+package struct SourceUsage: Sendable, Equatable {
   /// The source's URL.
-  public var url: String
+  package var url: String
   /// Its power cost.
-  public var power: PowerCost
+  package var power: PowerCost
   /// Whether it runs now.
-  public var running: Bool
+  package var running: Bool
   /// Seconds it has been on since the hub made it (hub clock).
-  public var onSeconds: Double
+  package var onSeconds: Double
 
   /// Creates a record.
-  public init(url: String, power: PowerCost, running: Bool, onSeconds: Double) {
+  package init(url: String, power: PowerCost, running: Bool, onSeconds: Double) {
     self.url = url
     self.power = power
     self.running = running

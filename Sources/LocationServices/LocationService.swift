@@ -11,7 +11,7 @@ import LocationModel
 /// (`HubClient.hub(_:deliver:)`, never on the caller's stack for a live service), and the
 /// synchronous getters answer from state kept locally (for a daemon client, the mirror of what the
 /// daemon last said).
-public protocol LocationService: AnyObject, Sendable {
+package protocol LocationService: AnyObject, Sendable {
   /// The clock the service's timestamps and deadlines come from.
   var clock: any HubClock { get }
 
@@ -113,17 +113,17 @@ extension LocationHub: LocationService {}
 
 extension HubClient {
   /// Forwards a hub's delivery to the client's `LocationService` entry point.
-  public func hub(_ hub: LocationHub, deliver delivery: HubDelivery) {
+  package func hub(_ hub: LocationHub, deliver delivery: HubDelivery) {
     self.hub(hub as any LocationService, deliver: delivery)
   }
 
   /// Forwards a delivery from a `LocationHub` to the client's `LocationHub` entry point; a delivery
   /// from another service (a `DaemonClient`) is dropped, so clients meant to run under the daemon
   /// implement this method rather than the `LocationHub` one.
-  public func hub(_ service: any LocationService, deliver delivery: HubDelivery) {
+  package func hub(_ service: any LocationService, deliver delivery: HubDelivery) {
     if let hub = service as? LocationHub { self.hub(hub, deliver: delivery) }
   }
 
   /// No region groups: held region events are never given to this client.
-  public var regionGroups: Set<String> { [] }
+  package var regionGroups: Set<String> { [] }
 }

@@ -7,26 +7,26 @@ import LocationStore
 /// Hub persistence in the SQLite store. Store errors never reach the app as crashes: a failed read
 /// counts as "nothing stored", a failed write is reported once on standard error (libraries log; the
 /// app keeps working on what it has in memory).
-public final class StorePersistence: HubPersistence {
+package final class StorePersistence: HubPersistence {
   private let store: LocationStore
   private let fallback = MemoryPersistence()
 
   /// Wraps an open store.
-  public init(store: LocationStore) {
+  package init(store: LocationStore) {
     self.store = store
   }
 
   /// The setting key of the global services switch.
-  public static let servicesEnabledKey = "servicesEnabled"
+  package static let servicesEnabledKey = "servicesEnabled"
 
-  public func authorization(app: String) -> AuthorizationSnapshot? {
+  package func authorization(app: String) -> AuthorizationSnapshot? {
     guard let stored = (try? store.authorization(app: app)) ?? nil else {
       return fallback.authorization(app: app)
     }
     return AuthorizationSnapshot(status: stored.status, accuracy: stored.accuracy)
   }
 
-  public func setAuthorization(_ snapshot: AuthorizationSnapshot, app: String) {
+  package func setAuthorization(_ snapshot: AuthorizationSnapshot, app: String) {
     fallback.setAuthorization(snapshot, app: app)
     report {
       try store.setAuthorization(
@@ -37,28 +37,28 @@ public final class StorePersistence: HubPersistence {
     }
   }
 
-  public func servicesEnabled() -> Bool {
+  package func servicesEnabled() -> Bool {
     guard let value = (try? store.setting(Self.servicesEnabledKey)) ?? nil else {
       return fallback.servicesEnabled()
     }
     return value != "0"
   }
 
-  public func setServicesEnabled(_ enabled: Bool) {
+  package func setServicesEnabled(_ enabled: Bool) {
     fallback.setServicesEnabled(enabled)
     report { try store.setSetting(Self.servicesEnabledKey, enabled ? "1" : "0") }
   }
 
-  public func lastKnownLocation() -> Fix? {
+  package func lastKnownLocation() -> Fix? {
     ((try? store.lastKnownLocation(app: "")) ?? nil) ?? fallback.lastKnownLocation()
   }
 
-  public func saveLastKnownLocation(_ fix: Fix) {
+  package func saveLastKnownLocation(_ fix: Fix) {
     fallback.saveLastKnownLocation(fix)
     report { try store.saveLastKnownLocation(fix, app: "") }
   }
 
-  public func regions(app: String) -> [String: [(spec: RegionSpec, state: RegionState)]] {
+  package func regions(app: String) -> [String: [(spec: RegionSpec, state: RegionState)]] {
     let stored: [StoredRegion]
     do {
       stored = try store.regions(app: app)
@@ -79,7 +79,7 @@ public final class StorePersistence: HubPersistence {
     return result
   }
 
-  public func saveRegion(_ spec: RegionSpec, state: RegionState, group: String, app: String) {
+  package func saveRegion(_ spec: RegionSpec, state: RegionState, group: String, app: String) {
     fallback.saveRegion(spec, state: state, group: group, app: app)
     report {
       try store.upsertRegion(
@@ -91,12 +91,12 @@ public final class StorePersistence: HubPersistence {
     }
   }
 
-  public func deleteRegion(identifier: String, group: String, app: String) {
+  package func deleteRegion(identifier: String, group: String, app: String) {
     fallback.deleteRegion(identifier: identifier, group: group, app: app)
     report { try store.deleteRegion(app: app, group: group, identifier: identifier) }
   }
 
-  public func saveRegionStates(
+  package func saveRegionStates(
     _ states: [(identifier: String, state: RegionState)], group: String, app: String, time: Double
   ) {
     fallback.saveRegionStates(states, group: group, app: app, time: time)

@@ -7,9 +7,9 @@ import Synchronization
 
 /// A synthetic movement: legs of staying put and of travelling in a straight line (a geodesic) at a
 /// constant speed, from a start point. The truth against which power and lateness are measured.
-public struct PowerTrace: Sendable {
+package struct PowerTrace: Sendable {
   /// One part of the movement.
-  public enum Leg: Sendable, Equatable {
+  package enum Leg: Sendable, Equatable {
     /// Stay at the current position for this many seconds.
     case stay(seconds: Double)
     /// Travel `metres` at `speed` (m/s) on the azimuth `bearing` (degrees from north).
@@ -17,15 +17,15 @@ public struct PowerTrace: Sendable {
   }
 
   /// Where the device is at one instant.
-  public struct Position: Sendable, Equatable {
+  package struct Position: Sendable, Equatable {
     /// Degrees.
-    public var latitude: Double
+    package var latitude: Double
     /// Degrees.
-    public var longitude: Double
+    package var longitude: Double
     /// Metres per second (0 when staying).
-    public var speed: Double
+    package var speed: Double
     /// Degrees from north; -1 when staying.
-    public var course: Double
+    package var course: Double
   }
 
   private struct Segment: Sendable {
@@ -38,9 +38,9 @@ public struct PowerTrace: Sendable {
   }
 
   /// The trace's name (for reports).
-  public let name: String
+  package let name: String
   /// Its length, seconds.
-  public let duration: Double
+  package let duration: Double
   private let segments: [Segment]
 
   /// Creates a trace.
@@ -50,7 +50,7 @@ public struct PowerTrace: Sendable {
   ///   - longitude: Start longitude, degrees.
   ///   - legs: The movement, in order. Legs with a non-positive or non-finite length or speed are
   ///     skipped.
-  public init(name: String, latitude: Double, longitude: Double, legs: [Leg]) {
+  package init(name: String, latitude: Double, longitude: Double, legs: [Leg]) {
     self.name = name
     var segments: [Segment] = []
     var time = 0.0
@@ -89,7 +89,7 @@ public struct PowerTrace: Sendable {
   }
 
   /// The position `time` seconds after the start (clamped to the trace).
-  public func position(at time: Double) -> Position {
+  package func position(at time: Double) -> Position {
     var low = 0
     var high = segments.count - 1
     while low < high {
@@ -116,7 +116,7 @@ public struct PowerTrace: Sendable {
 /// A simulated GNSS receiver following a `PowerTrace` on the hub's clock: power `.high`, 5 m
 /// nominal accuracy; after each start the first fix comes `timeToFix` seconds later, then one fix
 /// per `interval`. Used to measure how long power management keeps a receiver on.
-public final class SimulatedReceiver: LocationSource {
+package final class SimulatedReceiver: LocationSource {
   private struct State {
     var generation = 0
     var pending: (any Cancellable)?
@@ -124,16 +124,16 @@ public final class SimulatedReceiver: LocationSource {
   }
 
   /// A high-power source named `sim-gnss://receiver`.
-  public let descriptor = SourceDescriptor(
+  package let descriptor = SourceDescriptor(
     url: "sim-gnss://receiver", nominalAccuracy: 5, power: .high)
   /// The trace followed.
-  public let trace: PowerTrace
+  package let trace: PowerTrace
   /// Seconds from a start to the first fix (a hot start is a few seconds).
-  public let timeToFix: Double
+  package let timeToFix: Double
   /// Seconds between fixes while on.
-  public let interval: Double
+  package let interval: Double
   /// The hub monotonic instant at which the trace starts.
-  public let origin: Double
+  package let origin: Double
   private let state = Mutex(State())
 
   /// Creates a receiver.
@@ -142,7 +142,7 @@ public final class SimulatedReceiver: LocationSource {
   ///   - origin: The hub monotonic instant of the trace's start.
   ///   - timeToFix: Seconds from a start to the first fix.
   ///   - interval: Seconds between fixes.
-  public init(trace: PowerTrace, origin: Double, timeToFix: Double = 5, interval: Double = 1) {
+  package init(trace: PowerTrace, origin: Double, timeToFix: Double = 5, interval: Double = 1) {
     self.trace = trace
     self.origin = origin
     self.timeToFix = timeToFix
@@ -150,9 +150,9 @@ public final class SimulatedReceiver: LocationSource {
   }
 
   /// How many times the receiver was switched on.
-  public var starts: Int { state.withLock { $0.starts } }
+  package var starts: Int { state.withLock { $0.starts } }
 
-  public func start(context: any SourceContext) {
+  package func start(context: any SourceContext) {
     let generation = state.withLock { state -> Int in
       state.generation += 1
       state.starts += 1
@@ -161,7 +161,7 @@ public final class SimulatedReceiver: LocationSource {
     schedule(after: timeToFix, generation: generation, context)
   }
 
-  public func stop() {
+  package func stop() {
     state.withLock { state -> (any Cancellable)? in
       state.generation += 1
       defer { state.pending = nil }
@@ -193,9 +193,9 @@ public final class SimulatedReceiver: LocationSource {
 /// Replays a `PowerTrace` through a real `LocationHub` on a manual clock with a
 /// `SimulatedReceiver`, and measures what issue 7 asks: the seconds the receiver was on, the
 /// deliveries, and how late the app heard of movement.
-public enum PowerSimulation {
+package enum PowerSimulation {
   /// How the client asks for locations.
-  public enum Mode: String, Sendable, CaseIterable {
+  package enum Mode: String, Sendable, CaseIterable {
     /// `startUpdatingLocation` at best accuracy, `pausesLocationUpdatesAutomatically = false`.
     case continuous
     /// `startMonitoringSignificantLocationChanges`.
@@ -205,27 +205,27 @@ public enum PowerSimulation {
   }
 
   /// What one run measured.
-  public struct Report: Sendable, Equatable {
+  package struct Report: Sendable, Equatable {
     /// The trace's length, seconds.
-    public var duration: Double
+    package var duration: Double
     /// Seconds the receiver was on.
-    public var onSeconds: Double
+    package var onSeconds: Double
     /// Times the receiver was switched on.
-    public var starts: Int
+    package var starts: Int
     /// Locations delivered to the client.
-    public var deliveries: Int
+    package var deliveries: Int
     /// The worst time between the device first being 500 m from the last delivered location and
     /// the next delivery, seconds (0 when it never moved 500 m).
-    public var worstDelay500m: Double
+    package var worstDelay500m: Double
     /// The worst time between the start of a movement while paused and the resume, seconds.
-    public var worstResumeDelay: Double
+    package var worstResumeDelay: Double
     /// Movements that began while paused.
-    public var resumes: Int
+    package var resumes: Int
     /// Pauses.
-    public var pauses: Int
+    package var pauses: Int
 
     /// On-time as a fraction of the trace.
-    public var onFraction: Double { duration > 0 ? onSeconds / duration : 0 }
+    package var onFraction: Double { duration > 0 ? onSeconds / duration : 0 }
   }
 
   /// Runs one trace in one mode.
@@ -235,7 +235,7 @@ public enum PowerSimulation {
   ///   - timeToFix: The receiver's seconds from a start to its first fix.
   ///   - step: Seconds between the simulation's observations of the truth (1 s).
   /// - Returns: The measurements.
-  public static func run(
+  package static func run(
     _ trace: PowerTrace, mode: Mode, timeToFix: Double = 5, step: Double = 1
   ) -> Report {
     let clock = ManualClock()
@@ -275,11 +275,11 @@ public enum PowerSimulation {
   }
 
   /// The three reference traces of issue 7, in the Netherlands (any place would do).
-  public static var referenceTraces: [PowerTrace] { [commute, stationaryDay, walk] }
+  package static var referenceTraces: [PowerTrace] { [commute, stationaryDay, walk] }
 
   /// A 2-hour commute with stops: 15 minutes at home, a 20 km drive with a minute at each of ten
   /// traffic lights, 26 minutes at work, the drive back, 11 minutes at home.
-  public static var commute: PowerTrace {
+  package static var commute: PowerTrace {
     var legs: [PowerTrace.Leg] = [.stay(seconds: 900)]
     // 20 km at 50 km/h in 2 km blocks, a 60 s stop at each light.
     for _ in 0..<10 {
@@ -295,7 +295,7 @@ public enum PowerSimulation {
 
   /// A 6-hour day mostly stationary at two places: nearly three hours at each, a 15 km drive
   /// between them, and a short walk at lunch.
-  public static var stationaryDay: PowerTrace {
+  package static var stationaryDay: PowerTrace {
     PowerTrace(
       name: "stationary day 6 h", latitude: 52.37, longitude: 4.89,
       legs: [
@@ -306,7 +306,7 @@ public enum PowerSimulation {
   }
 
   /// A 1-hour walk with a 5-minute stop halfway.
-  public static var walk: PowerTrace {
+  package static var walk: PowerTrace {
     PowerTrace(
       name: "walk 1 h", latitude: 52.16, longitude: 4.49,
       legs: [

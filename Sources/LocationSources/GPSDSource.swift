@@ -28,28 +28,28 @@ import Synchronization
 ///   Unix socket endpoint is for relays of the JSON protocol (`socat UNIX-LISTEN:... TCP:...`).
 ///
 /// Descriptor: nominal accuracy 5 m, power `.high` (a receiver kept tracking).
-public final class GPSDSource: LocationSource {
+package final class GPSDSource: LocationSource {
   /// The protocol version this source speaks (`proto_major`).
-  public static let protocolMajor = 3
+  package static let protocolMajor = 3
   /// The command sent on each connection.
-  public static let watchCommand = #"?WATCH={"enable":true,"json":true};"# + "\n"
+  package static let watchCommand = #"?WATCH={"enable":true,"json":true};"# + "\n"
 
   /// What the source is: its URL, nominal accuracy 5 m, power `.high`.
-  public let descriptor: SourceDescriptor
+  package let descriptor: SourceDescriptor
   private let endpoint: SourceURL.Endpoint
   private let running = Mutex<(stream: ReconnectingStream?, session: GPSDSession?)>((nil, nil))
   private let lastStatistics = Mutex(GPSDStatistics())
 
   /// Creates a source for a gpsd endpoint; nothing is opened before `start`.
   /// - Parameter endpoint: TCP host and port (gpsd's default is 127.0.0.1:2947) or a Unix socket.
-  public init(endpoint: SourceURL.Endpoint) {
+  package init(endpoint: SourceURL.Endpoint) {
     self.endpoint = endpoint
     descriptor = SourceDescriptor(
       url: SourceURL.gpsd(endpoint).text, nominalAccuracy: 5, power: .high, producesHeading: true)
   }
 
   /// "gpsd at 127.0.0.1:2947" or "gpsd at /run/gpsd.sock": how messages name this source.
-  public var name: String {
+  package var name: String {
     switch endpoint {
     case .tcp(let host, let port):
       return "gpsd at \(host.contains(":") ? "[\(host)]" : host):\(port)"
@@ -60,7 +60,7 @@ public final class GPSDSource: LocationSource {
 
   /// What the decoder has seen on the current (or last) run: reports per class, garbage lines,
   /// invalid members.
-  public var statistics: GPSDStatistics {
+  package var statistics: GPSDStatistics {
     if let session = running.withLock({ $0.session }) { return session.statistics }
     return lastStatistics.withLock { $0 }
   }
@@ -68,7 +68,7 @@ public final class GPSDSource: LocationSource {
   /// Starts connecting (a running source is stopped first); fixes, and a failure per outage, go
   /// to `context`.
   /// - Parameter context: where fixes and failures go, and whose clock times the retries.
-  public func start(context: any SourceContext) {
+  package func start(context: any SourceContext) {
     stop()
     let session = GPSDSession(name: name, source: descriptor.url)
     let streamEndpoint: StreamEndpoint
@@ -84,7 +84,7 @@ public final class GPSDSource: LocationSource {
 
   /// Closes the connection and cancels a pending retry; when it returns, nothing more reaches the
   /// context.
-  public func stop() {
+  package func stop() {
     let (stream, session) = running.withLock { running in
       defer { running = (nil, nil) }
       return running

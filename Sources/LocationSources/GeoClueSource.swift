@@ -33,9 +33,9 @@ import LocationModel
 /// `stop()` waits for it, so nothing reaches the context after `stop()` returns. Method calls are
 /// synchronous on that queue with a 5 s timeout (`Stop`: 1 s), which bounds how long `stop()` can
 /// wait for an unresponsive GeoClue.
-public final class GeoClueSource: LocationSource {
+package final class GeoClueSource: LocationSource {
   /// GeoClue's accuracy levels (`GClueAccuracyLevel`), the `RequestedAccuracyLevel` values.
-  public enum AccuracyLevel: UInt32, Sendable, CaseIterable {
+  package enum AccuracyLevel: UInt32, Sendable, CaseIterable {
     /// Country level.
     case country = 1
     /// City level.
@@ -55,7 +55,7 @@ public final class GeoClueSource: LocationSource {
     /// accuracy) `.neighborhood`; up to 15 km `.city`; more, or NaN, `.country`.
     /// - Parameter metres: the desired horizontal accuracy.
     /// - Returns: the level to request.
-    public static func forDesiredAccuracy(_ metres: Double) -> AccuracyLevel {
+    package static func forDesiredAccuracy(_ metres: Double) -> AccuracyLevel {
       if metres.isNaN { return .country }
       if metres <= 100 { return .exact }
       if metres <= 1_000 { return .street }
@@ -65,7 +65,7 @@ public final class GeoClueSource: LocationSource {
     }
 
     /// The nominal accuracy, in metres, of fixes at this level (for source arbitration).
-    public var nominalAccuracy: Double {
+    package var nominalAccuracy: Double {
       switch self {
       case .exact: 10
       case .street: 1_000
@@ -78,17 +78,17 @@ public final class GeoClueSource: LocationSource {
 
   /// The start of the message of the error reported when GeoClue refuses the client; the
   /// runtime can recognise a denial by it (together with `isPermanent`).
-  public static let accessDeniedPrefix = "geoclue: access denied"
+  package static let accessDeniedPrefix = "geoclue: access denied"
   /// The first delay before reconnecting, in seconds; it doubles after each failure.
-  public static let initialRetryDelay = 1.0
+  package static let initialRetryDelay = 1.0
   /// The longest delay before reconnecting, in seconds.
-  public static let maximumRetryDelay = 60.0
+  package static let maximumRetryDelay = 60.0
 
-  public let descriptor: SourceDescriptor
+  package let descriptor: SourceDescriptor
   /// The desktop id the client announces to GeoClue (GeoClue's per-application permission key).
-  public let desktopId: String
+  package let desktopId: String
   /// The accuracy level the client requests.
-  public let accuracyLevel: AccuracyLevel
+  package let accuracyLevel: AccuracyLevel
 
   private let busAddress: String?
   private let callTimeout: UInt64
@@ -118,7 +118,7 @@ public final class GeoClueSource: LocationSource {
 
   /// Creates the source with the default desktop id (`defaultDesktopId()`), the exact accuracy
   /// level, on the system bus.
-  public convenience init() {
+  package convenience init() {
     self.init(accuracyLevel: .exact)
   }
 
@@ -129,7 +129,7 @@ public final class GeoClueSource: LocationSource {
   ///   - desktopId: the id GeoClue checks permissions against; `defaultDesktopId()` when nil.
   ///   - busAddress: a D-Bus address (`unix:path=/run/x/bus`) to use instead of the system bus
   ///     (tests, private buses).
-  public convenience init(
+  package convenience init(
     accuracyLevel: AccuracyLevel, desktopId: String? = nil, busAddress: String? = nil
   ) {
     self.init(
@@ -155,12 +155,12 @@ public final class GeoClueSource: LocationSource {
   /// - Returns: a non-empty desktop id.
   /// Whether GeoClue's name (`org.freedesktop.GeoClue2`) has an owner on the system bus now
   /// (discovery). False when there is no system bus.
-  public static func isOnSystemBus() -> Bool {
+  package static func isOnSystemBus() -> Bool {
     guard let connection = try? DBusConnection(address: nil) else { return false }
     return (try? connection.nameHasOwner("org.freedesktop.GeoClue2")) ?? false
   }
 
-  public static func defaultDesktopId(
+  package static func defaultDesktopId(
     environment: [String: String] = ProcessInfo.processInfo.environment,
     executablePath: String? = CommandLine.arguments.first
   ) -> String {
@@ -174,12 +174,12 @@ public final class GeoClueSource: LocationSource {
     return "corelocation"
   }
 
-  public func start(context: any SourceContext) {
+  package func start(context: any SourceContext) {
     lifecycle.start(
       context, close: { [self] in close($0) }, connect: { [self] in connect(generation: $0) })
   }
 
-  public func stop() {
+  package func stop() {
     lifecycle.stop { [self] in close($0) }
   }
 

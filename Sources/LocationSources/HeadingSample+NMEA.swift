@@ -13,7 +13,8 @@ extension HeadingSample {
   /// - NMEA carries no accuracy: -1 (unknown). The time is the epoch's when the decoder knows it,
   ///   else `fallbackTime`.
   /// - Returns: nil when the sentence carries no usable heading.
-  public init?(nmea heading: NMEAHeading, fallbackTime: Double, source: String, isSimulated: Bool) {
+  package init?(nmea heading: NMEAHeading, fallbackTime: Double, source: String, isSimulated: Bool)
+  {
     var magnetic: Double?
     var trueHeading: Double?
     switch heading.kind {

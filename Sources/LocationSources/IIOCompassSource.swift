@@ -31,15 +31,15 @@ import LocationModel
 /// drives `sd_bus_process`. Every call into the context is made on that queue, and `stop()` waits
 /// for it, so nothing reaches the context after `stop()` returns. Method calls wait at most 5 s
 /// (`ReleaseCompass`: 1 s).
-public final class IIOCompassSource: LocationSource {
+package final class IIOCompassSource: LocationSource {
   /// The source's URL, `"iio-compass"`.
-  public static let url = "iio-compass"
+  package static let url = "iio-compass"
   /// The first delay before reconnecting, in seconds; it doubles after each failure.
-  public static let initialRetryDelay = 1.0
+  package static let initialRetryDelay = 1.0
   /// The longest delay before reconnecting, in seconds.
-  public static let maximumRetryDelay = 60.0
+  package static let maximumRetryDelay = 60.0
 
-  public let descriptor: SourceDescriptor
+  package let descriptor: SourceDescriptor
 
   private let busAddress: String?
   private let callTimeout: UInt64
@@ -68,7 +68,7 @@ public final class IIOCompassSource: LocationSource {
   /// Creates a source.
   /// - Parameter busAddress: a D-Bus address (`unix:path=/run/x/bus`) to use instead of the system
   ///   bus (tests, private buses); nil for the system bus.
-  public convenience init(busAddress: String? = nil) {
+  package convenience init(busAddress: String? = nil) {
     self.init(busAddress: busAddress, callTimeout: DBusConnection.defaultTimeout)
   }
 
@@ -85,7 +85,7 @@ public final class IIOCompassSource: LocationSource {
   /// `NameHasOwner("net.hadess.SensorProxy")` and `HasCompass` true. False when there is no system
   /// bus.
   /// - Returns: true when a compass can be claimed.
-  public static func isOnSystemBus() -> Bool {
+  package static func isOnSystemBus() -> Bool {
     isOnBus(address: nil)
   }
 
@@ -99,12 +99,12 @@ public final class IIOCompassSource: LocationSource {
     return (try? client.hasCompass()) == true
   }
 
-  public func start(context: any SourceContext) {
+  package func start(context: any SourceContext) {
     lifecycle.start(
       context, close: { [self] in close($0) }, connect: { [self] in connect(generation: $0) })
   }
 
-  public func stop() {
+  package func stop() {
     lifecycle.stop { [self] in close($0) }
   }
 

@@ -2,7 +2,7 @@ import Geodesy
 import LocationModel
 
 /// How much power a source costs while it runs (used for arbitration).
-public enum PowerCost: Int, Sendable, Comparable {
+package enum PowerCost: Int, Sendable, Comparable {
   /// Nothing to speak of: a file, a fixed position.
   case none = 0
   /// Network positioning (GeoClue Wi-Fi, IP).
@@ -10,25 +10,25 @@ public enum PowerCost: Int, Sendable, Comparable {
   /// A GNSS receiver kept tracking.
   case high = 2
 
-  public static func < (lhs: PowerCost, rhs: PowerCost) -> Bool { lhs.rawValue < rhs.rawValue }
+  package static func < (lhs: PowerCost, rhs: PowerCost) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 /// What a source says about itself (DESIGN.md, "Sources": sources describe themselves as data).
-public struct SourceDescriptor: Sendable, Equatable {
+package struct SourceDescriptor: Sendable, Equatable {
   /// The URL that names the source (`replay:///path`, `static:///etc/geolocation`, ...).
-  public var url: String
+  package var url: String
   /// The best horizontal accuracy (68 %, metres) it can produce; `.infinity` when every fix is as
   /// good as it gets (recordings).
-  public var nominalAccuracy: Double
+  package var nominalAccuracy: Double
   /// Its power cost while running.
-  public var power: PowerCost
+  package var power: PowerCost
   /// Whether it produces locations.
-  public var producesLocation: Bool
+  package var producesLocation: Bool
   /// Whether it produces headings.
-  public var producesHeading: Bool
+  package var producesHeading: Bool
 
   /// Creates a descriptor.
-  public init(
+  package init(
     url: String, nominalAccuracy: Double, power: PowerCost, producesLocation: Bool = true,
     producesHeading: Bool = false
   ) {
@@ -41,9 +41,9 @@ public struct SourceDescriptor: Sendable, Equatable {
 }
 
 /// A problem a source reports.
-public struct SourceError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct SourceError: Error, Sendable, Equatable, CustomStringConvertible {
   /// What kind of problem.
-  public enum Code: String, Sendable, Equatable {
+  package enum Code: String, Sendable, Equatable {
     /// The source is not configured correctly (bad URL, bad option).
     case configuration
     /// A file or device cannot be opened or read.
@@ -59,31 +59,31 @@ public struct SourceError: Error, Sendable, Equatable, CustomStringConvertible {
   }
 
   /// What kind of problem.
-  public var code: Code
+  package var code: Code
   /// A message for people (no coordinates), naming the source and what to do.
-  public var message: String
+  package var message: String
   /// Whether the source has given up for good (a missing file) rather than retrying.
-  public var isPermanent: Bool
+  package var isPermanent: Bool
 
   /// Creates an error.
-  public init(_ code: Code, _ message: String, isPermanent: Bool) {
+  package init(_ code: Code, _ message: String, isPermanent: Bool) {
     self.code = code
     self.message = message
     self.isPermanent = isPermanent
   }
 
-  public var description: String { message }
+  package var description: String { message }
 }
 
 /// A handle for a scheduled action; cancelling it prevents the action from running.
-public protocol Cancellable: Sendable {
+package protocol Cancellable: Sendable {
   /// Prevents the action from running if it has not run yet.
   func cancel()
 }
 
 /// What the runtime gives a running source: a place to send what it produces, and the runtime's
 /// clock (real or manual), so that time-driven sources (replay, static) run on virtual time too.
-public protocol SourceContext: Sendable {
+package protocol SourceContext: Sendable {
   /// The current instant on the runtime's clock.
   var now: EngineInstant { get }
   /// Hands a fix to the runtime.
@@ -101,14 +101,14 @@ public protocol SourceContext: Sendable {
 
 extension SourceContext {
   /// Default: headings are dropped (contexts that only collect locations).
-  public func emitHeading(_ sample: HeadingSample) {}
+  package func emitHeading(_ sample: HeadingSample) {}
 }
 
 /// A location source: an adapter that turns the outside world into `Fix` values.
 ///
 /// `start` and `stop` are called by the runtime from its own serial executor; a source may call its
 /// context from any thread.
-public protocol LocationSource: AnyObject, Sendable {
+package protocol LocationSource: AnyObject, Sendable {
   /// What the source is and what it costs.
   var descriptor: SourceDescriptor { get }
   /// Starts producing into `context`.

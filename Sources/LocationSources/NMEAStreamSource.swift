@@ -23,9 +23,9 @@ import Synchronization
 /// - A path that is a regular file is refused for good (`replay://` plays files).
 ///
 /// Descriptor: nominal accuracy 5 m, power `.high`.
-public final class NMEAStreamSource: LocationSource {
+package final class NMEAStreamSource: LocationSource {
   /// What the source is: its URL, nominal accuracy 5 m, power `.high`.
-  public let descriptor: SourceDescriptor
+  package let descriptor: SourceDescriptor
   private let endpoint: StreamEndpoint
   private let running = Mutex<(stream: ReconnectingStream?, session: NMEASession?)>((nil, nil))
   private let lastStatistics = Mutex(NMEAStatistics())
@@ -34,7 +34,7 @@ public final class NMEAStreamSource: LocationSource {
   /// - Parameters:
   ///   - serialPath: the device, as `/dev/ttyUSB0`.
   ///   - baud: the baud rate, one of `SourceURL.baudRates` (NMEA 0183 uses 4800).
-  public init(serialPath: String, baud: Int) {
+  package init(serialPath: String, baud: Int) {
     endpoint = .serial(path: serialPath, baud: baud)
     descriptor = SourceDescriptor(
       url: SourceURL.nmeaSerial(path: serialPath, baud: baud).text, nominalAccuracy: 5,
@@ -45,7 +45,7 @@ public final class NMEAStreamSource: LocationSource {
   /// - Parameters:
   ///   - host: a host name or address.
   ///   - port: the TCP port (10110 is the registered NMEA-0183 port).
-  public init(host: String, port: Int) {
+  package init(host: String, port: Int) {
     endpoint = .tcp(host: host, port: port)
     descriptor = SourceDescriptor(
       url: SourceURL.nmeaTCP(host: host, port: port).text, nominalAccuracy: 5, power: .high,
@@ -53,7 +53,7 @@ public final class NMEAStreamSource: LocationSource {
   }
 
   /// "NMEA device /dev/ttyUSB0" or "NMEA server at host:port": how messages name this source.
-  public var name: String {
+  package var name: String {
     switch endpoint {
     case .serial(let path, _): return "NMEA device \(path)"
     case .tcp(let host, let port):
@@ -63,7 +63,7 @@ public final class NMEAStreamSource: LocationSource {
   }
 
   /// What the decoder has seen on the current connection (or the last one).
-  public var statistics: NMEAStatistics {
+  package var statistics: NMEAStatistics {
     if let session = running.withLock({ $0.session }) { return session.statistics }
     return lastStatistics.withLock { $0 }
   }
@@ -71,7 +71,7 @@ public final class NMEAStreamSource: LocationSource {
   /// Starts connecting (a running source is stopped first); fixes, and a failure per outage, go
   /// to `context`.
   /// - Parameter context: where fixes and failures go, and whose clock times the retries.
-  public func start(context: any SourceContext) {
+  package func start(context: any SourceContext) {
     stop()
     let session = NMEASession(source: descriptor.url)
     let stream = ReconnectingStream(
@@ -82,7 +82,7 @@ public final class NMEAStreamSource: LocationSource {
 
   /// Closes the connection and cancels a pending retry; when it returns, nothing more reaches the
   /// context.
-  public func stop() {
+  package func stop() {
     let (stream, session) = running.withLock { running in
       defer { running = (nil, nil) }
       return running

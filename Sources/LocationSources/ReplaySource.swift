@@ -14,7 +14,7 @@ import Synchronization
 ///   `isSimulated == true`, which the public API shows as
 ///   `sourceInformation.isSimulatedBySoftware`.
 /// - At the end: `loop` starts again; otherwise the source reports that it has ended.
-public final class ReplaySource: LocationSource {
+package final class ReplaySource: LocationSource {
   private struct State {
     var track: ReplayTrack?
     var context: (any SourceContext)?
@@ -27,13 +27,13 @@ public final class ReplaySource: LocationSource {
   /// Fixes emitted per scheduled step in `instant` mode.
   static let instantBatch = 256
 
-  public let descriptor: SourceDescriptor
+  package let descriptor: SourceDescriptor
   private let path: String
   private let options: SourceURL.ReplayOptions
   private let state = Mutex(State())
 
   /// Creates a replay of the file at `path`.
-  public init(path: String, options: SourceURL.ReplayOptions) {
+  package init(path: String, options: SourceURL.ReplayOptions) {
     self.path = path
     self.options = options
     // An NMEA log may carry heading sentences; a GPX track never does.
@@ -44,7 +44,7 @@ public final class ReplaySource: LocationSource {
   }
 
   /// Creates a replay of fixes already in memory (tests, benchmarks).
-  public init(track: ReplayTrack, name: String, options: SourceURL.ReplayOptions) {
+  package init(track: ReplayTrack, name: String, options: SourceURL.ReplayOptions) {
     self.path = name
     self.options = options
     self.descriptor = SourceDescriptor(
@@ -52,7 +52,7 @@ public final class ReplaySource: LocationSource {
     state.withLock { $0.track = track }
   }
 
-  public func start(context: any SourceContext) {
+  package func start(context: any SourceContext) {
     let cached = state.withLock { $0.track }
     let track: ReplayTrack
     if let cached {
@@ -74,7 +74,7 @@ public final class ReplaySource: LocationSource {
     step(index: 0, generation: generation)
   }
 
-  public func stop() {
+  package func stop() {
     let pending = state.withLock { state -> (any Cancellable)? in
       state.generation += 1
       state.context = nil

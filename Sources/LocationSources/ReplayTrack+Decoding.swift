@@ -70,7 +70,7 @@ extension ReplayTrack {
   /// - Parameters:
   ///   - path: the path, as `GPXDocument.path` chose it.
   ///   - warnings: the document's warnings.
-  public init(gpx path: GPXPath, warnings: [FormatError] = []) {
+  package init(gpx path: GPXPath, warnings: [FormatError] = []) {
     var fixes = path.points.map(\.fix)
     let times = path.points.map(\.time)
     let hasTimes: Bool

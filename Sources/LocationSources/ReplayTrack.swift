@@ -11,30 +11,30 @@ import LocationModel
 /// to the next, or from or to a time the recording does not have), and are left unknown (-1) when
 /// the implied speed is above ``maximumDerivedSpeed``: such a step is a jump in the recording, not
 /// a movement.
-public struct ReplayTrack: Sendable {
+package struct ReplayTrack: Sendable {
   /// The fixes, in the recording's order.
-  public var fixes: [Fix]
+  package var fixes: [Fix]
   /// Problems found in the file that did not stop the replay (a bad point, a bad sentence), with
   /// file and line.
-  public var warnings: [FormatError]
+  package var warnings: [FormatError]
   /// Heading samples (NMEA heading sentences), in time order; played between the fixes by time.
-  public var headings: [HeadingSample] = []
+  package var headings: [HeadingSample] = []
   /// Whether the recording has timestamps. A track without any is played one point a second and
   /// stamped with the time of playing.
-  public var hasTimes: Bool
+  package var hasTimes: Bool
   /// The indices into ``fixes`` of the fixes that begin a new segment (a GPX `<trkseg>`, track or
   /// route), other than the first fix. No motion is derived from the fix before each.
-  public var segmentStarts: [Int]
+  package var segmentStarts: [Int]
   /// For a GPX file, what its played path is made of (see `GPXPath`); nil for NMEA.
-  public var gpxPathKind: GPXPoint.Kind?
+  package var gpxPathKind: GPXPoint.Kind?
   /// For a GPX file, its valid points that are not played because they are not of the path's
   /// kind (waypoints when the file has a track, for example); zero for NMEA. A program tells its
   /// user with ``leftOutNotice``.
-  public var leftOut = GPXPointCounts()
+  package var leftOut = GPXPointCounts()
 
   /// What the replay leaves out of a GPX file, for its user (`7 waypoints not replayed: a track
   /// is present`); nil when it plays every valid point, and for NMEA.
-  public var leftOutNotice: String? {
+  package var leftOutNotice: String? {
     guard let gpxPathKind else { return nil }
     var counts = leftOut
     counts[gpxPathKind] = fixes.count
@@ -45,7 +45,7 @@ public struct ReplayTrack: Sendable {
   /// level. A faster step is taken as a jump in the recording (a gap, a point added by hand, a
   /// glitch), and the fix gets neither speed nor course from it. A speed the recording states is
   /// kept whatever its value.
-  public static let maximumDerivedSpeed = 340.0
+  package static let maximumDerivedSpeed = 340.0
 
   /// Creates a track from fixes; derives missing speed and course (see the rules above).
   ///
@@ -54,7 +54,7 @@ public struct ReplayTrack: Sendable {
   ///   - warnings: problems found in the file.
   ///   - hasTimes: whether the fixes' times are the recording's (no motion is derived when not).
   ///   - segmentStarts: indices of the fixes that begin a new segment (see ``segmentStarts``).
-  public init(
+  package init(
     fixes: [Fix], warnings: [FormatError] = [], hasTimes: Bool = true, segmentStarts: [Int] = []
   ) {
     self.init(
@@ -80,7 +80,7 @@ public struct ReplayTrack: Sendable {
   }
 
   /// The recognised recording formats.
-  public enum Format: String, Sendable {
+  package enum Format: String, Sendable {
     /// GPX 1.0 or 1.1.
     case gpx
     /// NMEA 0183 sentences, one per line.
@@ -89,7 +89,7 @@ public struct ReplayTrack: Sendable {
 
   /// Guesses the format from the first meaningful bytes: `<` is XML (GPX); `$` or `!` is NMEA.
   /// NMEA logs may start with `#` comment lines (as gpsd's captures do) or gpsd JSON lines.
-  public static func detectFormat(_ bytes: [UInt8]) -> Format? {
+  package static func detectFormat(_ bytes: [UInt8]) -> Format? {
     var index = 0
     // Skip a UTF-8 byte-order mark.
     if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
@@ -113,7 +113,7 @@ public struct ReplayTrack: Sendable {
 
   /// Reads and decodes a recording.
   /// - Throws: `SourceError` naming the file (and line) when it cannot be read or holds no fix.
-  public static func load(path: String) throws(SourceError) -> ReplayTrack {
+  package static func load(path: String) throws(SourceError) -> ReplayTrack {
     let bytes: [UInt8]
     do {
       bytes = try readFile(path)

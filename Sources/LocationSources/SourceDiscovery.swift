@@ -3,11 +3,11 @@ import Foundation
 /// Finding sources when none is configured (DESIGN.md, "Sources"; issue 5): gpsd on localhost if it
 /// answers, GeoClue if its name is on the system bus, `/etc/geolocation` if it exists. Everything
 /// found is offered to the arbiter, which runs the cheapest that meets the demand.
-public enum SourceDiscovery {
+package enum SourceDiscovery {
   /// The discovered sources, in the order: gpsd, GeoClue, static file, and the iio-sensor-proxy
   /// compass (for headings only).
   /// - Parameter probe: whether a candidate answers now (injected by tests).
-  public static func discover(probe: (SourceURL) -> Bool = isAvailable) -> [SourceURL] {
+  package static func discover(probe: (SourceURL) -> Bool = isAvailable) -> [SourceURL] {
     let candidates: [SourceURL] = [
       .gpsd(.tcp(host: "127.0.0.1", port: 2947)), .geoclue, .staticFile(path: "/etc/geolocation"),
       .iioCompass,
@@ -17,7 +17,7 @@ public enum SourceDiscovery {
 
   /// Whether a source answers now: gpsd accepts a TCP connection within 250 ms; GeoClue's name has
   /// an owner on the system bus; the static file is readable. Other kinds: false.
-  public static func isAvailable(_ url: SourceURL) -> Bool {
+  package static func isAvailable(_ url: SourceURL) -> Bool {
     switch url {
     case .gpsd(.tcp(let host, let port)):
       return tcpAnswers(host: host, port: port, timeoutMilliseconds: 250)

@@ -1,9 +1,9 @@
 /// Makes source objects from URLs.
-public enum SourceFactory {
+package enum SourceFactory {
   /// The source for a URL.
   /// - Parameter accuracy: the strongest `desiredAccuracy` asked for when the source is made
   ///   (metres; negative is "best"): GeoClue's `RequestedAccuracyLevel` follows it.
-  public static func make(_ url: SourceURL, accuracy: Double? = nil) -> any LocationSource {
+  package static func make(_ url: SourceURL, accuracy: Double? = nil) -> any LocationSource {
     switch url {
     case .replay(let path, let options):
       return ReplaySource(path: path, options: options)

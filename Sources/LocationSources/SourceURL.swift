@@ -6,7 +6,7 @@
 /// static:///etc/geolocation                     geoclue
 /// gpsd://127.0.0.1:2947   gpsd:///run/gpsd.sock  nmea:///dev/ttyUSB0?baud=9600   nmea+tcp://host:10110
 /// ```
-public enum SourceURL: Sendable, Equatable {
+package enum SourceURL: Sendable, Equatable {
   /// gpsd's JSON protocol on TCP (default 127.0.0.1:2947) or a Unix socket.
   case gpsd(Endpoint)
   /// NMEA 0183 from a serial device or pseudo-terminal (raw mode, the given baud rate; NMEA 0183's
@@ -20,7 +20,7 @@ public enum SourceURL: Sendable, Equatable {
   case iioCompass
 
   /// A network or local socket address.
-  public enum Endpoint: Sendable, Equatable {
+  package enum Endpoint: Sendable, Equatable {
     /// TCP to a host and port.
     case tcp(host: String, port: Int)
     /// A Unix stream socket at a path.
@@ -28,7 +28,7 @@ public enum SourceURL: Sendable, Equatable {
   }
 
   /// The baud rates a serial source accepts.
-  public static let baudRates = [
+  package static let baudRates = [
     1200, 2400, 4800, 9600, 19_200, 38_400, 57_600, 115_200, 230_400, 460_800, 921_600,
   ]
   /// A recorded track (GPX 1.1 or NMEA 0183) replayed on the runtime's clock.
@@ -37,16 +37,16 @@ public enum SourceURL: Sendable, Equatable {
   case staticFile(path: String)
 
   /// Options of `replay://`.
-  public struct ReplayOptions: Sendable, Equatable {
+  package struct ReplayOptions: Sendable, Equatable {
     /// Playback speed: 1 is real time, 10 ten times faster. Ignored when `instant`.
-    public var speed: Double
+    package var speed: Double
     /// Emit every fix at once, as fast as the consumer takes them (virtual time).
-    public var instant: Bool
+    package var instant: Bool
     /// Start again from the beginning after the last fix.
-    public var loop: Bool
+    package var loop: Bool
 
     /// Creates options.
-    public init(speed: Double = 1, instant: Bool = false, loop: Bool = false) {
+    package init(speed: Double = 1, instant: Bool = false, loop: Bool = false) {
       self.speed = speed
       self.instant = instant
       self.loop = loop
@@ -54,13 +54,13 @@ public enum SourceURL: Sendable, Equatable {
   }
 
   /// The schemes this build understands, for error messages.
-  public static let knownSchemes = [
+  package static let knownSchemes = [
     "replay", "file", "static", "gpsd", "nmea", "nmea+tcp", "geoclue",
   ]
 
   /// Parses a source URL. A bare path (`/x/track.gpx`) is taken as `replay://` of that path.
   /// - Throws: `SourceError` with code `.configuration` naming what is wrong.
-  public static func parse(_ text: String) throws(SourceError) -> SourceURL {
+  package static func parse(_ text: String) throws(SourceError) -> SourceURL {
     let trimmed = text.trimmingWhitespace()
     guard !trimmed.isEmpty else {
       throw SourceError(.configuration, "empty source URL", isPermanent: true)
@@ -145,7 +145,7 @@ public enum SourceURL: Sendable, Equatable {
   }
 
   /// Parses a comma-separated list of source URLs.
-  public static func parseList(_ text: String) throws(SourceError) -> [SourceURL] {
+  package static func parseList(_ text: String) throws(SourceError) -> [SourceURL] {
     var result: [SourceURL] = []
     for part in text.split(separator: ",") where !part.allSatisfy(\.isWhitespace) {
       result.append(try parse(String(part)))
@@ -157,7 +157,7 @@ public enum SourceURL: Sendable, Equatable {
   }
 
   /// The URL in its canonical text form.
-  public var text: String {
+  package var text: String {
     switch self {
     case .replay(let path, let options):
       var items: [String] = []

@@ -10,17 +10,17 @@ import Synchronization
 /// current time, and again (the same position, newly stamped) every `interval` seconds (60) while
 /// the source runs, so that a client that starts later, or asks again, is answered. Changes to the
 /// file take effect when the source starts again. Its nominal accuracy is the file's accuracy.
-public final class StaticSource: LocationSource {
+package final class StaticSource: LocationSource {
   /// Seconds between repeated emissions.
-  public static let interval = 60.0
+  package static let interval = 60.0
 
-  public let descriptor: SourceDescriptor
+  package let descriptor: SourceDescriptor
   private let path: String
   private let state = Mutex<(generation: Int, pending: (any Cancellable)?)>((0, nil))
 
   /// Creates a source for the file at `path`. The nominal accuracy is read from the file if it can
   /// be parsed now; otherwise errors surface when the source starts.
-  public init(path: String) {
+  package init(path: String) {
     self.path = path
     let accuracy = (try? Self.read(path: path, time: 0))?.horizontalAccuracy ?? 0
     self.descriptor = SourceDescriptor(
@@ -46,7 +46,7 @@ public final class StaticSource: LocationSource {
     }
   }
 
-  public func start(context: any SourceContext) {
+  package func start(context: any SourceContext) {
     let generation = state.withLock { state -> Int in
       state.generation += 1
       return state.generation
@@ -76,7 +76,7 @@ public final class StaticSource: LocationSource {
     if stale { token.cancel() }
   }
 
-  public func stop() {
+  package func stop() {
     state.withLock { state -> (any Cancellable)? in
       state.generation += 1
       defer { state.pending = nil }

@@ -5,7 +5,7 @@ extension LocationStore {
   /// - Parameter app: The app's identity.
   /// - Returns: The record, or nil.
   /// - Throws: `StoreError` if the store cannot be read.
-  public func authorization(app: String) throws(StoreError) -> StoredAuthorization? {
+  package func authorization(app: String) throws(StoreError) -> StoredAuthorization? {
     try locked("authorization") { (connection) throws(StoreError) in
       try connection.withStatement(
         "SELECT status, accuracy, updated FROM authorization WHERE app = ?"
@@ -32,7 +32,7 @@ extension LocationStore {
   ///   - value: The record; `updated` must be finite.
   ///   - app: The app's identity.
   /// - Throws: `StoreError` `.invalidValue` for a non-finite time, or if the write fails.
-  public func setAuthorization(_ value: StoredAuthorization, app: String) throws(StoreError) {
+  package func setAuthorization(_ value: StoredAuthorization, app: String) throws(StoreError) {
     guard value.updated.isFinite else {
       throw StoreError(
         code: .invalidValue, message: "authorization time is not finite",
@@ -58,7 +58,7 @@ extension LocationStore {
   /// Removes the authorization of `app` (it becomes "not determined"); no error if there is none.
   /// - Parameter app: The app's identity.
   /// - Throws: `StoreError` if the write fails.
-  public func removeAuthorization(app: String) throws(StoreError) {
+  package func removeAuthorization(app: String) throws(StoreError) {
     try writing("removeAuthorization") { (connection) throws(StoreError) in
       try connection.withStatement("DELETE FROM authorization WHERE app = ?") {
         (statement) throws(StoreError) in
@@ -71,7 +71,7 @@ extension LocationStore {
   /// The apps that have a stored authorization, sorted by their identity (byte order).
   /// - Returns: The apps.
   /// - Throws: `StoreError` if the store cannot be read.
-  public func apps() throws(StoreError) -> [String] {
+  package func apps() throws(StoreError) -> [String] {
     try locked("apps") { (connection) throws(StoreError) in
       try connection.withStatement("SELECT app FROM authorization ORDER BY app") {
         (statement) throws(StoreError) in

@@ -4,7 +4,7 @@ extension LocationStore {
   /// - Returns: The sequence number the store assigned: greater than every number assigned before
   ///   in this store, never reused.
   /// - Throws: `StoreError` `.invalidValue` for a non-finite time, or a write failure.
-  public func appendEvent(_ event: PendingEvent) throws(StoreError) -> Int64 {
+  package func appendEvent(_ event: PendingEvent) throws(StoreError) -> Int64 {
     guard event.time.isFinite else {
       throw StoreError(
         code: .invalidValue, message: "event time is not a finite number", operation: "appendEvent")
@@ -31,7 +31,7 @@ extension LocationStore {
   /// - Parameter app: The app.
   /// - Returns: The events.
   /// - Throws: `StoreError` if the store cannot be read.
-  public func pendingEvents(app: String) throws(StoreError) -> [PendingEvent] {
+  package func pendingEvents(app: String) throws(StoreError) -> [PendingEvent] {
     try locked("pendingEvents") { (connection) throws(StoreError) in
       try connection.withStatement(
         "SELECT sequence, app, kind, payload, time FROM events WHERE app = ? ORDER BY sequence"
@@ -56,7 +56,7 @@ extension LocationStore {
   ///   - app: The app.
   ///   - throughSequence: The last delivered sequence number.
   /// - Throws: `StoreError` if the write fails.
-  public func deleteEvents(app: String, throughSequence: Int64) throws(StoreError) {
+  package func deleteEvents(app: String, throughSequence: Int64) throws(StoreError) {
     try writing("deleteEvents") { (connection) throws(StoreError) in
       try connection.withStatement("DELETE FROM events WHERE app = ? AND sequence <= ?") {
         (statement) throws(StoreError) in

@@ -6,7 +6,7 @@ extension LocationStore {
   /// - Parameter app: The app's identity, or `""` for the machine.
   /// - Returns: The fix as it was saved, or nil.
   /// - Throws: `StoreError` if the store cannot be read.
-  public func lastKnownLocation(app: String) throws(StoreError) -> Fix? {
+  package func lastKnownLocation(app: String) throws(StoreError) -> Fix? {
     try locked("lastKnownLocation") { (connection) throws(StoreError) in
       try connection.withStatement(
         """
@@ -48,7 +48,7 @@ extension LocationStore {
   ///     every other number finite.
   ///   - app: The app's identity, or `""` for the machine.
   /// - Throws: `StoreError` `.invalidValue` (nothing written) or a write failure.
-  public func saveLastKnownLocation(_ fix: Fix, app: String) throws(StoreError) {
+  package func saveLastKnownLocation(_ fix: Fix, app: String) throws(StoreError) {
     do throws(StoreError) {
       try Validate.coordinate(latitude: fix.latitude, longitude: fix.longitude, of: "location")
       try Validate.finite(fix.horizontalAccuracy, "location horizontal accuracy")

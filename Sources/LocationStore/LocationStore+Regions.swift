@@ -12,7 +12,7 @@ extension LocationStore {
   ///   - group: `"manager"` or `"monitor:<name>"`; nil for every group.
   /// - Returns: The regions.
   /// - Throws: `StoreError` if the store cannot be read.
-  public func regions(app: String, group: String? = nil) throws(StoreError) -> [StoredRegion] {
+  package func regions(app: String, group: String? = nil) throws(StoreError) -> [StoredRegion] {
     try locked("regions") { (connection) throws(StoreError) in
       try connection.withStatement(
         "SELECT \(Self.regionColumns) FROM regions WHERE app = ? "
@@ -31,7 +31,7 @@ extension LocationStore {
   /// when it starts.
   /// - Returns: The regions.
   /// - Throws: `StoreError` if the store cannot be read (`.corrupt` if a page is damaged).
-  public func allRegions() throws(StoreError) -> [StoredRegion] {
+  package func allRegions() throws(StoreError) -> [StoredRegion] {
     try locked("allRegions") { (connection) throws(StoreError) in
       // One read transaction for the count and the rows, so that the capacity is right (unless
       // the caller's transaction is already open).
@@ -56,7 +56,7 @@ extension LocationStore {
   /// its fields, state included); committed on return.
   /// - Parameter region: The region; see `upsertRegions(_:)` for the checks.
   /// - Throws: `StoreError` `.invalidValue` (nothing written) or a write failure.
-  public func upsertRegion(_ region: StoredRegion) throws(StoreError) {
+  package func upsertRegion(_ region: StoredRegion) throws(StoreError) {
     try upsertRegions(CollectionOfOne(region), operation: "upsertRegion")
   }
 
@@ -68,7 +68,7 @@ extension LocationStore {
   /// state time finite if present.
   /// - Parameter regions: The regions.
   /// - Throws: `StoreError` `.invalidValue` (nothing written) or a write failure (nothing written).
-  public func upsertRegions(_ regions: [StoredRegion]) throws(StoreError) {
+  package func upsertRegions(_ regions: [StoredRegion]) throws(StoreError) {
     try upsertRegions(regions, operation: "upsertRegions")
   }
 
@@ -115,7 +115,7 @@ extension LocationStore {
   ///   - group: The region's group.
   ///   - identifier: The region's identifier.
   /// - Throws: `StoreError` if the write fails.
-  public func deleteRegion(app: String, group: String, identifier: String) throws(StoreError) {
+  package func deleteRegion(app: String, group: String, identifier: String) throws(StoreError) {
     try writing("deleteRegion") { (connection) throws(StoreError) in
       try connection.withStatement(
         "DELETE FROM regions WHERE app = ? AND region_group = ? AND identifier = ?"
@@ -136,7 +136,7 @@ extension LocationStore {
   /// - Returns: How many regions were removed.
   /// - Throws: `StoreError` if the write fails.
   @discardableResult
-  public func deleteRegions(app: String, group: String?) throws(StoreError) -> Int {
+  package func deleteRegions(app: String, group: String?) throws(StoreError) -> Int {
     try writing("deleteRegions") { (connection) throws(StoreError) in
       let sql =
         group == nil
@@ -161,7 +161,7 @@ extension LocationStore {
   ///   - time: Wall-clock time of the change, seconds since 1970.
   /// - Throws: `StoreError` `.invalidValue` for a bad state or time, `.notFound` when no such
   ///   region is stored, or a write failure.
-  public func setRegionState(
+  package func setRegionState(
     app: String, group: String, identifier: String, state: Int, time: Double
   ) throws(StoreError) {
     do throws(StoreError) {

@@ -3,7 +3,7 @@ extension LocationStore {
   /// - Parameter key: The setting's name.
   /// - Returns: The value, or nil.
   /// - Throws: `StoreError` if the store cannot be read.
-  public func setting(_ key: String) throws(StoreError) -> String? {
+  package func setting(_ key: String) throws(StoreError) -> String? {
     try locked("setting") { (connection) throws(StoreError) in
       try connection.withStatement("SELECT value FROM settings WHERE key = ?") {
         (statement) throws(StoreError) in
@@ -18,7 +18,7 @@ extension LocationStore {
   ///   - key: The setting's name.
   ///   - value: The new value, or nil to remove the setting.
   /// - Throws: `StoreError` if the write fails.
-  public func setSetting(_ key: String, _ value: String?) throws(StoreError) {
+  package func setSetting(_ key: String, _ value: String?) throws(StoreError) {
     try writing("setSetting") { (connection) throws(StoreError) in
       if let value {
         try connection.withStatement(

@@ -27,7 +27,7 @@ import Synchronization
 ///   database with `.foreignDatabase`.
 /// - Values are validated before anything is written: NaN, infinite or out-of-range numbers fail
 ///   with `.invalidValue`. Error messages never contain stored values.
-public final class LocationStore: @unchecked Sendable {
+package final class LocationStore: @unchecked Sendable {
   // @unchecked Sendable: the SQLite connection is not thread-safe (opened with
   // SQLITE_OPEN_NOMUTEX). Every use of `connection` after `init` happens inside `exclusively(_:)`
   // (directly or through `locked`/`writing`/`transaction`), which holds `gate` for the call; a
@@ -42,10 +42,10 @@ public final class LocationStore: @unchecked Sendable {
   /// that reads its own identifier here holds the gate.
   private let owner = Atomic<UInt>(0)
   /// The path of the database file, or ":memory:".
-  public let path: String
+  package let path: String
 
   /// The name of the database file inside its directory.
-  public static let fileName = "store.sqlite"
+  package static let fileName = "store.sqlite"
 
   /// The `application_id` written into the database header: "CLoc".
   static let applicationID: Int64 = 0x434C_6F63
@@ -60,7 +60,7 @@ public final class LocationStore: @unchecked Sendable {
   ///   `.foreignDatabase` for a file that is not a healthy location store (left untouched),
   ///   `.newerVersion` for a store migrated by a newer version, `.busy` when another process
   ///   holds it longer than the busy timeout.
-  public init(path: String) throws(StoreError) {
+  package init(path: String) throws(StoreError) {
     do throws(StoreError) {
       connection = try path == Self.memoryPath ? Self.openInMemory() : Self.openFile(path)
       self.path = path
@@ -76,7 +76,7 @@ public final class LocationStore: @unchecked Sendable {
   /// Each call gives an independent store with the same schema; for tests and for programs that
   /// must not leave state behind.
   /// - Throws: `StoreError` if SQLite cannot allocate the database.
-  public static func inMemory() throws(StoreError) -> LocationStore {
+  package static func inMemory() throws(StoreError) -> LocationStore {
     try LocationStore(path: memoryPath)
   }
 
@@ -121,7 +121,7 @@ public final class LocationStore: @unchecked Sendable {
   /// relative to the working directory.
   /// - Parameter environment: The process environment (pass `ProcessInfo.processInfo.environment`).
   /// - Returns: The path of the database file.
-  public static func defaultPath(environment: [String: String]) -> String {
+  package static func defaultPath(environment: [String: String]) -> String {
     let state: String
     if let xdg = environment["XDG_STATE_HOME"], xdg.hasPrefix("/") {
       state = xdg
@@ -140,12 +140,12 @@ public final class LocationStore: @unchecked Sendable {
   }
 
   /// The SQLite library version the store runs on.
-  public static var sqliteVersion: String {
+  package static var sqliteVersion: String {
     String(cString: sqlite3_libversion())
   }
 
   /// The names of the migrations this version knows, in order.
-  public static var knownMigrations: [String] {
+  package static var knownMigrations: [String] {
     Migration.all.map(\.name)
   }
 
@@ -200,7 +200,7 @@ public final class LocationStore: @unchecked Sendable {
   /// - Returns: What `body` returns.
   /// - Throws: What `body` throws (after rolling back), or a `StoreError` from beginning or
   ///   committing (after rolling back).
-  public func transaction<T>(_ body: () throws -> T) throws -> T {
+  package func transaction<T>(_ body: () throws -> T) throws -> T {
     try exclusively { () throws -> T in
       let depth = connection.transactionDepth
       try locked("transaction") { (connection) throws(StoreError) in
@@ -256,7 +256,7 @@ public final class LocationStore: @unchecked Sendable {
 
   /// The migrations recorded in the store, in the order they were applied.
   /// - Throws: `StoreError` if the table cannot be read.
-  public func appliedMigrations() throws(StoreError) -> [AppliedMigration] {
+  package func appliedMigrations() throws(StoreError) -> [AppliedMigration] {
     try locked("appliedMigrations") { (connection) throws(StoreError) in
       try connection.withStatement("SELECT name, applied FROM migrations ORDER BY rowid") {
         (statement) throws(StoreError) in
@@ -274,7 +274,7 @@ public final class LocationStore: @unchecked Sendable {
   ///
   /// Opening checks only what it reads; a daemon may call this at start-up to find damage early.
   /// - Throws: `StoreError` `.corrupt` naming the first problem SQLite reports.
-  public func checkIntegrity() throws(StoreError) {
+  package func checkIntegrity() throws(StoreError) {
     try locked("checkIntegrity") { (connection) throws(StoreError) in
       let report = try connection.withStatement("PRAGMA quick_check(1)") {
         (statement) throws(StoreError) in

@@ -3,19 +3,19 @@
 /// Delivery protocol: read with `LocationStore.pendingEvents(app:)` (ascending `sequence`),
 /// deliver, then acknowledge with `LocationStore.deleteEvents(app:throughSequence:)` using the
 /// last delivered sequence number.
-public struct PendingEvent: Sendable, Equatable {
+package struct PendingEvent: Sendable, Equatable {
   /// The store's sequence number: 0 before `appendEvent`, then unique and increasing across the
   /// store, never reused.
-  public var sequence: Int64
+  package var sequence: Int64
   /// The app the event is for.
-  public var app: String
+  package var app: String
   /// What happened, such as `"enter"`, `"exit"`, `"state"`, `"visit"`; the store does not interpret
   /// it.
-  public var kind: String
+  package var kind: String
   /// The event's details as JSON; the store does not interpret it.
-  public var payload: String
+  package var payload: String
   /// Wall-clock time of the event, seconds since 1970.
-  public var time: Double
+  package var time: Double
 
   /// Creates an event.
   /// - Parameters:
@@ -24,7 +24,7 @@ public struct PendingEvent: Sendable, Equatable {
   ///   - kind: What happened.
   ///   - payload: The details as JSON.
   ///   - time: Seconds since 1970.
-  public init(sequence: Int64 = 0, app: String, kind: String, payload: String, time: Double) {
+  package init(sequence: Int64 = 0, app: String, kind: String, payload: String, time: Double) {
     self.sequence = sequence
     self.app = app
     self.kind = kind

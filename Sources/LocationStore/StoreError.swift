@@ -2,9 +2,9 @@
 ///
 /// Our rule: the message names tables, columns, files and SQLite's own text, never a stored value,
 /// so coordinates never reach a log through an error (CONVENTIONS.md, "Errors and logs").
-public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The kind of failure, for callers that react to it.
-  public enum Code: Sendable, Equatable, CaseIterable {
+  package enum Code: Sendable, Equatable, CaseIterable {
     /// The file or its directory cannot be created or opened (missing, a directory, an I/O error at
     /// open).
     case cannotOpen
@@ -36,13 +36,13 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
   }
 
   /// The kind of failure.
-  public var code: Code
+  package var code: Code
   /// What went wrong, in words; never contains stored values such as coordinates.
-  public var message: String
+  package var message: String
   /// SQLite's extended result code, when the failure came from SQLite.
-  public var sqliteCode: Int32?
+  package var sqliteCode: Int32?
   /// The store operation that failed, such as `upsertRegion` or `open`.
-  public var operation: String
+  package var operation: String
 
   /// Creates an error.
   /// - Parameters:
@@ -50,7 +50,7 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
   ///   - message: What went wrong; must not contain stored values.
   ///   - sqliteCode: SQLite's extended result code, if any.
   ///   - operation: The store operation that failed.
-  public init(code: Code, message: String, sqliteCode: Int32? = nil, operation: String = "") {
+  package init(code: Code, message: String, sqliteCode: Int32? = nil, operation: String = "") {
     self.code = code
     self.message = message
     self.sqliteCode = sqliteCode
@@ -58,7 +58,7 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
   }
 
   /// `LocationStore.<operation>: <message> (SQLite result code <n>)`.
-  public var description: String {
+  package var description: String {
     var text = "LocationStore"
     if !operation.isEmpty { text += ".\(operation)" }
     text += ": \(message)"

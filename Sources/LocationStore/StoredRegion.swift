@@ -3,31 +3,31 @@
 ///
 /// The key is (`app`, `group`, `identifier`): saving a region with the key of a stored one replaces
 /// it (Apple's rule: regions are replaced by identifier).
-public struct StoredRegion: Sendable, Equatable {
+package struct StoredRegion: Sendable, Equatable {
   /// The owning app (the executable's identity as the daemon or the process knows it).
-  public var app: String
+  package var app: String
   /// The group: `"manager"` for `CLLocationManager` regions, `"monitor:<name>"` for a `CLMonitor`.
-  public var group: String
+  package var group: String
   /// The region's identifier, unique within (`app`, `group`).
-  public var identifier: String
+  package var identifier: String
   /// Centre latitude on WGS-84, degrees, -90...90.
-  public var latitude: Double
+  package var latitude: Double
   /// Centre longitude on WGS-84, degrees, -180...180.
-  public var longitude: Double
+  package var longitude: Double
   /// Radius in metres, not negative.
-  public var radius: Double
+  package var radius: Double
   /// The margin in metres a fix must clear to count as evidence (DESIGN.md, "Regions").
-  public var hysteresis: Double
+  package var hysteresis: Double
   /// Whether entering the region is reported.
-  public var notifyOnEntry: Bool
+  package var notifyOnEntry: Bool
   /// Whether leaving the region is reported.
-  public var notifyOnExit: Bool
+  package var notifyOnExit: Bool
   /// Last state: 0 unknown, 1 inside, 2 outside (`CLRegionState`'s raw values).
-  public var state: Int
+  package var state: Int
   /// Wall-clock time of the last state change, seconds since 1970, if known.
-  public var stateTime: Double?
+  package var stateTime: Double?
   /// A JSON object for kinds of region and options a later version adds; stored as given.
-  public var extra: String?
+  package var extra: String?
 
   /// Creates a region record.
   /// - Parameters:
@@ -43,7 +43,7 @@ public struct StoredRegion: Sendable, Equatable {
   ///   - state: 0 unknown (default), 1 inside, 2 outside.
   ///   - stateTime: Time of the last state change, if any.
   ///   - extra: A JSON blob for future kinds, if any.
-  public init(
+  package init(
     app: String,
     group: String,
     identifier: String,

@@ -49,9 +49,9 @@ import LocationModel
 ///    measured on the circle (359° to 1° is 2°). A heading whose true heading or accuracy turns
 ///    from valid to invalid or back is delivered whatever the filter says (ours: the change
 ///    matters to the client even when the direction does not).
-public struct HeadingPipeline: Sendable {
+package struct HeadingPipeline: Sendable {
   /// What one sample gives the client.
-  public enum Action: Sendable, Equatable {
+  package enum Action: Sendable, Equatable {
     /// Nothing to deliver.
     case none(Skip)
     /// Deliver this heading.
@@ -62,7 +62,7 @@ public struct HeadingPipeline: Sendable {
   }
 
   /// Why a sample gave nothing.
-  public enum Skip: Sendable, Equatable {
+  package enum Skip: Sendable, Equatable {
     /// Within ``HeadingPipeline/headingFilter`` of the last delivered heading.
     case filtered
     /// The sample had no finite heading.
@@ -71,27 +71,27 @@ public struct HeadingPipeline: Sendable {
 
   /// Minimum change in degrees between delivered headings (Apple's `headingFilter`, default 1);
   /// zero, negative (`kCLHeadingFilterNone` is -1) or NaN delivers every sample.
-  public var headingFilter: Double = 1
+  package var headingFilter: Double = 1
 
   /// The orientation last set by the client (what `headingOrientation` reads back).
-  public private(set) var orientation: HeadingOrientation = .portrait
+  package private(set) var orientation: HeadingOrientation = .portrait
 
   /// The rotation in force, degrees (0, 90, 180 or -90): the one of the last orientation that
   /// defines one (see ``HeadingOrientation``).
-  public private(set) var rotation: Double = 0
+  package private(set) var rotation: Double = 0
 
   /// The last heading delivered, the reference of the filter.
-  public private(set) var lastDelivered: DeliveredHeading?
+  package private(set) var lastDelivered: DeliveredHeading?
 
   /// The interference watch.
-  public private(set) var interference = InterferenceMonitor()
+  package private(set) var interference = InterferenceMonitor()
 
   /// Creates a pipeline with Apple's defaults: filter 1°, portrait.
   ///
   /// - Parameters:
   ///   - headingFilter: Degrees; see ``headingFilter``.
   ///   - orientation: See ``setOrientation(_:)``.
-  public init(headingFilter: Double = 1, orientation: HeadingOrientation = .portrait) {
+  package init(headingFilter: Double = 1, orientation: HeadingOrientation = .portrait) {
     self.headingFilter = headingFilter
     setOrientation(orientation)
   }
@@ -100,14 +100,14 @@ public struct HeadingPipeline: Sendable {
   /// keep the rotation in force (see ``HeadingOrientation``).
   ///
   /// - Parameter orientation: The client's `headingOrientation`.
-  public mutating func setOrientation(_ orientation: HeadingOrientation) {
+  package mutating func setOrientation(_ orientation: HeadingOrientation) {
     self.orientation = orientation
     if let rotation = orientation.rotation { self.rotation = rotation }
   }
 
   /// Forgets the last delivered heading and any interference episode (heading updates were
   /// stopped and started again): the next heading is delivered whatever the filter says.
-  public mutating func restart() {
+  package mutating func restart() {
     lastDelivered = nil
     interference.reset()
   }
@@ -120,7 +120,7 @@ public struct HeadingPipeline: Sendable {
   ///   - locationUpdatesRunning: Whether the client (or the manager it belongs to) has location
   ///     updates running: Apple's condition for a derived true heading.
   /// - Returns: A heading to deliver, nothing, or the start of an interference episode.
-  public mutating func receive(
+  package mutating func receive(
     _ sample: HeadingSample, location: Fix?, locationUpdatesRunning: Bool
   ) -> Action {
     let magnetic = sample.magneticHeading.flatMap { $0.isFinite ? $0 : nil }
@@ -206,7 +206,7 @@ public struct HeadingPipeline: Sendable {
   ///
   /// - Parameter degrees: A finite angle.
   /// - Returns: The same direction in 0..<360.
-  public static func reduce(_ degrees: Double) -> Double {
+  package static func reduce(_ degrees: Double) -> Double {
     var result = degrees.truncatingRemainder(dividingBy: 360)
     if result < 0 { result += 360 }
     // -1e-17 + 360 rounds to 360.
@@ -219,7 +219,7 @@ public struct HeadingPipeline: Sendable {
   ///   - a: A direction, degrees.
   ///   - b: Another direction, degrees.
   /// - Returns: The smaller of the two angles between them.
-  public static func angularDistance(_ a: Double, _ b: Double) -> Double {
+  package static func angularDistance(_ a: Double, _ b: Double) -> Double {
     let difference = reduce(a - b)
     return min(difference, 360 - difference)
   }

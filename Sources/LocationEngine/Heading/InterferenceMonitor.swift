@@ -20,9 +20,9 @@ import LocationModel
 /// An episode is reported once, when it begins (`.began`); the samples inside it are delivered
 /// with a negative accuracy. The public layer maps the report to `CLError.headingFailure` and asks
 /// the delegate `locationManagerShouldDisplayHeadingCalibration(_:)`.
-public struct InterferenceMonitor: Sendable, Equatable {
+package struct InterferenceMonitor: Sendable, Equatable {
   /// Whether the field is disturbed now.
-  public enum State: Sendable, Equatable {
+  package enum State: Sendable, Equatable {
     /// The field looks like the Earth's.
     case clear
     /// An episode of interference is in progress (already reported).
@@ -30,7 +30,7 @@ public struct InterferenceMonitor: Sendable, Equatable {
   }
 
   /// What one observation means.
-  public enum Event: Sendable, Equatable {
+  package enum Event: Sendable, Equatable {
     /// Nothing new (no components, or the state did not change).
     case none
     /// An episode began: report it.
@@ -40,19 +40,19 @@ public struct InterferenceMonitor: Sendable, Equatable {
   }
 
   /// Relative deviation from the model's intensity that starts an episode.
-  public var enterRatio: Double = 0.25
+  package var enterRatio: Double = 0.25
   /// Relative deviation from the model's intensity at or below which an episode ends.
-  public var leaveRatio: Double = 0.15
+  package var leaveRatio: Double = 0.15
   /// Without a model intensity: magnitudes outside this band (µT) start an episode.
-  public var enterBand: ClosedRange<Double> = 15...100
+  package var enterBand: ClosedRange<Double> = 15...100
   /// Without a model intensity: magnitudes inside this band (µT) end an episode.
-  public var leaveBand: ClosedRange<Double> = 20...80
+  package var leaveBand: ClosedRange<Double> = 20...80
 
   /// The current state.
-  public private(set) var state: State = .clear
+  package private(set) var state: State = .clear
 
   /// Creates a monitor in the clear state with the default thresholds.
-  public init() {}
+  package init() {}
 
   /// Observes one sample's field.
   ///
@@ -61,7 +61,7 @@ public struct InterferenceMonitor: Sendable, Equatable {
   ///     components.
   ///   - expected: The model's total intensity at the location in microtesla, or nil when unknown.
   /// - Returns: Whether an episode began or ended.
-  public mutating func observe(magnitude: Double?, expected: Double?) -> Event {
+  package mutating func observe(magnitude: Double?, expected: Double?) -> Event {
     guard let magnitude else { return .none }
     switch state {
     case .clear:
@@ -76,7 +76,7 @@ public struct InterferenceMonitor: Sendable, Equatable {
   }
 
   /// Forgets an episode in progress (heading updates restarted).
-  public mutating func reset() {
+  package mutating func reset() {
     state = .clear
   }
 

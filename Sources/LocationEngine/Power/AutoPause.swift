@@ -23,9 +23,9 @@ import LocationModel
 ///
 /// Apple leaves resuming to the app after a pause; this engine resumes on movement, because a
 /// Linux program has no location-triggered notification to relaunch it.
-public struct AutoPause: Sendable, Equatable {
+package struct AutoPause: Sendable, Equatable {
   /// The states.
-  public enum State: Sendable, Equatable {
+  package enum State: Sendable, Equatable {
     /// Updates flow.
     case running
     /// Updates are paused at the anchor; the source is off until the check instant.
@@ -35,7 +35,7 @@ public struct AutoPause: Sendable, Equatable {
   }
 
   /// What the caller does after an event.
-  public enum Action: Sendable, Equatable {
+  package enum Action: Sendable, Equatable {
     /// Nothing.
     case none
     /// Deliver the fix.
@@ -53,24 +53,24 @@ public struct AutoPause: Sendable, Equatable {
   }
 
   /// How often the source is started for one fix while paused, seconds.
-  public static let checkPeriod = 60.0
+  package static let checkPeriod = 60.0
 
   /// The activity type the detector was built for.
-  public let activity: ActivityType
+  package let activity: ActivityType
   /// The current state.
-  public private(set) var state: State = .running
+  package private(set) var state: State = .running
   private var detector: StationaryDetector
 
   /// Creates the machine, running, for an activity type.
   ///
   /// - Parameter activity: The client's activity type (`CLActivityType`).
-  public init(activity: ActivityType) {
+  package init(activity: ActivityType) {
     self.activity = activity
     detector = StationaryDetector(activity: activity)
   }
 
   /// Whether updates are paused (sources stopped for this client).
-  public var isPaused: Bool {
+  package var isPaused: Bool {
     switch state {
     case .running: return false
     case .paused, .checking: return true
@@ -83,7 +83,7 @@ public struct AutoPause: Sendable, Equatable {
   ///   - fix: The fix.
   ///   - time: The current instant, seconds on the caller's monotonic clock.
   /// - Returns: What to do with it.
-  public mutating func fix(_ fix: Fix, at time: Double) -> Action {
+  package mutating func fix(_ fix: Fix, at time: Double) -> Action {
     switch state {
     case .running:
       guard detector.observe(fix) else { return .deliver }
@@ -107,7 +107,7 @@ public struct AutoPause: Sendable, Equatable {
   /// - Parameter time: The current instant, seconds.
   /// - Returns: ``Action/startCheck(nextCheckAt:)`` while paused (a check with no fix by the next
   ///   period keeps the source on and simply waits); ``Action/none`` otherwise.
-  public mutating func check(at time: Double) -> Action {
+  package mutating func check(at time: Double) -> Action {
     switch state {
     case .running:
       return .none
@@ -122,7 +122,7 @@ public struct AutoPause: Sendable, Equatable {
 
   /// The client restarted updates itself (`startUpdatingLocation()` again): running, with a
   /// fresh detector.
-  public mutating func restart() {
+  package mutating func restart() {
     state = .running
     detector = StationaryDetector(activity: activity)
   }

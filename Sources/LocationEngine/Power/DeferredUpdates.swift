@@ -36,9 +36,9 @@ import LocationModel
 ///
 /// Apple defers only while the app is in the background; a Linux process has no foreground, so
 /// deferral always holds fixes.
-public struct DeferredUpdates: Sendable, Equatable {
+package struct DeferredUpdates: Sendable, Equatable {
   /// The reasons a deferral fails or ends, with `CLError.Code` raw values.
-  public enum Failure: Int, Sendable, Equatable, CaseIterable {
+  package enum Failure: Int, Sendable, Equatable, CaseIterable {
     /// Deferral is unavailable (no GNSS source) or the request was malformed.
     case deferredFailed = 11
     /// Updates are not running or are paused.
@@ -52,20 +52,20 @@ public struct DeferredUpdates: Sendable, Equatable {
   }
 
   /// The client's settings at the time of the request.
-  public struct Conditions: Sendable, Equatable {
+  package struct Conditions: Sendable, Equatable {
     /// Location updates are running (`startUpdatingLocation`).
-    public var isUpdating: Bool
+    package var isUpdating: Bool
     /// Updates are paused (auto-pause).
-    public var isPaused: Bool
+    package var isPaused: Bool
     /// A GNSS source is available.
-    public var hasGNSS: Bool
+    package var hasGNSS: Bool
     /// `desiredAccuracy`, metres; negative for Best and BestForNavigation.
-    public var desiredAccuracy: Double
+    package var desiredAccuracy: Double
     /// `distanceFilter`, metres; ≤ 0 for none.
-    public var distanceFilter: Double
+    package var distanceFilter: Double
 
     /// Creates the conditions.
-    public init(
+    package init(
       isUpdating: Bool, isPaused: Bool = false, hasGNSS: Bool, desiredAccuracy: Double,
       distanceFilter: Double
     ) {
@@ -78,7 +78,7 @@ public struct DeferredUpdates: Sendable, Equatable {
   }
 
   /// The states.
-  public enum State: Sendable, Equatable {
+  package enum State: Sendable, Equatable {
     /// Fixes pass straight through.
     case idle
     /// Fixes are held until `distance` from `origin` or the `deadline`.
@@ -86,7 +86,7 @@ public struct DeferredUpdates: Sendable, Equatable {
   }
 
   /// What the caller does after an event.
-  public enum Action: Sendable, Equatable {
+  package enum Action: Sendable, Equatable {
     /// Nothing.
     case none
     /// Deliver this fix as usual (not deferring).
@@ -104,14 +104,14 @@ public struct DeferredUpdates: Sendable, Equatable {
   }
 
   /// The current state.
-  public private(set) var state: State = .idle
+  package private(set) var state: State = .idle
   private var lastSeen: Fix?
 
   /// Creates the machine, not deferring.
-  public init() {}
+  package init() {}
 
   /// Whether fixes are being held.
-  public var isDeferring: Bool {
+  package var isDeferring: Bool {
     switch state {
     case .idle: return false
     case .deferring: return true
@@ -119,7 +119,7 @@ public struct DeferredUpdates: Sendable, Equatable {
   }
 
   /// The running deferral's deadline when finite.
-  public var deadline: Double? {
+  package var deadline: Double? {
     switch state {
     case .idle: return nil
     case .deferring(_, let deadline, _, _): return deadline.isFinite ? deadline : nil
@@ -127,7 +127,7 @@ public struct DeferredUpdates: Sendable, Equatable {
   }
 
   /// True for `CLLocationDistanceMax`, `CLTimeIntervalMax` and infinity: "no limit".
-  public static func isUnlimited(_ value: Double) -> Bool {
+  package static func isUnlimited(_ value: Double) -> Bool {
     value >= .greatestFiniteMagnitude
   }
 
@@ -140,7 +140,7 @@ public struct DeferredUpdates: Sendable, Equatable {
   ///   - time: The current instant, seconds on the caller's monotonic clock.
   /// - Returns: ``Action/reject(_:)``, ``Action/started(deadline:)``, or, over a running
   ///   deferral, ``Action/finish(batch:error:)`` with ``Failure/deferredCanceled`` for the old one.
-  public mutating func allow(
+  package mutating func allow(
     untilTraveled distance: Double, timeout: Double, conditions: Conditions, at time: Double
   ) -> Action {
     if let failure = Self.precondition(distance, timeout, conditions) { return .reject(failure) }
@@ -161,7 +161,7 @@ public struct DeferredUpdates: Sendable, Equatable {
   /// with ``Failure/deferredCanceled``.
   ///
   /// - Returns: ``Action/finish(batch:error:)``, or ``Action/none`` when not deferring.
-  public mutating func disallow() -> Action {
+  package mutating func disallow() -> Action {
     cancel()
   }
 
@@ -169,7 +169,7 @@ public struct DeferredUpdates: Sendable, Equatable {
   /// ``disallow()``.
   ///
   /// - Returns: ``Action/finish(batch:error:)``, or ``Action/none`` when not deferring.
-  public mutating func stopUpdating() -> Action {
+  package mutating func stopUpdating() -> Action {
     lastSeen = nil
     return cancel()
   }
@@ -181,7 +181,7 @@ public struct DeferredUpdates: Sendable, Equatable {
   ///   - time: The current instant, seconds.
   /// - Returns: ``Action/deliver(_:)`` when not deferring, ``Action/hold``, or
   ///   ``Action/finish(batch:error:)`` when this fix meets a criterion (it is the batch's last).
-  public mutating func fix(_ fix: Fix, at time: Double) -> Action {
+  package mutating func fix(_ fix: Fix, at time: Double) -> Action {
     if fix.hasValidCoordinate { lastSeen = fix }
     switch state {
     case .idle:
@@ -209,7 +209,7 @@ public struct DeferredUpdates: Sendable, Equatable {
   /// - Parameter time: The current instant, seconds.
   /// - Returns: ``Action/finish(batch:error:)`` with no error once the deadline has passed (the
   ///   batch may be empty); ``Action/none`` otherwise.
-  public mutating func tick(at time: Double) -> Action {
+  package mutating func tick(at time: Double) -> Action {
     switch state {
     case .idle:
       return .none

@@ -27,9 +27,9 @@ import LocationModel
 ///
 /// On-time is one time-to-fix per wake: with a hot-start receiver (a few seconds) and wakes every
 /// 60–300 s, the source is on for a few per cent of the time.
-public struct DutyCycle: Sendable, Equatable {
+package struct DutyCycle: Sendable, Equatable {
   /// The states of the source.
-  public enum State: Sendable, Equatable {
+  package enum State: Sendable, Equatable {
     /// Monitoring is off.
     case stopped
     /// The source is on, waiting for a fix, since the given instant.
@@ -39,16 +39,16 @@ public struct DutyCycle: Sendable, Equatable {
   }
 
   /// What to do after a fix.
-  public struct Action: Sendable, Equatable {
+  package struct Action: Sendable, Equatable {
     /// Deliver the fix to the client (the significant-change rule passed it).
-    public var deliver: Bool
+    package var deliver: Bool
     /// Turn the source off.
-    public var sourceOff: Bool
+    package var sourceOff: Bool
     /// Arm the wake timer for this instant (then call ``DutyCycle/wake(at:)``); nil: leave it.
-    public var nextWake: Double?
+    package var nextWake: Double?
 
     /// Creates an action.
-    public init(deliver: Bool, sourceOff: Bool, nextWake: Double?) {
+    package init(deliver: Bool, sourceOff: Bool, nextWake: Double?) {
       self.deliver = deliver
       self.sourceOff = sourceOff
       self.nextWake = nextWake
@@ -56,27 +56,27 @@ public struct DutyCycle: Sendable, Equatable {
   }
 
   /// The shortest interval between wakes, seconds.
-  public static let minimumInterval = 60.0
+  package static let minimumInterval = 60.0
   /// The longest interval between wakes, seconds.
-  public static let maximumInterval = 300.0
+  package static let maximumInterval = 300.0
   /// The speed below which the device counts as slow, metres per second.
-  public static let minimumSpeed = 0.5
+  package static let minimumSpeed = 0.5
 
   /// The current state.
-  public private(set) var state: State = .stopped
+  package private(set) var state: State = .stopped
   /// The delivery rule.
-  public private(set) var rule = SignificantChange()
+  package private(set) var rule = SignificantChange()
   private var previousFix: Fix?
   private var previousTime = 0.0
 
   /// Creates a stopped duty cycle.
-  public init() {}
+  package init() {}
 
   /// The wake interval for a speed, seconds: `clamp(0.5 × 500 / max(speed, 0.5), 60, 300)`.
   ///
   /// - Parameter speed: Metres per second; negative or NaN (unknown) counts as slow.
   /// - Returns: The interval in seconds.
-  public static func interval(speed: Double) -> Double {
+  package static func interval(speed: Double) -> Double {
     let v = speed.isNaN ? minimumSpeed : max(speed, minimumSpeed)
     return min(max(0.5 * SignificantChange.minimumDistance / v, minimumInterval), maximumInterval)
   }
@@ -85,7 +85,7 @@ public struct DutyCycle: Sendable, Equatable {
   ///
   /// - Parameter time: The current instant, seconds.
   /// - Returns: True when the source must be turned on (false when already monitoring).
-  public mutating func start(at time: Double) -> Bool {
+  package mutating func start(at time: Double) -> Bool {
     switch state {
     case .stopped:
       state = .on(since: time)
@@ -98,7 +98,7 @@ public struct DutyCycle: Sendable, Equatable {
   /// Stops monitoring; the next ``start(at:)`` delivers its first fix at once.
   ///
   /// - Returns: True when the source was on and must be turned off.
-  public mutating func stop() -> Bool {
+  package mutating func stop() -> Bool {
     let wasOn: Bool
     switch state {
     case .on: wasOn = true
@@ -114,7 +114,7 @@ public struct DutyCycle: Sendable, Equatable {
   ///
   /// - Parameter time: The current instant, seconds.
   /// - Returns: True when the source must be turned on.
-  public mutating func wake(at time: Double) -> Bool {
+  package mutating func wake(at time: Double) -> Bool {
     switch state {
     case .stopped, .on:
       return false
@@ -135,7 +135,7 @@ public struct DutyCycle: Sendable, Equatable {
   ///   - fix: The fix.
   ///   - time: The current instant, seconds.
   /// - Returns: Whether to deliver, whether to turn the source off, and when to wake.
-  public mutating func fix(_ fix: Fix, at time: Double) -> Action {
+  package mutating func fix(_ fix: Fix, at time: Double) -> Action {
     switch state {
     case .stopped:
       return Action(deliver: false, sourceOff: false, nextWake: nil)
@@ -162,7 +162,7 @@ public struct DutyCycle: Sendable, Equatable {
   ///
   /// - Parameter time: The current instant, seconds.
   /// - Returns: The action (never a delivery).
-  public mutating func giveUp(at time: Double) -> Action {
+  package mutating func giveUp(at time: Double) -> Action {
     switch state {
     case .stopped, .off:
       return Action(deliver: false, sourceOff: false, nextWake: nil)

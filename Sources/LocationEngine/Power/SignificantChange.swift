@@ -14,22 +14,22 @@ import LocationModel
 /// - `distanceFilter` and `desiredAccuracy` do not apply (Apple: the service "does not rely on the
 ///   value in the distanceFilter property");
 /// - fixes without a valid coordinate are never delivered.
-public struct SignificantChange: Sendable, Equatable {
+package struct SignificantChange: Sendable, Equatable {
   /// The distance from the last delivered fix that makes a change significant, metres.
-  public static let minimumDistance = 500.0
+  package static let minimumDistance = 500.0
   /// The least time between two deliveries, seconds.
-  public static let minimumInterval = 300.0
+  package static let minimumInterval = 300.0
 
   /// The last fix delivered, if any.
-  public private(set) var lastDelivered: Fix?
+  package private(set) var lastDelivered: Fix?
   /// The instant (the caller's clock, seconds) of the last delivery.
-  public private(set) var lastDeliveryTime: Double?
+  package private(set) var lastDeliveryTime: Double?
 
   /// Creates the rule with nothing delivered yet.
-  public init() {}
+  package init() {}
 
   /// The earliest instant at which another fix may be delivered; nil before the first delivery.
-  public var earliestNextDelivery: Double? {
+  package var earliestNextDelivery: Double? {
     lastDeliveryTime.map { $0 + Self.minimumInterval }
   }
 
@@ -39,7 +39,7 @@ public struct SignificantChange: Sendable, Equatable {
   ///   - fix: The fix from any running source.
   ///   - time: The current instant, seconds on the caller's monotonic clock.
   /// - Returns: True when the fix is delivered (it becomes the new reference).
-  public mutating func receive(_ fix: Fix, at time: Double) -> Bool {
+  package mutating func receive(_ fix: Fix, at time: Double) -> Bool {
     guard fix.hasValidCoordinate, time.isFinite else { return false }
     guard let last = lastDelivered, let lastTime = lastDeliveryTime else {
       deliver(fix, at: time)
@@ -56,7 +56,7 @@ public struct SignificantChange: Sendable, Equatable {
 
   /// Forgets the last delivery (`stopMonitoringSignificantLocationChanges()`): Apple says a new
   /// initial event is sent the next time monitoring starts.
-  public mutating func reset() {
+  package mutating func reset() {
     lastDelivered = nil
     lastDeliveryTime = nil
   }

@@ -16,19 +16,19 @@ import LocationModel
 ///
 /// Navigation in a car and flight never pause: a vehicle stopped at lights or a plane holding on a
 /// taxiway must not lose its updates.
-public struct StationaryDetector: Sendable, Equatable {
+package struct StationaryDetector: Sendable, Equatable {
   /// The radius of "staying put", metres.
-  public let radius: Double
+  package let radius: Double
   /// How long the device must stay within the radius, seconds; `.infinity`: never.
-  public let dwell: Double
+  package let dwell: Double
 
   private var anchor: Fix?
   private var anchorTime = 0.0
   /// Whether the last fix found the device stationary.
-  public private(set) var isStationary = false
+  package private(set) var isStationary = false
 
   /// Creates a detector with the table's figures for an activity.
-  public init(activity: ActivityType) {
+  package init(activity: ActivityType) {
     switch activity {
     case .other: self.init(radius: 50, dwell: 300)
     case .fitness: self.init(radius: 25, dwell: 600)
@@ -38,14 +38,14 @@ public struct StationaryDetector: Sendable, Equatable {
   }
 
   /// Creates a detector with explicit figures.
-  public init(radius: Double, dwell: Double) {
+  package init(radius: Double, dwell: Double) {
     self.radius = radius
     self.dwell = dwell
   }
 
   /// Takes a fix (in time order); returns whether the device is now stationary.
   @discardableResult
-  public mutating func observe(_ fix: Fix) -> Bool {
+  package mutating func observe(_ fix: Fix) -> Bool {
     guard fix.hasValidCoordinate, dwell.isFinite else {
       isStationary = false
       return false

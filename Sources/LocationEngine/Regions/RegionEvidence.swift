@@ -4,7 +4,7 @@
 /// accuracy `a` and the region's hysteresis `h` is evidence of *inside* when `d <= r - max(a, h)`
 /// and of *outside* when `d >= r + max(a, h)`; anything between is no evidence. A fix whose
 /// accuracy is negative (an invalid coordinate) or not a number is no evidence.
-public enum RegionEvidence: Sendable, Equatable, Hashable {
+package enum RegionEvidence: Sendable, Equatable, Hashable {
   /// The fix is evidence that the device is inside the circle.
   case inside
   /// The fix is evidence that the device is outside the circle.
@@ -23,7 +23,7 @@ public enum RegionEvidence: Sendable, Equatable, Hashable {
   ///   - accuracy: The fix's horizontal accuracy (68 % radius), metres; negative means invalid.
   ///   - hysteresis: The region's hysteresis, metres (never negative for a valid region).
   /// - Returns: The evidence the fix gives about the region.
-  public static func of(
+  package static func of(
     distance: Double, radius: Double, accuracy: Double, hysteresis: Double
   ) -> RegionEvidence {
     guard accuracy >= 0, !distance.isNaN else { return .none }

@@ -36,7 +36,7 @@ import LocationModel
 /// dead (or none is left), then the storage is compacted (renumbering preserves order). Added or
 /// replaced regions wait in a short list, scanned with every fix, until `evaluate` rebuilds the
 /// index once that list exceeds max(1,024, count / 256) (or `buildIndex()` is called).
-public struct RegionMonitor: Sendable {
+package struct RegionMonitor: Sendable {
   /// Hot per-region data, read for every candidate: 24 bytes.
   struct Hot {
     var x: Float
@@ -76,10 +76,10 @@ public struct RegionMonitor: Sendable {
   private static let deletedEntry: Int32 = -2
 
   /// The most regions one monitor holds (2^28, about 268 million: some 30 GB of storage).
-  public static let maximumCount = RegionGridIndex.maximumSlots
+  package static let maximumCount = RegionGridIndex.maximumSlots
 
   /// The largest radius `add` accepts, metres (`maximumRegionMonitoringDistance`).
-  public let maximumRadius: Double
+  package let maximumRadius: Double
 
   private var hot: [Hot] = []
   private var exact: [Exact] = []
@@ -100,17 +100,17 @@ public struct RegionMonitor: Sendable {
 
   /// Creates an empty monitor.
   /// - Parameter maximumRadius: The largest radius accepted, metres (default 10,000 km).
-  public init(maximumRadius: Double = RegionSpec.defaultMaximumRadius) {
+  package init(maximumRadius: Double = RegionSpec.defaultMaximumRadius) {
     self.maximumRadius = maximumRadius
   }
 
   // MARK: - Queries
 
   /// The number of regions monitored.
-  public var count: Int { liveCount }
+  package var count: Int { liveCount }
 
   /// The regions, in the order their identifiers were first added.
-  public var specs: [RegionSpec] {
+  package var specs: [RegionSpec] {
     var result: [RegionSpec] = []
     result.reserveCapacity(liveCount)
     for slot in 0..<hot.count where hot[slot].bits & Self.aliveBit != 0 {
@@ -120,7 +120,7 @@ public struct RegionMonitor: Sendable {
   }
 
   /// The regions' states, in the order of `specs`.
-  public var states: [RegionState] {
+  package var states: [RegionState] {
     var result: [RegionState] = []
     result.reserveCapacity(liveCount)
     for slot in 0..<hot.count where hot[slot].bits & Self.aliveBit != 0 {
@@ -132,7 +132,7 @@ public struct RegionMonitor: Sendable {
   /// The region with an identifier.
   /// - Parameter identifier: The region's identifier.
   /// - Returns: The region, or nil if none has that identifier.
-  public func spec(of identifier: String) -> RegionSpec? {
+  package func spec(of identifier: String) -> RegionSpec? {
     slot(of: identifier).map { spec(ofSlot: $0) }
   }
 
@@ -140,7 +140,7 @@ public struct RegionMonitor: Sendable {
   /// - Parameter identifier: The region's identifier.
   /// - Returns: The state (`.unknown` before any decisive fix), or nil if no region has that
   ///   identifier.
-  public func state(of identifier: String) -> RegionState? {
+  package func state(of identifier: String) -> RegionState? {
     slot(of: identifier).map { Self.state(hot[$0].bits) }
   }
 
@@ -148,13 +148,13 @@ public struct RegionMonitor: Sendable {
   /// - Parameter identifier: The region's identifier.
   /// - Returns: `.determined(state)` with the region's flags (`.unknown` before any decisive fix),
   ///   or nil if no region has that identifier.
-  public func requestState(identifier: String) -> RegionEvent? {
+  package func requestState(identifier: String) -> RegionEvent? {
     guard let slot = slot(of: identifier) else { return nil }
     return event(slot: slot, kind: .determined(Self.state(hot[slot].bits)))
   }
 
   /// Bytes held by the monitor's storage (array capacities, identifiers included).
-  public var storageBytes: Int {
+  package var storageBytes: Int {
     hot.capacity * MemoryLayout<Hot>.stride + exact.capacity * MemoryLayout<Exact>.stride
       + identifierBytes.capacity + identifierStarts.capacity * 4 + identifierTable.capacity * 4
       + (unknownList.capacity + insideList.capacity + dirtyList.capacity) * 4
@@ -167,7 +167,7 @@ public struct RegionMonitor: Sendable {
   /// - Parameters:
   ///   - regions: The number of regions expected.
   ///   - identifierBytes: The expected total UTF-8 length of their identifiers.
-  public mutating func reserveCapacity(_ regions: Int, identifierBytes bytes: Int = 0) {
+  package mutating func reserveCapacity(_ regions: Int, identifierBytes bytes: Int = 0) {
     hot.reserveCapacity(regions)
     exact.reserveCapacity(regions)
     identifierStarts.reserveCapacity(regions + 1)
@@ -194,7 +194,7 @@ public struct RegionMonitor: Sendable {
   ///   `.tooManyRegions` when a new identifier would exceed `maximumCount`; the monitor is then
   ///   unchanged.
   @discardableResult
-  public mutating func add(_ spec: RegionSpec, initialState: RegionState = .unknown)
+  package mutating func add(_ spec: RegionSpec, initialState: RegionState = .unknown)
     throws(RegionSpecError) -> [RegionEvent]
   {
     if let error = spec.validate(maximumRadius: maximumRadius) { throw error }
@@ -249,7 +249,7 @@ public struct RegionMonitor: Sendable {
   /// - Parameter identifier: The region's identifier.
   /// - Returns: The removed region, or nil if none had that identifier.
   @discardableResult
-  public mutating func remove(identifier: String) -> RegionSpec? {
+  package mutating func remove(identifier: String) -> RegionSpec? {
     let position = Self.withBytes(of: identifier) { bytes in
       findPosition(bytes, hash: Self.hash(bytes))
     }
@@ -266,13 +266,13 @@ public struct RegionMonitor: Sendable {
 
   /// Forgets the most recent fix, so that `add` reports nothing until the next `evaluate` (for a
   /// caller that considers that fix stale).
-  public mutating func forgetLastFix() {
+  package mutating func forgetLastFix() {
     lastFix = nil
   }
 
   /// Builds the spatial index now; `evaluate` does it by itself when many regions were added since
   /// the last build, so calling this only moves that cost out of the next `evaluate`.
-  public mutating func buildIndex() {
+  package mutating func buildIndex() {
     do {
       let hot = self.hot
       let exact = self.exact
@@ -293,7 +293,7 @@ public struct RegionMonitor: Sendable {
   /// Evaluates a fix against every region and returns the changes.
   /// - Parameter fix: The fix; one without a valid coordinate (`hasValidCoordinate`) is no evidence.
   /// - Returns: The events, in the order of `specs`; empty when no state changed.
-  public mutating func evaluate(_ fix: Fix) -> [RegionEvent] {
+  package mutating func evaluate(_ fix: Fix) -> [RegionEvent] {
     guard fix.hasValidCoordinate else { return [] }
     return evaluate(
       latitude: fix.latitude, longitude: fix.longitude, accuracy: fix.horizontalAccuracy)
@@ -306,7 +306,7 @@ public struct RegionMonitor: Sendable {
   ///   - accuracy: Horizontal accuracy (68 % radius), metres; negative or NaN: no evidence.
   /// - Returns: The events, in the order of `specs`; empty when no state changed (and for an
   ///   invalid position, which is also not remembered as the last fix).
-  public mutating func evaluate(latitude: Double, longitude: Double, accuracy: Double)
+  package mutating func evaluate(latitude: Double, longitude: Double, accuracy: Double)
     -> [RegionEvent]
   {
     guard latitude.isFinite, longitude.isFinite, abs(latitude) <= 90, abs(longitude) <= 180,

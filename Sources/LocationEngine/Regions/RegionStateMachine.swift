@@ -8,9 +8,9 @@ import LocationModel
 /// persisted state starts in that state, so a decisive fix of the other state is a transition: the
 /// crossing that happened while nobody was watching. Evidence that agrees with the current state,
 /// and no evidence, change nothing.
-public struct RegionStateMachine: Sendable, Equatable, Hashable {
+package struct RegionStateMachine: Sendable, Equatable, Hashable {
   /// What the caller must report after a fix.
-  public enum Action: Sendable, Equatable, Hashable {
+  package enum Action: Sendable, Equatable, Hashable {
     /// Nothing changed.
     case none
     /// The first decisive fix set the state (from unknown); report a determination only.
@@ -22,18 +22,18 @@ public struct RegionStateMachine: Sendable, Equatable, Hashable {
   }
 
   /// The current state.
-  public private(set) var state: RegionState
+  package private(set) var state: RegionState
 
   /// Creates a machine in a state: `.unknown` for a new region, the persisted state for a restored one.
   /// - Parameter state: The starting state.
-  public init(state: RegionState = .unknown) {
+  package init(state: RegionState = .unknown) {
     self.state = state
   }
 
   /// Feeds the evidence of one fix and returns what to report.
   /// - Parameter evidence: What the fix says about the region (`RegionEvidence.of`).
   /// - Returns: The action the caller reports; `.none` when the state did not change.
-  public mutating func observe(_ evidence: RegionEvidence) -> Action {
+  package mutating func observe(_ evidence: RegionEvidence) -> Action {
     switch state {
     case .unknown:
       switch evidence {

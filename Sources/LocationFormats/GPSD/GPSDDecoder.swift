@@ -13,24 +13,24 @@
 /// - **Members.** A member that is absent is nil; one that is present but unusable (wrong type,
 ///   not finite, out of range, an unparseable time) is nil too and named in the message's
 ///   `invalidFields`, and counted. The rest of the object is kept.
-public struct GPSDDecoder: Sendable {
+package struct GPSDDecoder: Sendable {
   /// Lines longer than this many bytes are discarded (gpsd's own longest reports, SKY with every
   /// satellite of four constellations, stay under 10 KiB).
-  public static let maximumLineLength = 65_536
+  package static let maximumLineLength = 65_536
 
   /// What has been decoded and skipped so far.
-  public private(set) var statistics = GPSDStatistics()
+  package private(set) var statistics = GPSDStatistics()
 
   private var partial: [UInt8] = []
   private var partialOverlong = false
 
   /// Creates a decoder.
-  public init() {}
+  package init() {}
 
   /// Decodes a chunk of a stream. Lines may be split anywhere between chunks.
   /// - Parameter bytes: the next bytes of the stream.
   /// - Returns: the messages of the lines the chunk completed, in order.
-  public mutating func decode(bytes: UnsafeRawBufferPointer) -> [GPSDMessage] {
+  package mutating func decode(bytes: UnsafeRawBufferPointer) -> [GPSDMessage] {
     var out: [GPSDMessage] = []
     let buffer = bytes.bindMemory(to: UInt8.self)
     var start = 0
@@ -57,20 +57,20 @@ public struct GPSDDecoder: Sendable {
   /// Decodes a chunk of a stream held in an array.
   /// - Parameter bytes: the next bytes of the stream.
   /// - Returns: the messages of the lines the chunk completed, in order.
-  public mutating func decode(_ bytes: [UInt8]) -> [GPSDMessage] {
+  package mutating func decode(_ bytes: [UInt8]) -> [GPSDMessage] {
     bytes.withUnsafeBytes { decode(bytes: $0) }
   }
 
   /// Ends the stream: decodes a last line that has no line feed.
   /// - Returns: its message, if it held one.
-  public mutating func finish() -> [GPSDMessage] {
+  package mutating func finish() -> [GPSDMessage] {
     var out: [GPSDMessage] = []
     if !partial.isEmpty || partialOverlong { finishPartial(&out) }
     return out
   }
 
   /// Forgets a partial line (after a reconnection: the new stream starts on a line boundary).
-  public mutating func reset() {
+  package mutating func reset() {
     partial.removeAll(keepingCapacity: true)
     partialOverlong = false
   }
@@ -80,7 +80,7 @@ public struct GPSDDecoder: Sendable {
   /// - Returns: the message.
   /// - Throws: `FormatError` (`.malformed`) when the line is not a JSON object with a string
   ///   `class`; the message says why and at which byte.
-  public static func message(line: String) throws(FormatError) -> GPSDMessage {
+  package static func message(line: String) throws(FormatError) -> GPSDMessage {
     var bytes = Array(line.utf8)
     if bytes.last == 0x0A { bytes.removeLast() }
     let result = bytes.withUnsafeBufferPointer { buffer in

@@ -2,7 +2,7 @@
 ///
 /// The classes a location client needs are decoded into their own types; every other class
 /// (`DEVICES`, `DEVICE`, `WATCH`, `GST`, `AIS`, `PPS`, `TOFF`, `OSC`, ...) is reported by name only.
-public enum GPSDMessage: Sendable, Equatable {
+package enum GPSDMessage: Sendable, Equatable {
   /// `VERSION`: the daemon's release and protocol version, sent first on every connection.
   case version(GPSDVersion)
   /// `TPV`: time, position and velocity.

@@ -1,38 +1,38 @@
 /// Counts kept by `GPSDDecoder`.
 ///
 /// Every line lands in exactly one of `messages`, `garbageLines`, `overlongLines` or `otherLines`.
-public struct GPSDStatistics: Sendable, Equatable {
+package struct GPSDStatistics: Sendable, Equatable {
   /// Lines seen.
-  public var lines = 0
+  package var lines = 0
   /// Lines that held a JSON object with a class (all classes).
-  public var messages = 0
+  package var messages = 0
   /// `TPV` objects.
-  public var tpv = 0
+  package var tpv = 0
   /// `SKY` objects.
-  public var sky = 0
+  package var sky = 0
   /// `ATT` objects.
-  public var attitude = 0
+  package var attitude = 0
   /// `VERSION` objects.
-  public var versions = 0
+  package var versions = 0
   /// `ERROR` objects.
-  public var errors = 0
+  package var errors = 0
   /// Objects of other classes.
-  public var otherClasses = 0
+  package var otherClasses = 0
   /// Lines that were not a JSON object with a string `class`.
-  public var garbageLines = 0
+  package var garbageLines = 0
   /// Lines longer than `GPSDDecoder.maximumLineLength`, discarded.
-  public var overlongLines = 0
+  package var overlongLines = 0
   /// Blank lines and `#` comments.
-  public var otherLines = 0
+  package var otherLines = 0
   /// Members that were present but unusable, over all objects.
-  public var invalidFields = 0
+  package var invalidFields = 0
   /// 1-based number of the first garbage or overlong line, if any.
-  public var firstBadLine: Int?
+  package var firstBadLine: Int?
   /// Why that line was bad (no coordinates in it).
-  public var firstBadReason: String?
+  package var firstBadReason: String?
 
   /// Creates empty statistics.
-  public init() {}
+  package init() {}
 
   mutating func noteBad(_ reason: String) {
     if firstBadLine == nil {

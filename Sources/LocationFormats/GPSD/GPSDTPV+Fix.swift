@@ -11,17 +11,17 @@ extension GPSDTPV {
   /// holding probability p is s * sqrt(-2 ln(1 - p)) (the Rayleigh distribution). The ratio of
   /// the 68 % radius to the 95 % radius is sqrt(-2 ln 0.32) / sqrt(-2 ln 0.05)
   /// = 1.5096 / 2.4477 = 0.617 (DESIGN.md, "Accuracy").
-  public static let horizontal95To68 = 0.617
+  package static let horizontal95To68 = 0.617
 
   /// Converts gpsd's one-dimensional 95 % errors (`epv`, `eps`, `epd`) to one standard deviation
   /// (68 %): a normal error's 95 % bound is 1.96 sigma, so sigma = value / 1.96 = value * 0.5102.
-  public static let oneDimensional95To68 = 0.5102
+  package static let oneDimensional95To68 = 0.5102
 
   /// gpsd's `status` as a fix quality: 2 DGPS -> `.differential`, 3 -> `.rtkFixed`,
   /// 4 -> `.rtkFloat`, 5 dead reckoning -> `.estimated`, 7 surveyed-in time mode -> `.manual`,
   /// 8 -> `.simulated`, 9 P(Y) -> `.precise`; 0, 1, 6 (GNSS with dead reckoning), a missing or an
   /// unknown status -> `.autonomous`.
-  public var quality: FixQuality {
+  package var quality: FixQuality {
     switch status {
     case 2: return .differential
     case 3: return .rtkFixed
@@ -54,7 +54,7 @@ extension GPSDTPV {
   ///   - receivedAt: the time to use when the report has none, seconds since 1970.
   ///   - source: the `source` of the fix.
   /// - Returns: the fix, or nil.
-  public func fix(receivedAt: Double, source: String = "") -> Fix? {
+  package func fix(receivedAt: Double, source: String = "") -> Fix? {
     guard let mode, mode >= 2, let latitude, let longitude else { return nil }
     let quality = quality
     let horizontal =

@@ -5,59 +5,59 @@
 /// Uncertainties (`eph`, `epv`, `eps`, `epd`, ...) are gpsd's: 95 % confidence figures in metres,
 /// metres per second or degrees. `fix(receivedAt:source:)` converts them to the 68 % figures a
 /// `Fix` carries.
-public struct GPSDTPV: Sendable, Equatable {
+package struct GPSDTPV: Sendable, Equatable {
   /// The device that produced the report (`/dev/ttyUSB0`, `tcp://...`).
-  public var device: String?
+  package var device: String?
   /// 0 unknown, 1 no fix, 2 two-dimensional fix, 3 three-dimensional fix.
-  public var mode: Int?
+  package var mode: Int?
   /// gpsd's fix status: 0 unknown, 1 GPS, 2 DGPS, 3 RTK fixed, 4 RTK float, 5 dead reckoning,
   /// 6 GNSS plus dead reckoning, 7 time only (surveyed-in), 8 simulated, 9 P(Y).
-  public var status: Int?
+  package var status: Int?
   /// Time of the fix, seconds since 1970-01-01T00:00:00Z, from the ISO 8601 `time` member.
-  public var time: Double?
+  package var time: Double?
   /// Latitude, degrees north, -90...90.
-  public var latitude: Double?
+  package var latitude: Double?
   /// Longitude, degrees east, -180...180.
-  public var longitude: Double?
+  package var longitude: Double?
   /// Height above the WGS-84 ellipsoid (`altHAE`), metres.
-  public var altitudeHAE: Double?
+  package var altitudeHAE: Double?
   /// Height above mean sea level (`altMSL`), metres.
-  public var altitudeMSL: Double?
+  package var altitudeMSL: Double?
   /// The legacy `alt` member (mean sea level in gpsd 3.20 and later), metres.
-  public var altitude: Double?
+  package var altitude: Double?
   /// Geoid separation (`geoidSep`), metres.
-  public var geoidSeparation: Double?
+  package var geoidSeparation: Double?
   /// Estimated horizontal position error, 95 %, metres.
-  public var eph: Double?
+  package var eph: Double?
   /// Estimated vertical error, 95 %, metres.
-  public var epv: Double?
+  package var epv: Double?
   /// Estimated longitude error, 95 %, metres.
-  public var epx: Double?
+  package var epx: Double?
   /// Estimated latitude error, 95 %, metres.
-  public var epy: Double?
+  package var epy: Double?
   /// Estimated time error, 95 %, seconds.
-  public var ept: Double?
+  package var ept: Double?
   /// Speed over ground, metres per second.
-  public var speed: Double?
+  package var speed: Double?
   /// Course over ground, degrees from true north, 0..<360.
-  public var track: Double?
+  package var track: Double?
   /// Course over ground, degrees from magnetic north (`magtrack`).
-  public var magneticTrack: Double?
+  package var magneticTrack: Double?
   /// Magnetic variation (`magvar`), degrees, east positive.
-  public var magneticVariation: Double?
+  package var magneticVariation: Double?
   /// Climb (positive) or sink rate, metres per second.
-  public var climb: Double?
+  package var climb: Double?
   /// Estimated speed error, 95 %, metres per second.
-  public var eps: Double?
+  package var eps: Double?
   /// Estimated track error, 95 %, degrees.
-  public var epd: Double?
+  package var epd: Double?
   /// Estimated climb error, 95 %, metres per second.
-  public var epc: Double?
+  package var epc: Double?
   /// Members that were present but unusable (wrong type, not finite, out of range).
-  public var invalidFields: [String]
+  package var invalidFields: [String]
 
   /// Creates a report; every member defaults to absent.
-  public init(
+  package init(
     device: String? = nil, mode: Int? = nil, status: Int? = nil, time: Double? = nil,
     latitude: Double? = nil, longitude: Double? = nil, altitudeHAE: Double? = nil,
     altitudeMSL: Double? = nil, altitude: Double? = nil, geoidSeparation: Double? = nil,

@@ -1,5 +1,5 @@
 /// gpsd's times: ISO 8601 / RFC 3339 date-times in UTC, as in `2020-03-18T13:28:19.600Z`.
-public enum GPSDTime {
+package enum GPSDTime {
   /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|+hh:mm|-hh:mm)` (`t` and a space are accepted for
   /// `T`, `z` for `Z`).
   ///
@@ -9,7 +9,7 @@ public enum GPSDTime {
   /// offset, or with anything after it, is refused.
   /// - Parameter text: the text of gpsd's `time` member.
   /// - Returns: seconds since 1970-01-01T00:00:00Z, or nil when the text is not such a time.
-  public static func parse(_ text: String) -> Double? {
+  package static func parse(_ text: String) -> Double? {
     let bytes = Array(text.utf8)
     var index = 0
 

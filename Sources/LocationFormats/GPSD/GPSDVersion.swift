@@ -1,16 +1,16 @@
 /// gpsd's `VERSION` object.
-public struct GPSDVersion: Sendable, Equatable {
+package struct GPSDVersion: Sendable, Equatable {
   /// The release, as in `3.22`.
-  public var release: String?
+  package var release: String?
   /// The revision (a release or a git description).
-  public var revision: String?
+  package var revision: String?
   /// The protocol's major version: 3 for every gpsd since 2.90 (2009). Clients refuse others.
-  public var protocolMajor: Int?
+  package var protocolMajor: Int?
   /// The protocol's minor version (14 in gpsd 3.22).
-  public var protocolMinor: Int?
+  package var protocolMinor: Int?
 
   /// Creates a version object.
-  public init(
+  package init(
     release: String? = nil, revision: String? = nil, protocolMajor: Int? = nil,
     protocolMinor: Int? = nil
   ) {

@@ -38,24 +38,24 @@ import Geodesy
 /// its diagnostics arrive through the structured error callback and become errors or warnings.
 ///
 /// A decoder is not thread-safe; use it from one task or thread at a time.
-public final class GPXDecoder {
+package final class GPXDecoder {
   /// The user equivalent range error (one sigma) that multiplies a dilution of precision, in
   /// metres: 5 m, a typical figure for single-frequency civil GPS (satellite clock and ephemeris,
   /// ionosphere, troposphere, multipath and receiver noise combined).
-  public static let userEquivalentRangeError = 5.0
+  package static let userEquivalentRangeError = 5.0
   /// The horizontal accuracy given to a point that has neither `hdop` nor `pdop`: 5 m, a
   /// consumer receiver with a clear view of the sky.
-  public static let defaultHorizontalAccuracy = 5.0
+  package static let defaultHorizontalAccuracy = 5.0
   /// The vertical accuracy given to a point with `<ele>` but neither `vdop` nor `pdop`: 10 m
   /// (GNSS heights are typically about twice as uncertain as horizontal positions).
-  public static let defaultVerticalAccuracy = 10.0
+  package static let defaultVerticalAccuracy = 10.0
   /// The most warnings a decoder keeps; further ones are counted in one last warning.
-  public static let maximumWarnings = 1000
+  package static let maximumWarnings = 1000
   /// The largest piece handed to libxml2 in one call (its length parameter is a C `int`).
   static let maximumPiece = 1 << 20
 
   /// The file name used in errors and in each fix's `source`, if any.
-  public let file: String?
+  package let file: String?
   private let state: UnsafeMutablePointer<GPXParseState>
   private let context: xmlParserCtxtPtr?
   private var finished = false
@@ -64,7 +64,7 @@ public final class GPXDecoder {
   /// Creates a decoder.
   ///
   /// - Parameter file: the path or URL named in errors and used as each fix's `source`.
-  public convenience init(file: String? = nil) {
+  package convenience init(file: String? = nil) {
     self.init(file: file, wholeDocument: nil)
   }
 
@@ -158,7 +158,7 @@ public final class GPXDecoder {
   /// - Parameter bytes: the next bytes of the file.
   /// - Throws: `.malformed` (with libxml2's line) when the XML is not well-formed; every later
   ///   call throws the same error.
-  public func feed(_ bytes: UnsafeRawBufferPointer) throws(FormatError) {
+  package func feed(_ bytes: UnsafeRawBufferPointer) throws(FormatError) {
     try checkUsable()
     guard let context, let base = bytes.baseAddress else { return }
     var offset = 0
@@ -178,7 +178,7 @@ public final class GPXDecoder {
   ///
   /// - Parameter bytes: the next bytes of the file.
   /// - Throws: `.malformed` (with libxml2's line) when the XML is not well-formed.
-  public func feed(_ bytes: [UInt8]) throws(FormatError) {
+  package func feed(_ bytes: [UInt8]) throws(FormatError) {
     let result = bytes.withUnsafeBytes { buffer in
       Result { () throws(FormatError) in try feed(buffer) }
     }
@@ -189,7 +189,7 @@ public final class GPXDecoder {
   ///
   /// - Throws: `.malformed` when the XML is not well-formed or ends early (a truncated file);
   ///   `.empty` when no bytes were fed at all.
-  public func finish() throws(FormatError) {
+  package func finish() throws(FormatError) {
     try checkUsable()
     finished = true
     if bytesFed == 0 {
@@ -217,18 +217,18 @@ public final class GPXDecoder {
   }
 
   /// Returns the points decoded since the last call, in document order, and forgets them.
-  public func takePoints() -> [GPXPoint] {
+  package func takePoints() -> [GPXPoint] {
     let points = state.pointee.points
     state.pointee.points = []
     return points
   }
 
   /// The number of valid points decoded so far (taken or not).
-  public var pointCount: Int { state.pointee.pointCount }
+  package var pointCount: Int { state.pointee.pointCount }
 
   /// Warnings so far: skipped points, ignored values and libxml2's non-fatal diagnostics. When
   /// more than ``maximumWarnings`` occurred, a last warning says how many were not kept.
-  public var warnings: [FormatError] {
+  package var warnings: [FormatError] {
     var warnings = state.pointee.warnings
     let dropped = state.pointee.droppedWarnings
     if dropped > 0 {
@@ -238,12 +238,12 @@ public final class GPXDecoder {
   }
 
   /// The `version` attribute of the root `<gpx>` element, once it has been read.
-  public var version: String? { state.pointee.version }
+  package var version: String? { state.pointee.version }
   /// The `creator` attribute of the root `<gpx>` element, once it has been read.
-  public var creator: String? { state.pointee.creator }
+  package var creator: String? { state.pointee.creator }
 
   /// The error that stopped decoding, if any.
-  public var error: FormatError? { state.pointee.fatal }
+  package var error: FormatError? { state.pointee.fatal }
 
   /// Fails with `.empty` when the finished document held no valid point.
   func checkNotEmpty() throws(FormatError) {
@@ -265,7 +265,7 @@ public final class GPXDecoder {
   /// - Returns: the points in document order, the warnings, and the root's version and creator.
   /// - Throws: `.malformed` for XML that is not well-formed (including a truncated file);
   ///   `.empty` for an empty file or one without a single valid point.
-  public static func decode(data: [UInt8], file: String? = nil) throws(FormatError)
+  package static func decode(data: [UInt8], file: String? = nil) throws(FormatError)
     -> GPXDocument
   {
     if data.isEmpty { throw FormatError(.empty, "the file is empty", file: file) }
@@ -295,7 +295,7 @@ public final class GPXDecoder {
   /// - Returns: the points in document order, the warnings, and the root's version and creator.
   /// - Throws: `.unreadable` when the file cannot be opened or read; otherwise as
   ///   ``decode(data:file:)``.
-  public static func decode(path: String) throws(FormatError) -> GPXDocument {
+  package static func decode(path: String) throws(FormatError) -> GPXDocument {
     let reader = try GPXFileReader(path: path)
     var points: [GPXPoint] = []
     while let point = try reader.next() { points.append(point) }
@@ -309,7 +309,7 @@ public final class GPXDecoder {
   /// - Parameter path: the file's path, also named in errors.
   /// - Returns: how many valid track points, route points and waypoints the file holds.
   /// - Throws: as ``decode(path:)``.
-  public static func countPoints(path: String) throws(FormatError) -> GPXPointCounts {
+  package static func countPoints(path: String) throws(FormatError) -> GPXPointCounts {
     let reader = try GPXFileReader(path: path)
     var counts = GPXPointCounts()
     while let point = try reader.next() { counts[point.kind] += 1 }

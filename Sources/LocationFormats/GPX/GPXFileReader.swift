@@ -7,9 +7,9 @@ import Foundation
 /// thrown.
 ///
 /// A reader is not thread-safe; use it from one task or thread at a time.
-public final class GPXFileReader {
+package final class GPXFileReader {
   /// The file's path.
-  public let path: String
+  package let path: String
   private let handle: FileHandle
   private let decoder: GPXDecoder
   private let chunkSize: Int
@@ -24,7 +24,7 @@ public final class GPXFileReader {
   ///   - path: the file's path; named in errors and used as each fix's `source`.
   ///   - chunkSize: how many bytes to read at a time (at least 4096).
   /// - Throws: `.unreadable` when the file cannot be opened.
-  public init(path: String, chunkSize: Int = 1 << 18) throws(FormatError) {
+  package init(path: String, chunkSize: Int = 1 << 18) throws(FormatError) {
     self.path = path
     self.chunkSize = max(chunkSize, 4096)
     guard let handle = FileHandle(forReadingAtPath: path) else {
@@ -43,7 +43,7 @@ public final class GPXFileReader {
   /// - Throws: `.unreadable` when reading fails; `.malformed` when the XML is not well-formed
   ///   (after the points before the error have been returned); `.empty` at the end of a file
   ///   without a single valid point.
-  public func next() throws(FormatError) -> GPXPoint? {
+  package func next() throws(FormatError) -> GPXPoint? {
     while nextIndex == buffered.count {
       if let pendingError { throw pendingError }
       if atEnd { return nil }
@@ -80,9 +80,9 @@ public final class GPXFileReader {
   }
 
   /// Warnings so far (see ``GPXDecoder/warnings``).
-  public var warnings: [FormatError] { decoder.warnings }
+  package var warnings: [FormatError] { decoder.warnings }
   /// The `version` attribute of the root `<gpx>` element, once read.
-  public var version: String? { decoder.version }
+  package var version: String? { decoder.version }
   /// The `creator` attribute of the root `<gpx>` element, once read.
-  public var creator: String? { decoder.creator }
+  package var creator: String? { decoder.creator }
 }

@@ -1,14 +1,14 @@
 /// How many valid points of each kind a GPX document holds.
-public struct GPXPointCounts: Sendable, Equatable {
+package struct GPXPointCounts: Sendable, Equatable {
   /// Valid `<trkpt>` elements.
-  public var track: Int
+  package var track: Int
   /// Valid `<rtept>` elements.
-  public var route: Int
+  package var route: Int
   /// Valid `<wpt>` elements.
-  public var waypoint: Int
+  package var waypoint: Int
 
   /// Creates counts.
-  public init(track: Int = 0, route: Int = 0, waypoint: Int = 0) {
+  package init(track: Int = 0, route: Int = 0, waypoint: Int = 0) {
     self.track = track
     self.route = route
     self.waypoint = waypoint
@@ -17,13 +17,13 @@ public struct GPXPointCounts: Sendable, Equatable {
   /// Counts the points of a list by kind.
   ///
   /// - Parameter points: the points to count.
-  public init(counting points: some Sequence<GPXPoint>) {
+  package init(counting points: some Sequence<GPXPoint>) {
     self.init()
     for point in points { self[point.kind] += 1 }
   }
 
   /// The count of one kind.
-  public subscript(kind: GPXPoint.Kind) -> Int {
+  package subscript(kind: GPXPoint.Kind) -> Int {
     get {
       switch kind {
       case .track: return track
@@ -41,7 +41,7 @@ public struct GPXPointCounts: Sendable, Equatable {
   }
 
   /// All points, whatever their kind.
-  public var total: Int { track + route + waypoint }
+  package var total: Int { track + route + waypoint }
 }
 
 /// The path a GPX document describes: the points a replay plays, and what it leaves out.
@@ -56,18 +56,18 @@ public struct GPXPointCounts: Sendable, Equatable {
 /// Kinds are never mixed: a waypoint is not part of a track's path, so a hike's points of
 /// interest do not become jumps before the walk starts. ``leftOut`` counts the valid points of the
 /// other kinds, so that a program can tell its user (``leftOutNotice``).
-public struct GPXPath: Sendable, Equatable {
+package struct GPXPath: Sendable, Equatable {
   /// What the path is made of.
-  public var kind: GPXPoint.Kind
+  package var kind: GPXPoint.Kind
   /// The path's points, in document order.
-  public var points: [GPXPoint]
+  package var points: [GPXPoint]
   /// The document's valid points of the other kinds, which are not in the path.
-  public var leftOut: GPXPointCounts
+  package var leftOut: GPXPointCounts
 
   /// Chooses the path among a document's points (see the rule above).
   ///
   /// - Parameter points: every valid point of a document, in document order.
-  public init(points: [GPXPoint]) {
+  package init(points: [GPXPoint]) {
     let counts = GPXPointCounts(counting: points)
     let kind = Self.kind(for: counts)
     self.kind = kind
@@ -81,7 +81,7 @@ public struct GPXPath: Sendable, Equatable {
   /// any track point, else `.route` when it has any route point, else `.waypoint`.
   ///
   /// - Parameter counts: the document's valid points by kind.
-  public static func kind(for counts: GPXPointCounts) -> GPXPoint.Kind {
+  package static func kind(for counts: GPXPointCounts) -> GPXPoint.Kind {
     if counts.track > 0 { return .track }
     if counts.route > 0 { return .route }
     return .waypoint
@@ -91,7 +91,7 @@ public struct GPXPath: Sendable, Equatable {
   /// new track segment (`<trkseg>`), track or route, other than the first point. Moving from the
   /// point before such an index to it is a gap in the recording or a new plan, not a movement.
   /// Waypoints are one segment.
-  public var segmentStarts: [Int] {
+  package var segmentStarts: [Int] {
     guard points.count > 1 else { return [] }
     return (1..<points.count).filter { index in
       points[index].track != points[index - 1].track
@@ -101,14 +101,14 @@ public struct GPXPath: Sendable, Equatable {
 
   /// What a replay of this path leaves out, for its user: `7 waypoints not replayed: a track is
   /// present`; nil when nothing is left out.
-  public var leftOutNotice: String? { Self.leftOutNotice(kind: kind, leftOut: leftOut) }
+  package var leftOutNotice: String? { Self.leftOutNotice(kind: kind, leftOut: leftOut) }
 
   /// The notice of ``leftOutNotice`` for a document with these counts (as from
   /// ``GPXDecoder/countPoints(path:)``), without decoding the points again.
   ///
   /// - Parameter counts: the document's valid points by kind.
   /// - Returns: the notice, or nil when the path is every valid point of the document.
-  public static func leftOutNotice(for counts: GPXPointCounts) -> String? {
+  package static func leftOutNotice(for counts: GPXPointCounts) -> String? {
     let kind = kind(for: counts)
     var leftOut = counts
     leftOut[kind] = 0
@@ -140,8 +140,8 @@ public struct GPXPath: Sendable, Equatable {
 
 extension GPXDocument {
   /// The document's valid points by kind.
-  public var pointCounts: GPXPointCounts { GPXPointCounts(counting: points) }
+  package var pointCounts: GPXPointCounts { GPXPointCounts(counting: points) }
 
   /// The path a replay plays (see ``GPXPath``).
-  public var path: GPXPath { GPXPath(points: points) }
+  package var path: GPXPath { GPXPath(points: points) }
 }

@@ -2,25 +2,25 @@
 ///
 /// The values map one to one onto `CLCircularRegion` (identifier, centre, radius) and its
 /// `notifyOnEntry` / `notifyOnExit`.
-public struct GeoJSONRegion: Sendable, Equatable {
+package struct GeoJSONRegion: Sendable, Equatable {
   /// The region's identifier: the feature's `id`, else `properties.id`, else
   /// `properties.identifier` (a number is written in decimal, integers without a fraction).
-  public var identifier: String
+  package var identifier: String
   /// The centre's latitude in degrees (WGS-84), the second GeoJSON coordinate.
-  public var latitude: Double
+  package var latitude: Double
   /// The centre's longitude in degrees (WGS-84), the first GeoJSON coordinate.
-  public var longitude: Double
+  package var longitude: Double
   /// The radius in metres, from `properties.radius`.
-  public var radius: Double
+  package var radius: Double
   /// Whether entering the region is reported (`properties.notifyOnEntry`, default true as in
   /// CoreLocation).
-  public var notifyOnEntry: Bool
+  package var notifyOnEntry: Bool
   /// Whether leaving the region is reported (`properties.notifyOnExit`, default true as in
   /// CoreLocation).
-  public var notifyOnExit: Bool
+  package var notifyOnExit: Bool
 
   /// Creates a region.
-  public init(
+  package init(
     identifier: String, latitude: Double, longitude: Double, radius: Double,
     notifyOnEntry: Bool = true, notifyOnExit: Bool = true
   ) {

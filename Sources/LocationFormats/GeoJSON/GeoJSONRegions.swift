@@ -18,7 +18,7 @@ import Foundation
 /// file (CoreLocation replaces a region by identifier, so a duplicate would silently drop one);
 /// `notifyOnEntry` and `notifyOnExit` are booleans and default to true. Any feature that breaks a
 /// rule fails the whole file, with an error naming the feature's index (from 0).
-public enum GeoJSONRegions {
+package enum GeoJSONRegions {
   /// Parses GeoJSON regions.
   ///
   /// - Parameters:
@@ -28,7 +28,7 @@ public enum GeoJSONRegions {
   /// - Throws: `FormatError` naming the file: `.malformed` for text that is not JSON (with the
   ///   line when Foundation gives a position) or not GeoJSON; `.missingField` and `.invalidValue`
   ///   for a bad feature, naming its index; `.empty` for a collection without features.
-  public static func parse(data: Data, file: String? = nil) throws(FormatError)
+  package static func parse(data: Data, file: String? = nil) throws(FormatError)
     -> [GeoJSONRegion]
   {
     let root: Any
@@ -83,7 +83,7 @@ public enum GeoJSONRegions {
   /// - Parameter path: the file to read; named in errors.
   /// - Returns: as ``parse(data:file:)``.
   /// - Throws: `.unreadable` when the file cannot be read; otherwise as ``parse(data:file:)``.
-  public static func parse(path: String) throws(FormatError) -> [GeoJSONRegion] {
+  package static func parse(path: String) throws(FormatError) -> [GeoJSONRegion] {
     guard let data = FileManager.default.contents(atPath: path) else {
       throw FormatError(.unreadable, "cannot read the file", file: path)
     }

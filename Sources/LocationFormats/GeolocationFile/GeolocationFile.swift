@@ -19,7 +19,7 @@ import LocationModel
 /// Rules of our own, where GeoClue's documentation is silent: each value is a plain decimal number
 /// (`nan`, `inf` and hexadecimal are refused); a fifth value is an error rather than ignored, as
 /// it is almost always a mistake; the accuracy radius also serves as the altitude's accuracy.
-public enum GeolocationFile {
+package enum GeolocationFile {
   /// The four values in their order, as named in errors.
   private static let names = ["latitude", "longitude", "altitude", "accuracy radius"]
 
@@ -37,7 +37,7 @@ public enum GeolocationFile {
   ///   `.missingField` when there are fewer than four, `.invalidValue` for a value that is not a
   ///   decimal number, a latitude outside -90...90, a longitude outside -180...180, a negative
   ///   accuracy, or a fifth value.
-  public static func parse(text: String, file: String = "/etc/geolocation", time: Double)
+  package static func parse(text: String, file: String = "/etc/geolocation", time: Double)
     throws(FormatError) -> Fix
   {
     var values: [Double] = []
@@ -109,7 +109,7 @@ public enum GeolocationFile {
   /// - Returns: as ``parse(text:file:time:)``.
   /// - Throws: `.unreadable` when the file cannot be read or is not UTF-8; otherwise as
   ///   ``parse(text:file:time:)``.
-  public static func parse(path: String = "/etc/geolocation", time: Double) throws(FormatError)
+  package static func parse(path: String = "/etc/geolocation", time: Double) throws(FormatError)
     -> Fix
   {
     guard let data = FileManager.default.contents(atPath: path) else {

@@ -7,16 +7,16 @@
 /// - lenient (gpsd's lines): a duplicate member name keeps the last value; invalid UTF-8 inside a
 ///   string and a lone UTF-16 surrogate escape become U+FFFD;
 /// - strict (the daemon's protocol, where a peer may be hostile): each of these is an error.
-public struct JSONParser {
+package struct JSONParser {
   /// Arrays and objects nested deeper than this are refused (stack safety).
-  public static let maximumDepth = 32
+  package static let maximumDepth = 32
 
   /// What went wrong, and at which byte offset of the text.
-  public struct Failure: Error, Equatable {
+  package struct Failure: Error, Equatable {
     /// The problem.
-    public var reason: String
+    package var reason: String
     /// The byte offset (from 0) where it was found.
-    public var offset: Int
+    package var offset: Int
   }
 
   private let bytes: UnsafeBufferPointer<UInt8>
@@ -35,7 +35,7 @@ public struct JSONParser {
   ///     false: keep the last member, replace with U+FFFD).
   /// - Returns: the value.
   /// - Throws: `Failure` naming the first problem and its offset.
-  public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, strict: Bool = false)
+  package static func parse(_ bytes: UnsafeBufferPointer<UInt8>, strict: Bool = false)
     throws(Failure)
     -> JSONValue
   {
@@ -53,7 +53,7 @@ public struct JSONParser {
   ///   - strict: as for the buffer form.
   /// - Returns: the value.
   /// - Throws: `Failure` naming the first problem and its offset.
-  public static func parse(_ bytes: [UInt8], strict: Bool = false) throws(Failure) -> JSONValue {
+  package static func parse(_ bytes: [UInt8], strict: Bool = false) throws(Failure) -> JSONValue {
     let result = bytes.withUnsafeBufferPointer { buffer in
       Result { () throws(Failure) -> JSONValue in try parse(buffer, strict: strict) }
     }

@@ -4,7 +4,7 @@
 /// Numbers are kept as `Double` (integers are exact up to 2^53); a number too big for a `Double`
 /// parses to an infinity and is rejected by the field readers, not here. Object member order is not
 /// kept.
-public indirect enum JSONValue: Sendable, Equatable {
+package indirect enum JSONValue: Sendable, Equatable {
   /// `null`.
   case null
   /// `true` or `false`.

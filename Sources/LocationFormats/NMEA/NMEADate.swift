@@ -1,21 +1,21 @@
 /// A calendar date in UTC (proleptic Gregorian), as NMEA's RMC and ZDA carry it.
-public struct NMEADate: Sendable, Equatable, Hashable {
+package struct NMEADate: Sendable, Equatable, Hashable {
   /// Four-digit year.
-  public var year: Int
+  package var year: Int
   /// Month, 1...12.
-  public var month: Int
+  package var month: Int
   /// Day of the month, 1...31.
-  public var day: Int
+  package var day: Int
 
   /// Creates a date. The values are not checked here; `isValid` says whether they name a day.
-  public init(year: Int, month: Int, day: Int) {
+  package init(year: Int, month: Int, day: Int) {
     self.year = year
     self.month = month
     self.day = day
   }
 
   /// True when the date exists in the Gregorian calendar (years 1...9999).
-  public var isValid: Bool {
+  package var isValid: Bool {
     guard (1...9999).contains(year), (1...12).contains(month), day >= 1 else { return false }
     let lengths = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
     let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
@@ -27,7 +27,7 @@ public struct NMEADate: Sendable, Equatable, Hashable {
   ///
   /// H. Hinnant, "chrono-Compatible Low-Level Date Algorithms", `days_from_civil`: counts in
   /// 400-year eras that start on 1 March, so that the leap day ends a year.
-  public var daysSinceEpoch: Int {
+  package var daysSinceEpoch: Int {
     let y = month <= 2 ? year - 1 : year
     let era = (y >= 0 ? y : y - 399) / 400
     let yearOfEra = y - era * 400  // 0...399

@@ -75,7 +75,7 @@ extension NMEADecoder {
   ///   - quality: the fix quality.
   ///   - autonomous: the user range error of an autonomous fix (`Options.userRangeError`).
   /// - Returns: the user range error in metres.
-  public static func userRangeError(for quality: FixQuality, autonomous: Double) -> Double {
+  package static func userRangeError(for quality: FixQuality, autonomous: Double) -> Double {
     switch quality {
     case .none, .autonomous, .precise, .manual, .simulated: return autonomous
     case .differential: return autonomous * 0.25
@@ -92,7 +92,7 @@ extension NMEADecoder {
   /// 2 m RTK float; 0.5 m RTK fixed; 100 m dead reckoning or manual; 1000 m network.
   /// - Parameter quality: the fix quality.
   /// - Returns: the accuracy in metres.
-  public static func defaultAccuracy(for quality: FixQuality) -> Double {
+  package static func defaultAccuracy(for quality: FixQuality) -> Double {
     switch quality {
     case .none, .autonomous, .precise, .simulated: return 30
     case .differential: return 10

@@ -57,29 +57,29 @@
 ///   `maximumLineLength` are dropped and counted. Bytes before a `$` on a line (binary noise) are
 ///   skipped; when a line feed is lost, both sentences of the line are read, and a sentence cut
 ///   short by the next one counts as missing its checksum.
-public struct NMEADecoder: Sendable {
+package struct NMEADecoder: Sendable {
   /// Settings for a decoder.
-  public struct Options: Sendable, Equatable {
+  package struct Options: Sendable, Equatable {
     /// The date to use before (or without) any RMC or ZDA date. Nil: hold epochs until one comes.
-    public var defaultDate: NMEADate?
+    package var defaultDate: NMEADate?
     /// User range error (1 sigma, metres) of an autonomous fix: HDOP times this is the horizontal
     /// accuracy when the epoch has no GST. Default 4 m, a typical single-frequency figure.
-    public var userRangeError: Double
+    package var userRangeError: Double
     /// Use sentences that have no `*hh` checksum at all (default false: they are skipped, as gpsd
     /// does).
-    public var acceptMissingChecksum: Bool
+    package var acceptMissingChecksum: Bool
     /// Return `.satellites` for each complete GSV group (default true).
-    public var reportSatellites: Bool
+    package var reportSatellites: Bool
     /// How many epochs to hold while waiting for a first date before giving them out undated.
-    public var maximumHeldEpochs: Int
+    package var maximumHeldEpochs: Int
     /// The `source` written into every fix.
-    public var source: String
+    package var source: String
     /// A live stream: report an epoch as soon as its last sentence has arrived, instead of when
     /// the next epoch's first sentence arrives (a whole fix interval later). The last sentence is
     /// learned from the stream, as gpsd does: the sentence type that came just before each
     /// change of time. Sentences of an epoch already reported that come after it are ignored.
     /// Default false (logs and replays close epochs on the change of time).
-    public var reportsAtCycleEnd: Bool
+    package var reportsAtCycleEnd: Bool
 
     /// Creates options.
     /// - Parameters:
@@ -90,7 +90,7 @@ public struct NMEADecoder: Sendable {
     ///   - maximumHeldEpochs: epochs held while waiting for a date.
     ///   - source: the `source` of every fix.
     ///   - reportsAtCycleEnd: report each epoch at its last sentence (live streams).
-    public init(
+    package init(
       defaultDate: NMEADate? = nil, userRangeError: Double = 4, acceptMissingChecksum: Bool = false,
       reportSatellites: Bool = true, maximumHeldEpochs: Int = 30, source: String = "",
       reportsAtCycleEnd: Bool = false
@@ -106,12 +106,12 @@ public struct NMEADecoder: Sendable {
   }
 
   /// Lines longer than this many bytes are dropped (NMEA allows 82; this leaves room for noise).
-  public static let maximumLineLength = 4096
+  package static let maximumLineLength = 4096
 
   /// The decoder's settings.
-  public let options: Options
+  package let options: Options
   /// What has been decoded and skipped so far.
-  public internal(set) var statistics = NMEAStatistics()
+  package internal(set) var statistics = NMEAStatistics()
 
   // Stream state.
   var partial: [UInt8] = []
@@ -150,7 +150,7 @@ public struct NMEADecoder: Sendable {
 
   /// Creates a decoder.
   /// - Parameter options: its settings.
-  public init(options: Options = .init()) {
+  package init(options: Options = .init()) {
     self.options = options
   }
 
@@ -160,7 +160,7 @@ public struct NMEADecoder: Sendable {
   /// - Parameter line: the bytes of the line.
   /// - Returns: what the line completed: usually nothing, the previous epoch's fix when the line
   ///   opens a new epoch, a heading, or a satellite view.
-  public mutating func decode(line: UnsafeRawBufferPointer) -> [NMEAOutput] {
+  package mutating func decode(line: UnsafeRawBufferPointer) -> [NMEAOutput] {
     var out: [NMEAOutput] = []
     guard let raw = line.baseAddress else {
       lineNumber &+= 1
@@ -179,7 +179,7 @@ public struct NMEADecoder: Sendable {
   /// Decodes a chunk of a stream. Lines may be split anywhere between chunks.
   /// - Parameter bytes: the next bytes of the stream.
   /// - Returns: everything the chunk completed.
-  public mutating func decode(bytes: UnsafeRawBufferPointer) -> [NMEAOutput] {
+  package mutating func decode(bytes: UnsafeRawBufferPointer) -> [NMEAOutput] {
     var out: [NMEAOutput] = []
     guard let raw = bytes.baseAddress, bytes.count > 0 else { return out }
     let base = raw.assumingMemoryBound(to: UInt8.self)
@@ -219,7 +219,7 @@ public struct NMEADecoder: Sendable {
   /// Ends the stream: decodes a last line without a line feed, closes the open epoch and gives
   /// out any held epochs (undated when no date ever came).
   /// - Returns: the remaining outputs.
-  public mutating func finish() -> [NMEAOutput] {
+  package mutating func finish() -> [NMEAOutput] {
     var out: [NMEAOutput] = []
     if !partial.isEmpty || partialOverlong { finishPartialLine(&out) }
     if epochOpen { closeEpoch(&out) }
@@ -234,7 +234,7 @@ public struct NMEADecoder: Sendable {
   ///   - bytes: the log's bytes.
   ///   - options: decoder settings.
   /// - Returns: every output in order, and the statistics.
-  public static func decodeLog(_ bytes: [UInt8], options: Options = .init()) -> (
+  package static func decodeLog(_ bytes: [UInt8], options: Options = .init()) -> (
     outputs: [NMEAOutput], statistics: NMEAStatistics
   ) {
     var decoder = NMEADecoder(options: options)

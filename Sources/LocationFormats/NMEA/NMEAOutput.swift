@@ -5,7 +5,7 @@ import LocationModel
 #endif
 
 /// One result of decoding NMEA 0183: a fix, a heading, a satellite view, or news of no fix.
-public enum NMEAOutput: Sendable, Equatable {
+package enum NMEAOutput: Sendable, Equatable {
   /// A dated position fix: all sentences of one time of fix merged (see `NMEADecoder`).
   case fix(Fix)
   /// A fix whose date was never learned (no RMC or ZDA in the log and no `Options.defaultDate`):
@@ -21,7 +21,7 @@ public enum NMEAOutput: Sendable, Equatable {
 }
 
 /// The kinds of sentence the decoder understands; used for per-kind counts and in `NMEAHeading`.
-public enum NMEASentenceKind: Int, Sendable, Equatable, CaseIterable {
+package enum NMEASentenceKind: Int, Sendable, Equatable, CaseIterable {
   /// Global positioning system fix data.
   case gga
   /// Recommended minimum specific GNSS data.
@@ -51,7 +51,7 @@ public enum NMEASentenceKind: Int, Sendable, Equatable, CaseIterable {
 }
 
 /// How a THS heading (or another sentence's mode indicator) was obtained.
-public enum NMEAHeadingMode: Sendable, Equatable {
+package enum NMEAHeadingMode: Sendable, Equatable {
   /// Autonomous (`A`).
   case autonomous
   /// Estimated, dead reckoning (`E`).
@@ -70,28 +70,28 @@ public enum NMEAHeadingMode: Sendable, Equatable {
 /// given (east positive); its true heading is that plus the variation when one is given. HDT, HDM
 /// and THS carry the one heading they name. A THS with mode `V` is still reported, with
 /// `mode == .invalid`, so that the consumer decides.
-public struct NMEAHeading: Sendable, Equatable {
+package struct NMEAHeading: Sendable, Equatable {
   /// The sentence this came from (`.hdt`, `.hdg`, `.hdm` or `.ths`).
-  public var kind: NMEASentenceKind
+  package var kind: NMEASentenceKind
   /// The two-letter talker (`HE`, `HC`, `GP`, `IN`, `II`, ...).
-  public var talker: String
+  package var talker: String
   /// Heading relative to true north, if known.
-  public var trueHeading: Double?
+  package var trueHeading: Double?
   /// Heading relative to magnetic north, if known.
-  public var magneticHeading: Double?
+  package var magneticHeading: Double?
   /// HDG only: the magnetic sensor's raw reading, before deviation.
-  public var sensorHeading: Double?
+  package var sensorHeading: Double?
   /// HDG only: magnetic deviation of the sensor, degrees, east positive.
-  public var deviation: Double?
+  package var deviation: Double?
   /// HDG only: magnetic variation (declination), degrees, east positive.
-  public var variation: Double?
+  package var variation: Double?
   /// THS only: the mode indicator.
-  public var mode: NMEAHeadingMode?
+  package var mode: NMEAHeadingMode?
   /// Unix time of the epoch the heading arrived in, when the epoch's time and date are known.
-  public var time: Double?
+  package var time: Double?
 
   /// Creates a heading; every measure defaults to unknown.
-  public init(
+  package init(
     kind: NMEASentenceKind, talker: String, trueHeading: Double? = nil,
     magneticHeading: Double? = nil, sensorHeading: Double? = nil, deviation: Double? = nil,
     variation: Double? = nil, mode: NMEAHeadingMode? = nil, time: Double? = nil
@@ -109,18 +109,18 @@ public struct NMEAHeading: Sendable, Equatable {
 }
 
 /// One satellite of a GSV message. Missing values are nil.
-public struct NMEASatellite: Sendable, Equatable {
+package struct NMEASatellite: Sendable, Equatable {
   /// The satellite ID as sent (PRN for GPS; 65...96 GLONASS etc., talker-dependent).
-  public var id: Int
+  package var id: Int
   /// Elevation, degrees, 0...90.
-  public var elevation: Double?
+  package var elevation: Double?
   /// Azimuth, degrees true, 0..<360.
-  public var azimuth: Double?
+  package var azimuth: Double?
   /// Signal-to-noise ratio, dB-Hz; nil when not tracked.
-  public var snr: Double?
+  package var snr: Double?
 
   /// Creates a satellite record.
-  public init(id: Int, elevation: Double? = nil, azimuth: Double? = nil, snr: Double? = nil) {
+  package init(id: Int, elevation: Double? = nil, azimuth: Double? = nil, snr: Double? = nil) {
     self.id = id
     self.elevation = elevation
     self.azimuth = azimuth
@@ -129,16 +129,16 @@ public struct NMEASatellite: Sendable, Equatable {
 }
 
 /// The satellites of one complete GSV group from one talker.
-public struct NMEASkyView: Sendable, Equatable {
+package struct NMEASkyView: Sendable, Equatable {
   /// The two-letter talker (`GP` GPS, `GL` GLONASS, `GA` Galileo, `GB`/`BD` BeiDou, ...).
-  public var talker: String
+  package var talker: String
   /// Satellites in view, as the group's first field says.
-  public var inView: Int
+  package var inView: Int
   /// The satellites listed, in order.
-  public var satellites: [NMEASatellite]
+  package var satellites: [NMEASatellite]
 
   /// Creates a sky view.
-  public init(talker: String, inView: Int, satellites: [NMEASatellite]) {
+  package init(talker: String, inView: Int, satellites: [NMEASatellite]) {
     self.talker = talker
     self.inView = inView
     self.satellites = satellites
