@@ -233,22 +233,21 @@ final class Runner: NSObject, CLLocationManagerDelegate {
       guard let clError = error as? CLError else {
         finish(.noLocation, "whereami: \(error)")
       }
-      switch clError.code {
-      case .denied:
+      // Denied ends the run; an unknown location ends it when the sources ended or nothing is
+      // watched; every other error (Apple's many codes) is reported and the run goes on.
+      if clError.code == .denied {
         finish(
           .denied,
           "whereami: location access denied"
             + (CLLocationManager.locationServicesEnabled() ? "" : " (location services are off)"))
-      case .locationUnknown where ended:
+      } else if clError.code == .locationUnknown, ended {
         if options.watch && (printed > 0 || !regions.isEmpty) { finish(.success) }
         finish(
           .noLocation, "whereami: " + (message ?? "the location source ended before a location"))
-      case .locationUnknown where !options.watch:
+      } else if clError.code == .locationUnknown, !options.watch {
         finish(.noLocation, "whereami: no location" + (message.map { ": " + $0 } ?? ""))
-      default:
-        if options.verbose || message != nil {
-          WhereAmI.printError("whereami: \(message ?? "location unknown for now"); still trying")
-        }
+      } else if options.verbose || message != nil {
+        WhereAmI.printError("whereami: \(message ?? "location unknown for now"); still trying")
       }
     }
   }
@@ -268,11 +267,8 @@ final class Runner: NSObject, CLLocationManagerDelegate {
       case .unknown: name = "unknown"
       }
       var event = transitions.removeValue(forKey: identifier) ?? "determined"
-      switch (previous, state) {
-      case (.some(.outside), .inside): event = "enter"
-      case (.some(.inside), .outside): event = "exit"
-      default: break
-      }
+      if previous == .outside, state == .inside { event = "enter" }
+      if previous == .inside, state == .outside { event = "exit" }
       switch options.output {
       case .json:
         print(

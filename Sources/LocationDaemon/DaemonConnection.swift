@@ -117,16 +117,10 @@ final class DaemonConnection: Sendable {
   /// Encodes and sends a message; `locations` deliveries may be thinned when the peer is slow. A
   /// list of the app's regions (`welcome`, `regionList`) may exceed the limit (see `allowance`).
   func send(_ message: DaemonMessage) {
-    let droppable: Bool
-    var list = false
-    switch message {
-    case .locations: droppable = true
-    case .welcome, .regionList:
-      droppable = false
-      list = true
-    default: droppable = false
-    }
-    enqueue(DaemonProtocol.encode(message), droppable: droppable, regionList: list)
+    let kind = message.kind
+    enqueue(
+      DaemonProtocol.encode(message), droppable: kind == .locations,
+      regionList: kind == .welcome || kind == .regionList)
   }
 
   /// Queues encoded bytes (one or more whole lines).

@@ -6,7 +6,7 @@ import LocationModel
 import LocationSources
 import Synchronization
 
-/// The in-process runtime (DESIGN.md, "embedded mode"): the engine, the sources and the store on one
+/// The in-process runtime (`docs/architecture.md`, "embedded mode"): the engine, the sources and the store on one
 /// serial executor. Every `CLLocationManager` of the process is a client of one hub.
 ///
 /// Events are handled one at a time, in the order they were sent: on a serial dispatch queue for a
@@ -23,7 +23,7 @@ package final class LocationHub: Sendable {
     case unavailable(String)
   }
 
-  private struct State {
+  struct State {
     var engine: LocationEngine
     var clients: [ClientID: any HubClient] = [:]
     var nextClient = 1
@@ -45,7 +45,7 @@ package final class LocationHub: Sendable {
     var lastFailureWasDenial = false
   }
 
-  private struct Candidate {
+  struct Candidate {
     var source: any LocationSource
     /// Its runs, outages and on-time (``SourceRun``'s rules, shared with `locationd`'s pool).
     var run = SourceRun()
@@ -64,12 +64,12 @@ package final class LocationHub: Sendable {
   /// The hub's clock.
   package let clock: any HubClock
   private let persistence: any HubPersistence
-  private let sources: Sources
+  let sources: Sources
   /// Whether this hub answers authorization requests itself (embedded mode), or only holds what
   /// another decides (`locationd`, whose broker asks its agents).
   private let decidesAuthorization: Bool
-  private let executor: HubExecutor
-  private let state: Mutex<State>
+  let executor: HubExecutor
+  let state: Mutex<State>
 
   /// Creates a hub.
   /// - Parameters:
@@ -237,7 +237,7 @@ package final class LocationHub: Sendable {
 
   // MARK: Engine loop
 
-  private func process(_ event: EngineEvent) {
+  func process(_ event: EngineEvent) {
     let now = clock.now
     let (effects, clients) = state.withLock { ($0.engine.handle(event, at: now), $0.clients) }
     for effect in effects {
@@ -354,234 +354,6 @@ package final class LocationHub: Sendable {
   private func client(_ id: ClientID) -> (any HubClient)? {
     state.withLock { $0.clients[id] }
   }
-
-  // MARK: Sources
-
-  /// Starts and stops sources so that the arbiter's choice for the current demand runs
-  /// (`SourceArbiter`), then tells the engine which sources run. With every source finished for
-  /// good, the engine hears that the sources have ended.
-  private func reconcileSources() {
-    let (needed, made) = state.withLock {
-      ($0.demand != nil || $0.headingDemand, $0.candidates != nil)
-    }
-    if needed, !made {
-      let sources: [any LocationSource]
-      switch self.sources {
-      case .urls(let urls):
-        // GeoClue's accuracy level follows the strongest accuracy asked for when sources are
-        // first needed.
-        let accuracy = state.withLock { $0.demand }
-        sources = urls.map { SourceFactory.make($0, accuracy: accuracy) }
-      case .objects(let make):
-        sources = make()
-      case .unavailable(let message):
-        state.withLock { $0.problem = message }
-        process(.sourcesEnded)
-        return
-      }
-      guard !sources.isEmpty else {
-        state.withLock { $0.problem = HubConfiguration.noSourceMessage }
-        process(.sourcesEnded)
-        return
-      }
-      state.withLock { $0.candidates = sources.map { Candidate(source: $0) } }
-    }
-    var toStart: [(Int, Int, any LocationSource)] = []
-    var toStop: [any LocationSource] = []
-    let now = clock.now.monotonic
-    let (infos, changed, allFinished) = state.withLock {
-      state -> ([SourceInfo], Bool, Bool) in
-      guard var candidates = state.candidates else { return ([], false, false) }
-      var chosen = SourceArbiter.select(candidates.map(\.arbiterView), accuracy: state.demand)
-      if state.headingDemand {
-        // Headings: every source that may produce them runs while a client wants headings.
-        for index in candidates.indices
-        where candidates[index].source.descriptor.producesHeading && !candidates[index].run.finished
-        {
-          chosen.insert(index)
-        }
-      }
-      var changed = false
-      for index in candidates.indices {
-        let wanted = chosen.contains(index)
-        guard wanted != candidates[index].run.running else { continue }
-        changed = true
-        // Every source reports when it is on (issue 7): on-time is kept on the hub's clock.
-        if wanted {
-          let generation = candidates[index].run.start(at: now)
-          toStart.append((index, generation, candidates[index].source))
-        } else {
-          candidates[index].run.stop(at: now)
-          toStop.append(candidates[index].source)
-        }
-      }
-      state.candidates = candidates
-      if changed, !toStart.isEmpty { state.problem = nil }
-      let infos = candidates.filter(\.run.running).map {
-        SourceInfo(
-          name: $0.source.descriptor.url, nominalAccuracy: $0.source.descriptor.nominalAccuracy,
-          power: $0.source.descriptor.power.rawValue,
-          producesLocation: $0.source.descriptor.producesLocation)
-      }
-      let allFinished =
-        state.demand != nil && !candidates.isEmpty && candidates.allSatisfy(\.run.finished)
-      return (infos, changed, allFinished)
-    }
-    for source in toStop {
-      HubLog.write(.info, source.descriptor.url, "stopped: no longer needed")
-      source.stop()
-    }
-    if changed { process(.sourcesChanged(infos)) }
-    for (index, generation, source) in toStart {
-      HubLog.write(.info, source.descriptor.url, "starting")
-      source.start(
-        context: HubSourceContext(
-          hub: self, generation: generation, index: index, url: source.descriptor.url))
-    }
-    // Tell the end once, when the last source stops for good (a refusal, as a denial).
-    if allFinished, changed {
-      let denied = state.withLock { $0.lastFailureWasDenial }
-      process(denied ? .sourcesDenied : .sourcesEnded)
-    }
-  }
-
-  private func setDemand(_ accuracy: Double?) {
-    let changed = state.withLock { state -> Bool in
-      let changed = state.demand != accuracy
-      state.demand = accuracy
-      if accuracy == nil {
-        // Nobody needs locations: ended sources may run again when asked next time.
-        for index in (state.candidates ?? []).indices { state.candidates?[index].run.clearFinish() }
-      }
-      return changed
-    }
-    if changed { reconcileSources() }
-  }
-
-  fileprivate func sourceEmitted(_ fix: Fix, generation: Int, index: Int) {
-    executor.run { [self] in
-      let outcome = state.withLock {
-        $0.candidates?[index].run.report(.fix, generation: generation) ?? .stale
-      }
-      guard case .accepted(let recovered) = outcome else { return }
-      HubLog.write(
-        .debug, fix.source,
-        "fix at \(Date(timeIntervalSince1970: fix.time)) ±\(String(format: "%.1f", fix.horizontalAccuracy)) m"
-          + (fix.hasValidCoordinate ? "" : " (invalid, dropped)"))
-      if recovered { reconcileSources() }
-      process(.fix(fix))
-    }
-  }
-
-  fileprivate func sourceEmittedHeading(_ sample: HeadingSample, generation: Int, index: Int) {
-    executor.run { [self] in
-      let outcome = state.withLock {
-        $0.candidates?[index].run.report(.heading, generation: generation) ?? .stale
-      }
-      if outcome != .stale { process(.heading(sample)) }
-    }
-  }
-
-  fileprivate func sourceFailed(_ error: SourceError, generation: Int, index: Int) {
-    executor.run { [self] in
-      let current = state.withLock { state -> Bool in
-        let outcome =
-          state.candidates?[index].run.report(
-            .failure(permanent: error.isPermanent), generation: generation) ?? .stale
-        guard outcome != .stale else { return false }
-        state.problem = error.message
-        state.lastFailureWasDenial = error.code == .denied
-        return true
-      }
-      guard current else { return }
-      HubLog.write(.info, error.message, error.isPermanent ? "failed for good" : "failed; retrying")
-      let allFinished = state.withLock { $0.candidates?.allSatisfy(\.run.finished) ?? false }
-      // When nothing is left, the end says it all (one error, with this message).
-      if !allFinished { process(.sourceFailed(source: error.message, reason: error.code.rawValue)) }
-      reconcileSources()
-    }
-  }
-
-  fileprivate func sourceEnded(generation: Int, index: Int) {
-    executor.run { [self] in
-      let outcome = state.withLock {
-        $0.candidates?[index].run.report(.end, generation: generation) ?? .stale
-      }
-      if outcome != .stale { reconcileSources() }
-    }
-  }
-
-  /// Whether a configured (or discovered) source can produce headings: a compass is present
-  /// (`headingAvailable()`). Sources are made, not started, to ask them.
-  package var headingAvailable: Bool {
-    if let known = state.withLock({ $0.headingCapable }) { return known }
-    let existing = state.withLock { $0.candidates?.map(\.source) }
-    let sources: [any LocationSource]
-    if let existing {
-      sources = existing
-    } else {
-      switch self.sources {
-      case .urls(let urls): sources = urls.map { SourceFactory.make($0) }
-      case .objects(let make): sources = make()
-      case .unavailable: sources = []
-      }
-    }
-    let capable = sources.contains { $0.descriptor.producesHeading }
-    state.withLock { $0.headingCapable = capable }
-    return capable
-  }
-
-  /// How long each configured source has been on, on the hub's clock (issue 7, "every source
-  /// reports when it is on"); empty before any source was needed.
-  package var sourceUsage: [SourceUsage] {
-    let now = clock.now.monotonic
-    return state.withLock { state in
-      (state.candidates ?? []).map {
-        SourceUsage(
-          url: $0.source.descriptor.url, power: $0.source.descriptor.power,
-          running: $0.run.running, onSeconds: $0.run.onTime(at: now))
-      }
-    }
-  }
-
-  /// The URLs of the sources running now.
-  package var runningSources: [String] {
-    state.withLock { ($0.candidates ?? []).filter(\.run.running).map(\.source.descriptor.url) }
-  }
-}
-
-/// What a running source sees of the hub.
-private struct HubSourceContext: SourceContext {
-  let hub: LocationHub
-  let generation: Int
-  let index: Int
-  let url: String
-
-  var now: EngineInstant {
-    let now = hub.clock.now
-    return EngineInstant(monotonic: now.monotonic, wall: now.wall)
-  }
-
-  func emit(_ fix: Fix) {
-    var fix = fix
-    if fix.source.isEmpty { fix.source = url }
-    hub.sourceEmitted(fix, generation: generation, index: index)
-  }
-
-  func emitHeading(_ sample: HeadingSample) {
-    var sample = sample
-    if sample.source.isEmpty { sample.source = url }
-    hub.sourceEmittedHeading(sample, generation: generation, index: index)
-  }
-
-  func fail(_ error: SourceError) { hub.sourceFailed(error, generation: generation, index: index) }
-
-  func end() { hub.sourceEnded(generation: generation, index: index) }
-
-  func schedule(after seconds: Double, _ action: @escaping @Sendable () -> Void) -> any Cancellable
-  {
-    hub.clock.schedule(at: hub.clock.now.monotonic + seconds, action)
-  }
 }
 
 /// Runs work in order: on a serial queue, or synchronously with a trampoline so that work sent from
@@ -613,25 +385,5 @@ final class HubExecutor: Sendable {
     }) {
       next()
     }
-  }
-}
-
-/// How long one source has been on.
-package struct SourceUsage: Sendable, Equatable {
-  /// The source's URL.
-  package var url: String
-  /// Its power cost.
-  package var power: PowerCost
-  /// Whether it runs now.
-  package var running: Bool
-  /// Seconds it has been on since the hub made it (hub clock).
-  package var onSeconds: Double
-
-  /// Creates a record.
-  package init(url: String, power: PowerCost, running: Bool, onSeconds: Double) {
-    self.url = url
-    self.power = power
-    self.running = running
-    self.onSeconds = onSeconds
   }
 }

@@ -23,7 +23,7 @@ extension HeadingSample {
     case .hdt, .ths:
       if heading.mode == .invalid { return nil }
       trueHeading = heading.trueHeading
-    default:
+    case .gga, .rmc, .gns, .gll, .gsa, .gsv, .vtg, .zda, .gst:
       return nil
     }
     guard magnetic?.isFinite == true || trueHeading?.isFinite == true else { return nil }

@@ -56,24 +56,24 @@ package struct RegionMonitor: Sendable {
   }
 
   /// A change of state found while evaluating a fix.
-  private struct Change {
+  struct Change {
     var slot: Int32
     var action: RegionStateMachine.Action
   }
 
   // Layout of `Hot.bits`.
-  private static let stateMask: UInt32 = 0b11
-  private static let notifyOnEntryBit: UInt32 = 1 << 2
-  private static let notifyOnExitBit: UInt32 = 1 << 3
-  private static let aliveBit: UInt32 = 1 << 4
-  private static let inUnknownListBit: UInt32 = 1 << 5
-  private static let inInsideListBit: UInt32 = 1 << 6
-  private static let inDirtyListBit: UInt32 = 1 << 7
-  private static let listBits = inUnknownListBit | inInsideListBit | inDirtyListBit
+  static let stateMask: UInt32 = 0b11
+  static let notifyOnEntryBit: UInt32 = 1 << 2
+  static let notifyOnExitBit: UInt32 = 1 << 3
+  static let aliveBit: UInt32 = 1 << 4
+  static let inUnknownListBit: UInt32 = 1 << 5
+  static let inInsideListBit: UInt32 = 1 << 6
+  static let inDirtyListBit: UInt32 = 1 << 7
+  static let listBits = inUnknownListBit | inInsideListBit | inDirtyListBit
 
   // Identifier table markers.
-  private static let emptyEntry: Int32 = -1
-  private static let deletedEntry: Int32 = -2
+  static let emptyEntry: Int32 = -1
+  static let deletedEntry: Int32 = -2
 
   /// The most regions one monitor holds (2^28, about 268 million: some 30 GB of storage).
   package static let maximumCount = RegionGridIndex.maximumSlots
@@ -81,28 +81,31 @@ package struct RegionMonitor: Sendable {
   /// The largest radius `add` accepts, metres (`maximumRegionMonitoringDistance`).
   package let maximumRadius: Double
 
-  private var hot: [Hot] = []
-  private var exact: [Exact] = []
-  private var identifierBytes: [UInt8] = []
-  private var identifierStarts: [UInt32] = [0]
-  private var identifierTable: [Int32] = []
-  private var identifierTableUsed = 0
+  var hot: [Hot] = []
+  var exact: [Exact] = []
+  var identifierBytes: [UInt8] = []
+  var identifierStarts: [UInt32] = [0]
+  var identifierTable: [Int32] = []
+  var identifierTableUsed = 0
   /// Slots that may be in state unknown (`inUnknownListBit`), possibly stale.
-  private var unknownList: [Int32] = []
+  var unknownList: [Int32] = []
   /// Slots that may be inside (`inInsideListBit`), possibly stale.
-  private var insideList: [Int32] = []
+  var insideList: [Int32] = []
   /// Slots whose current geometry is not in `index` (`inDirtyListBit`).
-  private var dirtyList: [Int32] = []
-  private var index = RegionGridIndex()
-  private var liveCount = 0
-  private var deadCount = 0
-  private var lastFix: (latitude: Double, longitude: Double, accuracy: Double)?
+  var dirtyList: [Int32] = []
+  var index = RegionGridIndex()
+  var liveCount = 0
+  var deadCount = 0
+  var lastFix: (latitude: Double, longitude: Double, accuracy: Double)?
 
   /// Creates an empty monitor.
   /// - Parameter maximumRadius: The largest radius accepted, metres (default 10,000 km).
   package init(maximumRadius: Double = RegionSpec.defaultMaximumRadius) {
     self.maximumRadius = maximumRadius
   }
+
+  // The stored layout is shared with `RegionMonitor+Identifiers.swift` (identifiers and
+  // compaction), so its members are internal rather than private.
 
   // MARK: - Queries
 
@@ -395,7 +398,7 @@ package struct RegionMonitor: Sendable {
   }
 
   @inline(__always)
-  private mutating func considerOutside(
+  mutating func considerOutside(
     slot: Int, _ q: (x: Double, y: Double, z: Double), latitude: Double, longitude: Double,
     accuracy: Double, changes: inout [Change]
   ) {
@@ -411,7 +414,7 @@ package struct RegionMonitor: Sendable {
 
   /// Squared chord between the fix's and the region's unit vectors.
   @inline(__always)
-  private static func chordSquared(_ h: Hot, _ q: (x: Double, y: Double, z: Double)) -> Double {
+  static func chordSquared(_ h: Hot, _ q: (x: Double, y: Double, z: Double)) -> Double {
     let dx = q.x - Double(h.x)
     let dy = q.y - Double(h.y)
     let dz = q.z - Double(h.z)
@@ -424,7 +427,7 @@ package struct RegionMonitor: Sendable {
   /// at most 5.2e-8 (0.33 m), the `Float` radius and hysteresis move the threshold by at most
   /// 6e-8 of their sum: a slack of 1 m plus 1e-6 of that sum covers both.
   @inline(__always)
-  private static func surelyNotInside(
+  static func surelyNotInside(
     _ h: Hot, _ q: (x: Double, y: Double, z: Double), accuracy: Double
   ) -> Bool {
     let r = Double(h.radius)
@@ -440,7 +443,7 @@ package struct RegionMonitor: Sendable {
   /// `d <= M_max θ` and `θ = 2 asin(c/2) <= c / √(1 - c²/4) <= c (1 + c²/4)` for `c <= 1`; the
   /// `Float` errors cost at most 0.6 m there, covered by a slack of 2 m plus 1e-6 of `r + h`.
   @inline(__always)
-  private static func surelyNotOutside(
+  static func surelyNotOutside(
     _ h: Hot, _ q: (x: Double, y: Double, z: Double), accuracy: Double
   ) -> Bool {
     let r = Double(h.radius)
@@ -457,13 +460,13 @@ package struct RegionMonitor: Sendable {
   // MARK: - State
 
   @inline(__always)
-  private static func state(_ bits: UInt32) -> RegionState {
+  static func state(_ bits: UInt32) -> RegionState {
     RegionState(rawValue: Int(bits & stateMask)) ?? .unknown
   }
 
   /// The rule on the exact values: distance from the fix to the centre.
   @inline(__always)
-  private func exactEvidence(slot: Int, latitude: Double, longitude: Double, accuracy: Double)
+  func exactEvidence(slot: Int, latitude: Double, longitude: Double, accuracy: Double)
     -> RegionEvidence
   {
     let e = exact[slot]
@@ -473,7 +476,7 @@ package struct RegionMonitor: Sendable {
   }
 
   /// Runs the region's state machine and records a change.
-  private mutating func apply(_ evidence: RegionEvidence, slot: Int, changes: inout [Change]) {
+  mutating func apply(_ evidence: RegionEvidence, slot: Int, changes: inout [Change]) {
     let bits = hot[slot].bits
     var machine = RegionStateMachine(state: Self.state(bits))
     let action = machine.observe(evidence)
@@ -484,7 +487,7 @@ package struct RegionMonitor: Sendable {
   }
 
   /// Puts a slot on the list its state needs (unknown or inside), unless it is there already.
-  private mutating func enlist(_ slot: Int) {
+  mutating func enlist(_ slot: Int) {
     let bits = hot[slot].bits
     switch Self.state(bits) {
     case .unknown:
@@ -502,7 +505,7 @@ package struct RegionMonitor: Sendable {
     }
   }
 
-  private func events(_ changes: [Change]) -> [RegionEvent] {
+  func events(_ changes: [Change]) -> [RegionEvent] {
     if changes.isEmpty { return [] }
     var changes = changes
     var sorted = true
@@ -531,7 +534,7 @@ package struct RegionMonitor: Sendable {
     return result
   }
 
-  private func event(slot: Int, kind: RegionEvent.Kind) -> RegionEvent {
+  func event(slot: Int, kind: RegionEvent.Kind) -> RegionEvent {
     let bits = hot[slot].bits
     return RegionEvent(
       identifier: identifier(ofSlot: slot), kind: kind,
@@ -539,7 +542,7 @@ package struct RegionMonitor: Sendable {
       notifyOnExit: bits & Self.notifyOnExitBit != 0)
   }
 
-  private func spec(ofSlot slot: Int) -> RegionSpec {
+  func spec(ofSlot slot: Int) -> RegionSpec {
     let e = exact[slot]
     let bits = hot[slot].bits
     return RegionSpec(
@@ -547,132 +550,5 @@ package struct RegionMonitor: Sendable {
       radius: e.radius, hysteresis: e.hysteresis,
       notifyOnEntry: bits & Self.notifyOnEntryBit != 0,
       notifyOnExit: bits & Self.notifyOnExitBit != 0)
-  }
-
-  // MARK: - Identifiers
-
-  private func identifier(ofSlot slot: Int) -> String {
-    let start = Int(identifierStarts[slot])
-    let end = Int(identifierStarts[slot + 1])
-    return String(decoding: identifierBytes[start..<end], as: UTF8.self)
-  }
-
-  @inline(__always)
-  private static func withBytes<R>(of string: String, _ body: (UnsafeBufferPointer<UInt8>) -> R)
-    -> R
-  {
-    if let result = string.utf8.withContiguousStorageIfAvailable(body) { return result }
-    return Array(string.utf8).withUnsafeBufferPointer(body)
-  }
-
-  /// FNV-1a, 64 bits (Fowler, Noll and Vo; IETF draft-eastlake-fnv), folded.
-  @inline(__always)
-  private static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
-    var h: UInt64 = 0xcbf2_9ce4_8422_2325
-    for byte in bytes {
-      h ^= UInt64(byte)
-      h = h &* 0x0000_0100_0000_01b3
-    }
-    return h ^ (h >> 29)
-  }
-
-  private func slot(of identifier: String) -> Int? {
-    Self.withBytes(of: identifier) { bytes in findSlot(bytes, hash: Self.hash(bytes)) }
-  }
-
-  private func findSlot(_ bytes: UnsafeBufferPointer<UInt8>, hash: UInt64) -> Int? {
-    findPosition(bytes, hash: hash).map { Int(identifierTable[$0]) }
-  }
-
-  /// The identifier table position holding a live slot with these bytes.
-  private func findPosition(_ bytes: UnsafeBufferPointer<UInt8>, hash: UInt64) -> Int? {
-    if identifierTable.isEmpty { return nil }
-    let mask = identifierTable.count - 1
-    var i = Int(truncatingIfNeeded: hash) & mask
-    while true {
-      let entry = identifierTable[i]
-      if entry == Self.emptyEntry { return nil }
-      if entry >= 0 && identifierMatches(slot: Int(entry), bytes) { return i }
-      i = (i + 1) & mask
-    }
-  }
-
-  private func identifierMatches(slot: Int, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-    let start = Int(identifierStarts[slot])
-    let end = Int(identifierStarts[slot + 1])
-    guard end - start == bytes.count else { return false }
-    return identifierBytes.withUnsafeBufferPointer { stored in
-      for i in 0..<bytes.count where stored[start + i] != bytes[i] { return false }
-      return true
-    }
-  }
-
-  private mutating func insertIdentifier(slot: Int, hash: UInt64) {
-    if (identifierTableUsed + 1) * 2 > identifierTable.count {
-      var capacity = 16
-      while capacity < (liveCount + 1) * 4 { capacity <<= 1 }
-      rehashIdentifiers(capacity: capacity)
-    }
-    let mask = identifierTable.count - 1
-    var i = Int(truncatingIfNeeded: hash) & mask
-    while identifierTable[i] >= 0 { i = (i + 1) & mask }
-    if identifierTable[i] == Self.emptyEntry { identifierTableUsed += 1 }
-    identifierTable[i] = Int32(truncatingIfNeeded: slot)
-  }
-
-  /// Rebuilds the identifier table from the live slots (dropping tombstones).
-  private mutating func rehashIdentifiers(capacity: Int) {
-    var table = [Int32](repeating: Self.emptyEntry, count: capacity)
-    let mask = capacity - 1
-    var used = 0
-    identifierBytes.withUnsafeBufferPointer { all in
-      for slot in 0..<hot.count where hot[slot].bits & Self.aliveBit != 0 {
-        let start = Int(identifierStarts[slot])
-        let end = Int(identifierStarts[slot + 1])
-        let h = Self.hash(UnsafeBufferPointer(rebasing: all[start..<end]))
-        var i = Int(truncatingIfNeeded: h) & mask
-        while table[i] != Self.emptyEntry { i = (i + 1) & mask }
-        table[i] = Int32(truncatingIfNeeded: slot)
-        used += 1
-      }
-    }
-    identifierTable = table
-    identifierTableUsed = used
-  }
-
-  // MARK: - Compaction
-
-  /// Drops the removed slots, keeping order, and rebuilds the lists, the table and the index.
-  private mutating func compact() {
-    var newHot: [Hot] = []
-    var newExact: [Exact] = []
-    var newBytes: [UInt8] = []
-    var newStarts: [UInt32] = [0]
-    newHot.reserveCapacity(liveCount)
-    newExact.reserveCapacity(liveCount)
-    newStarts.reserveCapacity(liveCount + 1)
-    unknownList = []
-    insideList = []
-    dirtyList = []
-    for slot in 0..<hot.count where hot[slot].bits & Self.aliveBit != 0 {
-      var h = hot[slot]
-      h.bits &= ~Self.listBits
-      newHot.append(h)
-      newExact.append(exact[slot])
-      let start = Int(identifierStarts[slot])
-      let end = Int(identifierStarts[slot + 1])
-      newBytes.append(contentsOf: identifierBytes[start..<end])
-      newStarts.append(UInt32(truncatingIfNeeded: newBytes.count))
-    }
-    hot = newHot
-    exact = newExact
-    identifierBytes = newBytes
-    identifierStarts = newStarts
-    deadCount = 0
-    for slot in 0..<hot.count { enlist(slot) }
-    var capacity = 16
-    while capacity < liveCount * 2 { capacity <<= 1 }
-    rehashIdentifiers(capacity: capacity)
-    buildIndex()
   }
 }
