@@ -142,12 +142,14 @@ let package = Package(
         "LocationServices", "LocationSources", "LocationEngine", "LocationModel", "Geodesy",
       ],
       path: "Tests/Support/TestSupport"),
-    .testTarget(name: "GeodesyTests", dependencies: ["Geodesy"]),
+    .testTarget(name: "GeodesyTests", dependencies: ["Geodesy", "TestSupport"]),
     .testTarget(name: "LocationModelTests", dependencies: ["LocationModel"]),
-    .testTarget(name: "LocationFormatsTests", dependencies: ["LocationFormats", "LocationModel"]),
+    .testTarget(
+      name: "LocationFormatsTests",
+      dependencies: ["LocationFormats", "LocationModel", "TestSupport"]),
     .testTarget(
       name: "LocationEngineTests",
-      dependencies: ["LocationEngine", "LocationModel", "LocationFormats"]),
+      dependencies: ["LocationEngine", "LocationModel", "LocationFormats", "TestSupport"]),
     .testTarget(name: "LocationStoreTests", dependencies: ["LocationStore", "LocationModel"]),
     .testTarget(
       name: "LocationSourcesTests",

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -636,21 +637,5 @@ import Testing
     #expect(descriptors.contains { $0.0 == 1 })
     let inherited = descriptors.filter { $0.0 > 3 }.map { "\($0.0) -> \($0.1)" }
     #expect(inherited.isEmpty, "inherited: \(inherited)")
-  }
-}
-
-/// SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators",
-/// OOPSLA 2014): a seeded, reproducible stream of 64-bit words for the noise above.
-struct SplitMix64 {
-  private var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }
