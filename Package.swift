@@ -134,8 +134,10 @@ let package = Package(
     ),
 
     // MARK: Tests (one test target per source target; end-to-end tests run the built programs)
-    // The test kit shared by every test target (paths to fixtures, hub test doubles, children
-    // started with an empty signal mask, a real gpsd under gpsfake); not a product.
+    // The test kit shared by every test target (paths to fixtures and temporary directories, the
+    // built programs, the CI rule for missing components, `eventually`, SplitMix64, hub test
+    // doubles, children started with an empty signal mask, a real gpsd under gpsfake); not a
+    // product.
     .target(
       name: "TestSupport",
       dependencies: [
@@ -150,7 +152,8 @@ let package = Package(
     .testTarget(
       name: "LocationEngineTests",
       dependencies: ["LocationEngine", "LocationModel", "LocationFormats", "TestSupport"]),
-    .testTarget(name: "LocationStoreTests", dependencies: ["LocationStore", "LocationModel"]),
+    .testTarget(
+      name: "LocationStoreTests", dependencies: ["LocationStore", "LocationModel", "TestSupport"]),
     .testTarget(
       name: "LocationSourcesTests",
       dependencies: [
@@ -181,7 +184,7 @@ let package = Package(
     .testTarget(
       name: "LocationSimulationTests",
       dependencies: ["LocationSimulation", "LocationServices", "LocationModel", "Geodesy"]),
-    .testTarget(name: "LocationCLITests", dependencies: ["LocationCLI"]),
+    .testTarget(name: "LocationCLITests", dependencies: ["LocationCLI", "TestSupport"]),
     .testTarget(
       name: "LocationControlTests",
       dependencies: [

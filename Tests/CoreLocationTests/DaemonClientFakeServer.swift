@@ -1,6 +1,7 @@
 import Foundation
 import LocationServices
 import Synchronization
+import TestSupport
 
 /// A stand-in for `locationd` in tests: a real Unix socket in a private temp directory, one
 /// connection at a time, speaking raw protocol lines. It answers `hello` with `welcome` (the line
@@ -186,19 +187,4 @@ final class FakeDaemon: Sendable {
 struct FakeDaemonError: Error, CustomStringConvertible {
   var description: String
   init(_ description: String) { self.description = description }
-}
-
-/// Polls `condition` until it holds or `timeout` seconds pass (bounded polling of real sockets and
-/// threads, no fixed waits). `pump` runs queued delegate calls before each check.
-func eventually(
-  timeout: Double = 10, interval: Double = 0.005, pump: (() -> Void)? = nil,
-  _ condition: () -> Bool
-) async -> Bool {
-  let deadline = Date().addingTimeInterval(timeout)
-  while true {
-    pump?()
-    if condition() { return true }
-    if Date() > deadline { return false }
-    try? await Task.sleep(for: .seconds(interval))
-  }
 }

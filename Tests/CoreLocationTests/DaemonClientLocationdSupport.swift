@@ -4,30 +4,6 @@ import TestSupport
 
 /// The built `locationd`, run as a child process on a private socket and store.
 final class LocationdProcess: Sendable {
-  /// The package root (three levels above this file).
-  static let root = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-  /// Where the binary is looked for: beside the test bundle, then `.build/debug`.
-  static let candidates: [String] = {
-    var directories: [URL] = []
-    if let first = CommandLine.arguments.first, first.hasPrefix("/") {
-      directories.append(URL(fileURLWithPath: first).deletingLastPathComponent())
-    }
-    directories.append(URL(fileURLWithPath: Bundle.main.bundlePath))
-    directories.append(URL(fileURLWithPath: Bundle.main.bundlePath).deletingLastPathComponent())
-    directories.append(root.appendingPathComponent(".build/debug"))
-    return directories.map { $0.appendingPathComponent("locationd").path }
-  }()
-
-  /// The built `locationd`, if there is one.
-  static let binary: String? = candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
-
-  /// Why the tests are skipped without it.
-  static let missingMessage =
-    "locationd is not built (looked in \(candidates.joined(separator: ", "))); "
-    + "run `swift build --product locationd` first"
-
   let directory: String
   let socketPath: String
   let storePath: String
@@ -37,7 +13,9 @@ final class LocationdProcess: Sendable {
   /// Starts `locationd --foreground --socket DIR/socket --store DIR/store.sqlite` with the given
   /// extra arguments.
   init(arguments: [String]) throws {
-    guard let binary = Self.binary else { throw FakeDaemonError(Self.missingMessage) }
+    guard let binary = BuiltPrograms.locationd else {
+      throw FakeDaemonError(BuiltPrograms.missingMessage("locationd"))
+    }
     var template = Array("/tmp/cl-locationd-XXXXXX".utf8CString)
     guard let made = mkdtemp(&template) else { throw FakeDaemonError("mkdtemp failed") }
     directory = String(cString: made)
@@ -69,7 +47,9 @@ final class LocationdProcess: Sendable {
 
   /// Starts the daemon again on the same socket and store.
   func restart() throws {
-    guard let binary = Self.binary else { throw FakeDaemonError(Self.missingMessage) }
+    guard let binary = BuiltPrograms.locationd else {
+      throw FakeDaemonError(BuiltPrograms.missingMessage("locationd"))
+    }
     try start(binary)
   }
 

@@ -1,6 +1,7 @@
 import CoreLocation
 import Foundation
 import LocationServices
+import TestSupport
 import Testing
 
 /// `CLLocationManager` against the real `locationd` (the built binary, on a private socket and
@@ -8,8 +9,8 @@ import Testing
 /// a failure under `CI=true`.
 @Suite(
   .enabled(
-    if: ProcessInfo.processInfo.environment["CI"] == "true" || LocationdProcess.binary != nil,
-    Comment(rawValue: LocationdProcess.missingMessage))
+    if: RealComponents.isCI || BuiltPrograms.locationd != nil,
+    Comment(rawValue: BuiltPrograms.missingMessage("locationd")))
 )
 struct DaemonClientLocationdTests {
   static let here = (latitude: 52.0, longitude: 5.0)

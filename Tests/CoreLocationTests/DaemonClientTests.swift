@@ -2,6 +2,7 @@ import CoreLocation
 import Foundation
 import LocationServices
 import Synchronization
+import TestSupport
 import Testing
 
 /// Delegate calls queued until the test pumps them (a delegate set after `init` sees every call).

@@ -12,13 +12,11 @@ import Testing
 /// Missing gpsd or gpsfake: skipped with the reason, a failure under `CI=true`.
 @Suite(
   .enabled(
-    if: ProcessInfo.processInfo.environment["CI"] == "true" || GPSFake.isInstalled,
+    if: RealComponents.isCI || GPSFake.isInstalled,
     Comment(rawValue: GPSFake.missingMessage))
 )
 struct GPSDHeadingTests {
-  static let capture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("Tests/Fixtures/gpsd-regress/rst39.log").path
+  static let capture = Paths.fixture("gpsd-regress", "rst39.log")
 
   /// Delegate calls run on the hub's queue, straight away.
   struct Inline: DeliveryScheduler {

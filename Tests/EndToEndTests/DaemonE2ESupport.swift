@@ -16,42 +16,17 @@ func e2eNow() -> Double { monotonicSeconds() }
 
 /// Where the built products and the tools of the daemon tests are, and whether they can run.
 enum DaemonE2E {
-  /// The package root (three levels above this file).
-  static let root = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-  /// Whether the tests run under CI (where a missing component is a failure, not a skip).
-  static let isCI = ProcessInfo.processInfo.environment["CI"] == "true"
-
-  /// A built product: beside the test bundle, else in `.build/debug`.
-  static func product(_ name: String) -> String? {
-    var directories: [URL] = []
-    if let first = CommandLine.arguments.first, first.hasPrefix("/") {
-      directories.append(URL(fileURLWithPath: first).deletingLastPathComponent())
-    }
-    directories.append(URL(fileURLWithPath: Bundle.main.bundlePath))
-    directories.append(URL(fileURLWithPath: Bundle.main.bundlePath).deletingLastPathComponent())
-    directories.append(root.appendingPathComponent(".build/debug"))
-    return directories.map { $0.appendingPathComponent(name).path }
-      .first { FileManager.default.isExecutableFile(atPath: $0) }
-  }
-
-  static let locationd = product("locationd")
-  static let socat = "/usr/bin/socat"
-  static let sqlite3 = "/usr/bin/sqlite3"
-  static let setpriv = "/usr/bin/setpriv"
-
   /// Whether every component is present: `locationd` built and the named tools installed. Under
   /// CI a test runs anyway (and fails on what is missing).
   static func available(tools: [String] = []) -> Bool {
-    if isCI { return true }
-    return locationd != nil && tools.allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+    if RealComponents.isCI { return true }
+    return BuiltPrograms.locationd != nil && tools.allSatisfy(RealComponents.exists)
   }
 
   /// Throws a clear message naming what is missing.
   static func requireComponents(tools: [String] = []) throws {
-    if locationd == nil {
-      throw E2EFailure("locationd is not built; run `swift build --build-tests` first")
+    if BuiltPrograms.locationd == nil {
+      throw E2EFailure(BuiltPrograms.missingMessage("locationd"))
     }
     for tool in tools where !FileManager.default.isExecutableFile(atPath: tool) {
       throw E2EFailure("\(tool) is missing (Debian packages socat, sqlite3, util-linux)")
@@ -146,7 +121,7 @@ enum DaemonE2E {
 
   /// One query through the `sqlite3` program (with a busy timeout: the daemon may be writing).
   static func query(_ store: String, _ sql: String) throws -> String {
-    let result = try run(sqlite3, ["-cmd", ".timeout 5000", store, sql])
+    let result = try run(RealComponents.sqlite3, ["-cmd", ".timeout 5000", store, sql])
     guard result.status == 0 else {
       throw E2EFailure("sqlite3 \(sql): \(result.stderr)")
     }
@@ -155,7 +130,7 @@ enum DaemonE2E {
 
   /// The rows of a query through `sqlite3 -json`, as objects.
   static func rows(_ store: String, _ sql: String) throws -> [[String: Any]] {
-    let result = try run(sqlite3, ["-json", "-cmd", ".timeout 5000", store, sql])
+    let result = try run(RealComponents.sqlite3, ["-json", "-cmd", ".timeout 5000", store, sql])
     guard result.status == 0 else {
       throw E2EFailure("sqlite3 \(sql): \(result.stderr)")
     }
@@ -182,8 +157,8 @@ final class DaemonProcess {
 
   /// Starts `locationd` with the arguments and waits (with a deadline) for "listening on".
   init(_ arguments: [String]) throws {
-    guard let binary = DaemonE2E.locationd else {
-      throw E2EFailure("locationd is not built; run `swift build --build-tests` first")
+    guard let binary = BuiltPrograms.locationd else {
+      throw E2EFailure(BuiltPrograms.missingMessage("locationd"))
     }
     process.executableURL = URL(fileURLWithPath: binary)
     process.arguments = arguments

@@ -412,18 +412,18 @@ import Testing
   /// Every region, its pending events in order and exactly once, nothing after the ack: these
   /// hold today, whatever the kill points.
   @Test(
-    .enabled(if: DaemonE2E.available(tools: [DaemonE2E.sqlite3])),
+    .enabled(if: DaemonE2E.available(tools: [RealComponents.sqlite3])),
     arguments: [[4, 12, 24, 40, 60, 80]])
   func killNineDuringRegionEvaluationKeepsRegionsAndPendingEvents(killPoints: [Int]) throws {
-    try DaemonE2E.requireComponents(tools: [DaemonE2E.sqlite3])
+    try DaemonE2E.requireComponents(tools: [RealComponents.sqlite3])
     _ = try Self.killNineDuringRegionEvaluation(killPoints: killPoints)
   }
 
   @Test(
-    .enabled(if: DaemonE2E.available(tools: [DaemonE2E.sqlite3])),
+    .enabled(if: DaemonE2E.available(tools: [RealComponents.sqlite3])),
     arguments: [[4, 10, 18, 28, 40, 52, 64, 76, 88, 100]])
   func killNineDuringRegionEvaluationLosesAndDoublesNothing(killPoints: [Int]) throws {
-    try DaemonE2E.requireComponents(tools: [DaemonE2E.sqlite3])
+    try DaemonE2E.requireComponents(tools: [RealComponents.sqlite3])
     let problems = try Self.killNineDuringRegionEvaluation(killPoints: killPoints)
     #expect(problems.isEmpty, "\(problems.count) problems: \(problems.prefix(8))")
   }
@@ -490,18 +490,18 @@ import Testing
 
   /// Killed before the reply is read: the change is applied fully or not at all, and the app is
   /// told only what the store keeps.
-  @Test(.enabled(if: DaemonE2E.available(tools: [DaemonE2E.sqlite3])))
+  @Test(.enabled(if: DaemonE2E.available(tools: [RealComponents.sqlite3])))
   func killNineDuringAnAuthorizationChangeAppliesAllOrNothing() throws {
-    try DaemonE2E.requireComponents(tools: [DaemonE2E.sqlite3])
+    try DaemonE2E.requireComponents(tools: [RealComponents.sqlite3])
     let problems = try Self.authorizationRounds(waitForReply: false)
     #expect(problems.isEmpty, "\(problems)")
   }
 
   /// Killed right after the reply: the change the daemon acknowledged survives.
   @Test(
-    .enabled(if: DaemonE2E.available(tools: [DaemonE2E.sqlite3])))
+    .enabled(if: DaemonE2E.available(tools: [RealComponents.sqlite3])))
   func killNineRightAfterAnAcknowledgedAuthorizationKeepsIt() throws {
-    try DaemonE2E.requireComponents(tools: [DaemonE2E.sqlite3])
+    try DaemonE2E.requireComponents(tools: [RealComponents.sqlite3])
     let problems = try Self.authorizationRounds(waitForReply: true)
     #expect(problems.isEmpty, "\(problems)")
   }
@@ -530,12 +530,12 @@ import Testing
       clients.append(peer)
     }
     // Two more apps, when socat is there: the pool's fan-out reaches every app's hub.
-    if FileManager.default.isExecutableFile(atPath: DaemonE2E.socat) {
+    if FileManager.default.isExecutableFile(atPath: RealComponents.socat) {
       for name in ["appA", "appB"] {
         try FileManager.default.createDirectory(
           atPath: directory + "/" + name, withIntermediateDirectories: true)
         try FileManager.default.copyItem(
-          atPath: DaemonE2E.socat, toPath: directory + "/" + name + "/socat")
+          atPath: RealComponents.socat, toPath: directory + "/" + name + "/socat")
         let peer = try SocatChannel(
           executable: directory + "/" + name + "/socat", socket: DaemonE2E.socket(directory))
         _ = try peer.hello("app")

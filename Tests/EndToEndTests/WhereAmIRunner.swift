@@ -1,41 +1,10 @@
 import Foundation
 import Synchronization
+import TestSupport
 
 /// Runs the built `whereami` as a child process, with pipes for its output and a hard upper bound
 /// on its run time (a guard against a hang, never a wait: every run ends on its own well before).
 enum WhereAmIRunner {
-  /// The package root (three levels above this file).
-  static let root = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-  /// A file under `Tests/Fixtures/<folder>/`.
-  static func fixture(_ folder: String, _ name: String) -> String {
-    root.appendingPathComponent("Tests/Fixtures").appendingPathComponent(folder)
-      .appendingPathComponent(name).path
-  }
-
-  /// The bundled example track.
-  static let ijsselmeer = root.appendingPathComponent("Examples/tracks/ijsselmeer-2018.nmea").path
-
-  /// Where the binary was looked for, in order: beside the test bundle (the build directory the
-  /// tests run from), then `.build/debug` under the package root.
-  static let candidates: [String] = {
-    var directories: [URL] = []
-    if let first = CommandLine.arguments.first, first.hasPrefix("/") {
-      directories.append(URL(fileURLWithPath: first).deletingLastPathComponent())
-    }
-    directories.append(URL(fileURLWithPath: Bundle.main.bundlePath))
-    directories.append(URL(fileURLWithPath: Bundle.main.bundlePath).deletingLastPathComponent())
-    directories.append(root.appendingPathComponent(".build/debug"))
-    return directories.map { $0.appendingPathComponent("whereami").path }
-  }()
-
-  /// The built `whereami`, if there is one.
-  static let binary: String? = candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
-
-  /// Whether the tests run under CI (where a missing binary is a failure, not a skip).
-  static let isCI = ProcessInfo.processInfo.environment["CI"] == "true"
-
   /// What a run produced.
   struct Result {
     var status: Int32
@@ -54,10 +23,7 @@ enum WhereAmIRunner {
 
   /// An error starting the program.
   struct NotBuilt: Error, CustomStringConvertible {
-    var description: String {
-      "whereami is not built (looked in \(candidates.joined(separator: ", "))); "
-        + "run `swift build --product whereami` first"
-    }
+    var description: String { BuiltPrograms.missingMessage("whereami") }
   }
 
   /// Collects the bytes of one pipe on a thread of its own.
@@ -105,7 +71,7 @@ enum WhereAmIRunner {
   static func run(
     _ arguments: [String], environment extra: [String: String] = [:], limit: Double = 60
   ) throws -> Result {
-    guard let binary else { throw NotBuilt() }
+    guard let binary = BuiltPrograms.whereami else { throw NotBuilt() }
     let home = NSTemporaryDirectory() + "whereami-tests-" + UUID().uuidString
     try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: home) }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Reads the project's reference data (`<package root>/Tests/Fixtures`).
 enum TestData {
@@ -7,13 +8,7 @@ enum TestData {
   }
 
   /// The test data folder, found from this file's path.
-  static var directory: URL {
-    URL(fileURLWithPath: #filePath)
-      .deletingLastPathComponent()  // GeodesyTests
-      .deletingLastPathComponent()  // Tests
-      .deletingLastPathComponent()  // package root
-      .appendingPathComponent("Tests/Fixtures")
-  }
+  static var directory: URL { Paths.fixtures }
 
   /// The text of a file under the shared test data folder.
   static func text(_ relativePath: String) throws -> String {

@@ -1,6 +1,7 @@
 import Foundation
 import LocationControl
 import Synchronization
+import TestSupport
 
 #if canImport(Glibc)
   import Glibc

@@ -1,5 +1,6 @@
 import Foundation
 import LocationControl
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

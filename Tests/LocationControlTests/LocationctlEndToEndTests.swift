@@ -12,8 +12,8 @@ import Testing
 /// when the programs are not built, a failure under `CI=true`.
 @Suite(
   .enabled(
-    if: LocationdProcess.isCI
-      || (LocationdProcess.locationd != nil && LocationdProcess.locationctl != nil),
+    if: RealComponents.isCI
+      || (BuiltPrograms.locationd != nil && BuiltPrograms.locationctl != nil),
     "needs the built locationd and locationctl (swift build)"),
   .serialized)
 struct LocationctlEndToEndTests {
@@ -120,7 +120,7 @@ struct LocationctlEndToEndTests {
   @Test func agentAnswersAnAppsRequest() throws {
     let daemon = try LocationdProcess()
     defer { daemon.stop() }
-    guard let binary = LocationdProcess.locationctl else { return }
+    guard let binary = BuiltPrograms.locationctl else { return }
 
     let agent = Process()
     agent.executableURL = URL(fileURLWithPath: binary)

@@ -20,26 +20,6 @@ final class LocationdProcess: @unchecked Sendable {
   // @unchecked Sendable: `process` is only touched by the test thread that owns this object;
   // the stderr collector is a Mutex.
 
-  static let root = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-  /// A built program: beside the test bundle, else `.build/debug`.
-  static func product(_ name: String) -> String? {
-    var directories = [URL(fileURLWithPath: Bundle.main.bundlePath).deletingLastPathComponent()]
-    if let first = CommandLine.arguments.first, first.hasPrefix("/") {
-      directories.append(URL(fileURLWithPath: first).deletingLastPathComponent())
-    }
-    directories.append(root.appendingPathComponent(".build/debug"))
-    return directories.map { $0.appendingPathComponent(name).path }
-      .first { FileManager.default.isExecutableFile(atPath: $0) }
-  }
-
-  static let locationd = product("locationd")
-  static let locationctl = product("locationctl")
-
-  /// Whether the tests run under CI (where a missing binary is a failure, not a skip).
-  static let isCI = ProcessInfo.processInfo.environment["CI"] == "true"
-
   struct Failure: Error, CustomStringConvertible {
     var message: String
     var description: String { message }
@@ -60,7 +40,7 @@ final class LocationdProcess: @unchecked Sendable {
   /// Starts `locationd --foreground --socket DIR/socket --store DIR/store.sqlite` with a static
   /// source, and returns once it listens.
   init(extraArguments: [String] = []) throws {
-    guard let binary = Self.locationd else {
+    guard let binary = BuiltPrograms.locationd else {
       throw Failure(message: "locationd is not built (swift build --product locationd)")
     }
     directory = "/tmp/lctl-e2e-" + UUID().uuidString.prefix(8)
@@ -150,7 +130,7 @@ final class LocationdProcess: @unchecked Sendable {
   }
 
   static func runLocationctl(_ arguments: [String], input: String = "") throws -> Run {
-    guard let binary = locationctl else {
+    guard let binary = BuiltPrograms.locationctl else {
       throw Failure(message: "locationctl is not built (swift build --product locationctl)")
     }
     let process = Process()

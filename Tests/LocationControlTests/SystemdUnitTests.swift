@@ -5,8 +5,7 @@ import Testing
 /// The unit files in `dist/systemd`: their shape, the flags they pass to locationd, and (when
 /// `systemd-analyze` is installed; it is optional) `systemd-analyze verify`.
 @Suite struct SystemdUnitTests {
-  static let root = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+  static let root = Paths.root
 
   static let systemUnit = root.appendingPathComponent("dist/systemd/locationd.service").path
   static let userUnit = root.appendingPathComponent("dist/systemd/user/locationd.service").path
@@ -53,16 +52,6 @@ import Testing
     var description: String { message }
   }
 
-  /// The built locationd, if there is one (the flags are checked against its `--help`).
-  static let locationd: String? = {
-    let candidates = [
-      root.appendingPathComponent(".build/debug/locationd").path,
-      URL(fileURLWithPath: Bundle.main.bundlePath).deletingLastPathComponent()
-        .appendingPathComponent("locationd").path,
-    ]
-    return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
-  }()
-
   @Test(arguments: [
     (systemUnit, "/usr/local/bin/locationd", ["--system", "--foreground"]),
     (userUnit, "%h/.local/bin/locationd", ["--foreground"]),
@@ -108,7 +97,7 @@ import Testing
   }
 
   @Test func flagsExistInLocationdsUsage() throws {
-    guard let locationd = Self.locationd else {
+    guard let locationd = BuiltPrograms.locationd else {
       print("SystemdUnitTests: locationd is not built; its usage was not checked")
       return
     }
@@ -129,7 +118,7 @@ import Testing
       print("SystemdUnitTests: systemd-analyze is not installed (optional); verify skipped")
       return
     }
-    let program = Self.locationd ?? "/bin/true"
+    let program = BuiltPrograms.locationd ?? "/bin/true"
     let scratch = NSTemporaryDirectory() + "locationd-units-" + UUID().uuidString
     let home = scratch + "/home"
     try FileManager.default.createDirectory(

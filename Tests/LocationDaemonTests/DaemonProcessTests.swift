@@ -15,24 +15,7 @@ import Testing
 /// The built `locationd` as a real process on a private socket: readiness, clean shutdown by
 /// signal, exit statuses, and pending events across `kill -9`.
 @Suite struct DaemonProcessTests {
-  /// The package root (three levels above this file).
-  static let root = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-  /// The built `locationd`: beside the test bundle, else in `.build/debug`.
-  static let binary: String? = {
-    var directories: [URL] = []
-    if let first = CommandLine.arguments.first, first.hasPrefix("/") {
-      directories.append(URL(fileURLWithPath: first).deletingLastPathComponent())
-    }
-    directories.append(URL(fileURLWithPath: Bundle.main.bundlePath))
-    directories.append(URL(fileURLWithPath: Bundle.main.bundlePath).deletingLastPathComponent())
-    directories.append(root.appendingPathComponent(".build/debug"))
-    return directories.map { $0.appendingPathComponent("locationd").path }
-      .first { FileManager.default.isExecutableFile(atPath: $0) }
-  }()
-
-  static let available = binary != nil || ProcessInfo.processInfo.environment["CI"] == "true"
+  static let available = BuiltPrograms.locationd != nil || RealComponents.isCI
 
   /// One daemon process.
   final class Daemon {
@@ -41,8 +24,8 @@ import Testing
     private lazy var reader = DeadlineLineReader(fd: errors.fileHandleForReading.fileDescriptor)
 
     init(_ arguments: [String]) throws {
-      guard let binary = DaemonProcessTests.binary else {
-        throw DaemonTestFailure("locationd is not built; run `swift build --product locationd`")
+      guard let binary = BuiltPrograms.locationd else {
+        throw DaemonTestFailure(BuiltPrograms.missingMessage("locationd"))
       }
       process.executableURL = URL(fileURLWithPath: binary)
       process.arguments = arguments

@@ -1,14 +1,12 @@
 import Foundation
 import LocationFormats
+import TestSupport
 
 /// Locates and reads the files under `Tests/Fixtures/`, and renders decoded GPX for the `.chk`
 /// expectations written beside each fixture.
 enum Fixtures {
-  /// `<package root>/Tests/Fixtures`, found from this file's path (three levels below the root).
-  static let root: URL = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent()
-    .deletingLastPathComponent()
-    .appendingPathComponent("Fixtures")
+  /// `<package root>/Tests/Fixtures`.
+  static let root: URL = Paths.fixtures
 
   /// The GPX files from other tools' test suites (provenance and licence in
   /// `Tests/Fixtures/gpx/README.md`).

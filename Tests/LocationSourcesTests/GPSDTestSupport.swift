@@ -123,45 +123,6 @@ final class RecordingContext: SourceContext {
   var lateCalls: Int { state.withLock { $0.lateCalls } }
 }
 
-/// Polls `condition` every 20 ms until it holds or `timeout` seconds have passed (bounded
-/// polling of state that real processes and sockets change; never a fixed wait).
-func eventually(
-  timeout: Double = 10, _ condition: @Sendable () -> Bool
-) async -> Bool {
-  let deadline = Date().addingTimeInterval(timeout)
-  while Date() < deadline {
-    if condition() { return true }
-    try? await Task.sleep(for: .milliseconds(20))
-  }
-  return condition()
-}
-
-/// The real components the tests start, and what to do when one is missing.
-enum RealComponents {
-  static let gpsd = "/usr/sbin/gpsd"
-  static let socat = "/usr/bin/socat"
-
-  /// True under CI (`CI=true`): a missing component fails the test instead of skipping it.
-  static var isCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
-
-  static func exists(_ path: String) -> Bool { FileManager.default.isExecutableFile(atPath: path) }
-
-  /// Whether a test that needs `paths` runs: when they all exist, or under CI (where it then
-  /// fails with `missing(_:)`).
-  static func runnable(_ paths: String...) -> Bool { isCI || paths.allSatisfy(exists) }
-
-  /// Records an issue for each missing component (CI only gets here with one missing).
-  /// - Returns: true when everything is there.
-  static func require(_ paths: String...) -> Bool {
-    let missing = paths.filter { !exists($0) }
-    for path in missing {
-      Issue.record(
-        "\(path) is missing: install Debian's gpsd and socat packages (scripts/setup-debian.sh)")
-    }
-    return missing.isEmpty
-  }
-}
-
 /// A child process stopped by pid: SIGTERM, up to 3 s of polling, then SIGKILL.
 final class ChildProcess: Sendable {
   let process: Process
@@ -399,12 +360,7 @@ final class PayloadServer: Sendable {
 
 /// The captures of gpsd's regression suite (`Tests/Fixtures/gpsd-regress`).
 enum Captures {
-  static var folder: URL {
-    URL(fileURLWithPath: #filePath)
-      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-      .appendingPathComponent("Tests/Fixtures/gpsd-regress")
-  }
+  static var folder: URL { Paths.fixtureFolder("gpsd-regress") }
 
   /// The sentence lines of a capture (its `#` header left out), each ending in CR LF.
   static func sentences(_ name: String) throws -> [String] {

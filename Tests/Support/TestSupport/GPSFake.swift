@@ -3,21 +3,21 @@
 import Foundation
 
 /// A running `gpsfake` (which starts its own gpsd) playing one capture once.
-public final class GPSFake {
+package final class GPSFake {
   /// The programs it needs (Debian's gpsd and gpsd-clients).
-  public static let tools = ["/usr/bin/gpsfake", "/usr/sbin/gpsd"]
+  package static let tools = ["/usr/bin/gpsfake", "/usr/sbin/gpsd"]
 
   /// Whether the tools are installed.
-  public static var isInstalled: Bool {
+  package static var isInstalled: Bool {
     tools.allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
   }
 
   /// What to install when a tool is missing.
-  public static let missingMessage =
+  package static let missingMessage =
     "needs /usr/sbin/gpsd and /usr/bin/gpsfake (Debian's gpsd and gpsd-clients; scripts/setup-debian.sh)"
 
   /// gpsd's TCP port on 127.0.0.1.
-  public let port: Int
+  package let port: Int
   private let process: Process
   private let directory: String
 
@@ -25,7 +25,7 @@ public final class GPSFake {
   /// - Parameters:
   ///   - capture: the NMEA log to play.
   ///   - secondsPerSentence: gpsfake's `-c`.
-  public init(capture: String, secondsPerSentence: Double) throws {
+  package init(capture: String, secondsPerSentence: Double) throws {
     directory = NSTemporaryDirectory() + "gpsfake-" + UUID().uuidString
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     port = Self.freePort()
@@ -45,7 +45,7 @@ public final class GPSFake {
   }
 
   /// Stops gpsfake by pid: SIGTERM, up to 3 s of polling, then SIGKILL; removes its directory.
-  public func stop() {
+  package func stop() {
     if process.isRunning { kill(process.processIdentifier, SIGTERM) }
     let deadline = Date().addingTimeInterval(3)
     while process.isRunning && Date() < deadline { usleep(20_000) }
@@ -55,7 +55,7 @@ public final class GPSFake {
   }
 
   /// A TCP port on 127.0.0.1 that was free a moment ago.
-  public static func freePort() -> Int {
+  package static func freePort() -> Int {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     defer { close(fd) }
     var address = sockaddr_in()

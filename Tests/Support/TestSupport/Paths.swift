@@ -7,22 +7,24 @@ package enum Paths {
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
 
+  /// `Tests/Fixtures`, the recorded inputs.
+  package static let fixtures = root.appendingPathComponent("Tests/Fixtures")
+
+  /// The folder `Tests/Fixtures/<folder>`.
+  package static func fixtureFolder(_ folder: String) -> URL {
+    fixtures.appendingPathComponent(folder)
+  }
+
   /// A file under `Tests/Fixtures/<folder>/`.
   package static func fixture(_ folder: String, _ name: String) -> String {
-    root.appendingPathComponent("Tests/Fixtures").appendingPathComponent(folder)
-      .appendingPathComponent(name).path
+    fixtureFolder(folder).appendingPathComponent(name).path
   }
+
+  /// The folder of gpsd's regression captures, `Tests/Fixtures/gpsd-regress`.
+  package static let gpsdRegress = fixtureFolder("gpsd-regress").path
 
   /// The bundled example track: a real recording, 2 1/2 minutes at 1 Hz.
   package static let ijsselmeer = root.appendingPathComponent(
     "Examples/tracks/ijsselmeer-2018.nmea"
   ).path
-}
-
-/// A temporary directory for one test, removed afterwards.
-package func withTemporaryDirectory<R>(_ body: (String) throws -> R) throws -> R {
-  let path = NSTemporaryDirectory() + "CoreLocationTests-" + UUID().uuidString
-  try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-  defer { try? FileManager.default.removeItem(atPath: path) }
-  return try body(path)
 }

@@ -5,7 +5,7 @@ import Foundation
 /// A child inherits the signal mask of the thread that spawns it, and the test runner's threads
 /// (dispatch and concurrency workers) block signals: without an empty mask SIGTERM would stay
 /// pending in the child forever, and stopping it by pid would hang.
-public func runWithEmptySignalMask(_ process: Process) throws {
+package func runWithEmptySignalMask(_ process: Process) throws {
   var empty = sigset_t()
   var saved = sigset_t()
   sigemptyset(&empty)
