@@ -14,10 +14,10 @@ final class LocationdProcess: Sendable {
   /// extra arguments.
   init(arguments: [String]) throws {
     guard let binary = BuiltPrograms.locationd else {
-      throw FakeDaemonError(BuiltPrograms.missingMessage("locationd"))
+      throw TestFailure(BuiltPrograms.missingMessage("locationd"))
     }
     var template = Array("/tmp/cl-locationd-XXXXXX".utf8CString)
-    guard let made = mkdtemp(&template) else { throw FakeDaemonError("mkdtemp failed") }
+    guard let made = mkdtemp(&template) else { throw TestFailure("mkdtemp failed") }
     directory = String(cString: made)
     socketPath = directory + "/run/socket"
     storePath = directory + "/store.sqlite"
@@ -48,7 +48,7 @@ final class LocationdProcess: Sendable {
   /// Starts the daemon again on the same socket and store.
   func restart() throws {
     guard let binary = BuiltPrograms.locationd else {
-      throw FakeDaemonError(BuiltPrograms.missingMessage("locationd"))
+      throw TestFailure(BuiltPrograms.missingMessage("locationd"))
     }
     try start(binary)
   }
@@ -133,7 +133,7 @@ final class NMEAFeed: Sendable {
         bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0
       }
     }
-    guard ok, listen(listener, 4) == 0 else { throw FakeDaemonError("NMEA listener failed") }
+    guard ok, listen(listener, 4) == 0 else { throw TestFailure("NMEA listener failed") }
     port = Int(UInt16(bigEndian: address.sin_port))
     Thread.detachNewThread { [self] in
       while true {

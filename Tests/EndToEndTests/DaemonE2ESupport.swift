@@ -5,12 +5,6 @@ import TestSupport
   import Glibc
 #endif
 
-/// A failure in an end-to-end daemon test, with a message.
-struct E2EFailure: Error, CustomStringConvertible {
-  var description: String
-  init(_ description: String) { self.description = description }
-}
-
 /// Seconds on `CLOCK_MONOTONIC`, for deadlines.
 func e2eNow() -> Double { monotonicSeconds() }
 
@@ -26,10 +20,10 @@ enum DaemonE2E {
   /// Throws a clear message naming what is missing.
   static func requireComponents(tools: [String] = []) throws {
     if BuiltPrograms.locationd == nil {
-      throw E2EFailure(BuiltPrograms.missingMessage("locationd"))
+      throw TestFailure(BuiltPrograms.missingMessage("locationd"))
     }
     for tool in tools where !FileManager.default.isExecutableFile(atPath: tool) {
-      throw E2EFailure("\(tool) is missing (Debian packages socat, sqlite3, util-linux)")
+      throw TestFailure("\(tool) is missing (Debian packages socat, sqlite3, util-linux)")
     }
   }
 
@@ -123,7 +117,7 @@ enum DaemonE2E {
   static func query(_ store: String, _ sql: String) throws -> String {
     let result = try run(RealComponents.sqlite3, ["-cmd", ".timeout 5000", store, sql])
     guard result.status == 0 else {
-      throw E2EFailure("sqlite3 \(sql): \(result.stderr)")
+      throw TestFailure("sqlite3 \(sql): \(result.stderr)")
     }
     return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
   }
@@ -132,7 +126,7 @@ enum DaemonE2E {
   static func rows(_ store: String, _ sql: String) throws -> [[String: Any]] {
     let result = try run(RealComponents.sqlite3, ["-json", "-cmd", ".timeout 5000", store, sql])
     guard result.status == 0 else {
-      throw E2EFailure("sqlite3 \(sql): \(result.stderr)")
+      throw TestFailure("sqlite3 \(sql): \(result.stderr)")
     }
     let text = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     if text.isEmpty { return [] }
@@ -158,7 +152,7 @@ final class DaemonProcess {
   /// Starts `locationd` with the arguments and waits (with a deadline) for "listening on".
   init(_ arguments: [String]) throws {
     guard let binary = BuiltPrograms.locationd else {
-      throw E2EFailure(BuiltPrograms.missingMessage("locationd"))
+      throw TestFailure(BuiltPrograms.missingMessage("locationd"))
     }
     process.executableURL = URL(fileURLWithPath: binary)
     process.arguments = arguments
@@ -187,10 +181,10 @@ final class DaemonProcess {
       do {
         bytes = try reader.next(until: deadline)
       } catch {
-        throw E2EFailure("no \"\(text)\" in locationd's log in time; log: \(log)")
+        throw TestFailure("no \"\(text)\" in locationd's log in time; log: \(log)")
       }
       guard let bytes else {
-        throw E2EFailure("locationd's log ended before \"\(text)\"; log: \(log)")
+        throw TestFailure("locationd's log ended before \"\(text)\"; log: \(log)")
       }
       let line = String(decoding: bytes, as: UTF8.self)
       log.append(line)
@@ -253,7 +247,7 @@ class LineChannel {
     do {
       return try reader.next(timeout: timeout).map { String(decoding: $0, as: UTF8.self) }
     } catch {
-      throw E2EFailure("\(error)")
+      throw TestFailure("\(error)")
     }
   }
 
@@ -261,7 +255,7 @@ class LineChannel {
   func nextOrEnd(timeout: Double = 15) throws -> [String: Any]? {
     guard let line = try readLine(timeout: timeout) else { return nil }
     guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-    else { throw E2EFailure("not a JSON object: \(line.prefix(200))") }
+    else { throw TestFailure("not a JSON object: \(line.prefix(200))") }
     received.append(object)
     return object
   }
@@ -269,7 +263,7 @@ class LineChannel {
   /// The next message; throws at end of stream.
   func next(timeout: Double = 15) throws -> [String: Any] {
     guard let message = try nextOrEnd(timeout: timeout) else {
-      throw E2EFailure("the connection was closed")
+      throw TestFailure("the connection was closed")
     }
     return message
   }
@@ -283,9 +277,9 @@ class LineChannel {
     var before: [[String: Any]] = []
     while true {
       let remaining = deadline - e2eNow()
-      guard remaining > 0 else { throw E2EFailure("\(what): not received in time") }
+      guard remaining > 0 else { throw TestFailure("\(what): not received in time") }
       guard let message = try nextOrEnd(timeout: remaining) else {
-        throw E2EFailure("\(what): the connection closed first")
+        throw TestFailure("\(what): the connection closed first")
       }
       if condition(message) { return (message, before) }
       before.append(message)
@@ -296,7 +290,7 @@ class LineChannel {
   func hello(_ role: String) throws -> [String: Any] {
     send(#"{"type":"hello","version":1,"role":"\#(role)"}"#)
     let welcome = try next()
-    guard welcome.type == "welcome" else { throw E2EFailure("no welcome: \(welcome)") }
+    guard welcome.type == "welcome" else { throw TestFailure("no welcome: \(welcome)") }
     return welcome
   }
 
@@ -342,28 +336,7 @@ class LineChannel {
 final class SocketChannel: LineChannel {
   /// Connects; throws with `strerror` when the connection is refused.
   init(path: String) throws {
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw E2EFailure("socket: \(errno)") }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(path.utf8)
-    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-      Glibc.close(fd)
-      throw E2EFailure("socket path too long")
-    }
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-      for (index, byte) in bytes.enumerated() { raw[index] = byte }
-    }
-    let result = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
-    }
-    guard result == 0 else {
-      let message = String(cString: strerror(errno))
-      Glibc.close(fd)
-      throw E2EFailure("connect \(path): \(message)")
-    }
+    let fd = try UnixSocket.connected(path: path)
     super.init(readFD: fd, writeFD: fd)
   }
 
@@ -451,7 +424,7 @@ final class NMEAFeed {
   /// Listens on `port` (0: any free port), `SO_REUSEADDR`.
   private func listen(port wanted: Int) throws {
     let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard listener >= 0 else { throw E2EFailure("socket: \(errno)") }
+    guard listener >= 0 else { throw TestFailure("socket: \(errno)") }
     var one: Int32 = 1
     setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
     var address = sockaddr_in()
@@ -466,7 +439,7 @@ final class NMEAFeed {
     }
     guard bound, Glibc.listen(listener, 8) == 0 else {
       close(listener)
-      throw E2EFailure("bind/listen: \(String(cString: strerror(errno)))")
+      throw TestFailure("bind/listen: \(String(cString: strerror(errno)))")
     }
     self.listener = listener
     port = Int(UInt16(bigEndian: address.sin_port))
@@ -482,7 +455,7 @@ final class NMEAFeed {
     let deadline = e2eNow() + timeout
     while true {
       let remaining = deadline - e2eNow()
-      guard remaining > 0 else { throw E2EFailure("the daemon did not connect to the feed") }
+      guard remaining > 0 else { throw TestFailure("the daemon did not connect to the feed") }
       var descriptor = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
       guard poll(&descriptor, 1, Int32(remaining * 1000) + 1) > 0 else { continue }
       let fd = Glibc.accept(listener, nil, nil)

@@ -204,25 +204,8 @@ struct LocationctlEndToEndTests {
 
   /// A connected client socket with a 30 s receive timeout (a guard, never a wait).
   static func connect(_ path: String) throws -> FakeDaemon.Peer {
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(path.utf8)
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-      raw.copyBytes(from: bytes)
-      raw[bytes.count] = 0
-    }
-    let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
-    }
-    guard fd >= 0, connected == 0 else {
-      close(fd)
-      throw LocationdProcess.Failure(message: "cannot connect to \(path): \(errno)")
-    }
-    var limit = timeval(tv_sec: 30, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-    return FakeDaemon.Peer(fd: fd, log: LineLog())
+    let fd = try UnixSocket.connected(path: path)
+    UnixSocket.setReceiveTimeout(fd, seconds: 30)
+    return FakeDaemon.Peer(fd: fd)
   }
 }

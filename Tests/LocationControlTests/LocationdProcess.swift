@@ -20,11 +20,6 @@ final class LocationdProcess: @unchecked Sendable {
   // @unchecked Sendable: `process` is only touched by the test thread that owns this object;
   // the stderr collector is a Mutex.
 
-  struct Failure: Error, CustomStringConvertible {
-    var message: String
-    var description: String { message }
-  }
-
   let directory: String
   let socket: String
   let store: String
@@ -41,7 +36,7 @@ final class LocationdProcess: @unchecked Sendable {
   /// source, and returns once it listens.
   init(extraArguments: [String] = []) throws {
     guard let binary = BuiltPrograms.locationd else {
-      throw Failure(message: "locationd is not built (swift build --product locationd)")
+      throw TestFailure("locationd is not built (swift build --product locationd)")
     }
     directory = "/tmp/lctl-e2e-" + UUID().uuidString.prefix(8)
     try FileManager.default.createDirectory(
@@ -92,11 +87,11 @@ final class LocationdProcess: @unchecked Sendable {
     thread.start()
     if listening.wait(timeout: .now() + 30) == .timedOut || !process.isRunning {
       stop()
-      throw Failure(message: "locationd did not start listening; its log:\n\(log)")
+      throw TestFailure("locationd did not start listening; its log:\n\(log)")
     }
     guard log.contains("listening on") else {
       stop()
-      throw Failure(message: "locationd ended before listening; its log:\n\(log)")
+      throw TestFailure("locationd ended before listening; its log:\n\(log)")
     }
   }
 
@@ -131,7 +126,7 @@ final class LocationdProcess: @unchecked Sendable {
 
   static func runLocationctl(_ arguments: [String], input: String = "") throws -> Run {
     guard let binary = BuiltPrograms.locationctl else {
-      throw Failure(message: "locationctl is not built (swift build --product locationctl)")
+      throw TestFailure("locationctl is not built (swift build --product locationctl)")
     }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: binary)

@@ -46,9 +46,9 @@ import Testing
       do {
         line = try reader.next(timeout: 20)
       } catch {
-        throw DaemonTestFailure("the other app said nothing in time")
+        throw TestFailure("the other app said nothing in time")
       }
-      guard let line else { throw DaemonTestFailure("the other app ended") }
+      guard let line else { throw TestFailure("the other app ended") }
       return try DaemonProtocol.decode(line: line)
     }
   }

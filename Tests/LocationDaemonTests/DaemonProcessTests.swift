@@ -25,7 +25,7 @@ import Testing
 
     init(_ arguments: [String]) throws {
       guard let binary = BuiltPrograms.locationd else {
-        throw DaemonTestFailure(BuiltPrograms.missingMessage("locationd"))
+        throw TestFailure(BuiltPrograms.missingMessage("locationd"))
       }
       process.executableURL = URL(fileURLWithPath: binary)
       process.arguments = arguments
@@ -47,9 +47,9 @@ import Testing
         do {
           bytes = try reader.next(until: deadline)
         } catch {
-          throw DaemonTestFailure("no \"\(text)\" in the log in time")
+          throw TestFailure("no \"\(text)\" in the log in time")
         }
-        guard let bytes else { throw DaemonTestFailure("the log ended before \"\(text)\"") }
+        guard let bytes else { throw TestFailure("the log ended before \"\(text)\"") }
         let line = String(decoding: bytes, as: UTF8.self)
         if line.contains(text) { return line }
       }
@@ -147,7 +147,7 @@ import Testing
     func connect() throws -> (TestPeer, [DaemonMessage]) {
       let peer = try TestPeer(path: directory + "/run/locationd/socket")
       peer.send(.hello(version: 1, role: .app))
-      guard case .welcome = try peer.next() else { throw DaemonTestFailure("no welcome") }
+      guard case .welcome = try peer.next() else { throw TestFailure("no welcome") }
       return (peer, try peer.sync())
     }
 

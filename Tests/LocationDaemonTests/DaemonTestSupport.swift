@@ -12,12 +12,6 @@ import TestSupport
   import Glibc
 #endif
 
-/// A test failure with a message (no `!`, no `try!`).
-struct DaemonTestFailure: Error, CustomStringConvertible {
-  var description: String
-  init(_ description: String) { self.description = description }
-}
-
 /// Seconds on `CLOCK_MONOTONIC`, for deadlines.
 private func monotonicNow() -> Double { monotonicSeconds() }
 
@@ -67,7 +61,7 @@ final class DaemonFixture {
     let peer = try connect()
     peer.send(.hello(version: 1, role: role))
     guard case .welcome(let welcome) = try peer.next() else {
-      throw DaemonTestFailure("no welcome")
+      throw TestFailure("no welcome")
     }
     return (peer, welcome)
   }
@@ -92,7 +86,7 @@ final class DaemonFixture {
       control.send(.apps(id: id))
       if case .reply(id, .apps(let apps)) = try control.next(), condition(apps) { return apps }
     }
-    throw DaemonTestFailure("the app list never reached the expected state")
+    throw TestFailure("the app list never reached the expected state")
   }
 }
 
@@ -103,42 +97,14 @@ final class TestPeer {
   private var nextPing = 1_000_000
 
   init(path: String) throws {
-    fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw DaemonTestFailure("socket: \(errno)") }
+    fd = try UnixSocket.connected(path: path)
     reader = DeadlineLineReader(fd: fd)
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(path.utf8)
-    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-      throw DaemonTestFailure("socket path too long")
-    }
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-      for (index, byte) in bytes.enumerated() { raw[index] = byte }
-    }
-    let result = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
-    }
-    guard result == 0 else {
-      Glibc.close(fd)
-      throw DaemonTestFailure("connect \(path): \(String(cString: strerror(errno)))")
-    }
   }
 
   deinit { Glibc.close(fd) }
 
   /// Writes bytes as they are.
-  func sendRaw(_ bytes: [UInt8]) {
-    var offset = 0
-    while offset < bytes.count {
-      let written = bytes[offset...].withUnsafeBytes {
-        Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
-      }
-      if written <= 0 { return }
-      offset += written
-    }
-  }
+  func sendRaw(_ bytes: [UInt8]) { UnixSocket.sendAll(fd, bytes) }
 
   /// Writes a line (the newline is added).
   func send(_ line: String) { sendRaw(Array((line + "\n").utf8)) }
@@ -154,14 +120,14 @@ final class TestPeer {
     do {
       return try reader.next(timeout: timeout)
     } catch {
-      throw DaemonTestFailure("\(error)")
+      throw TestFailure("\(error)")
     }
   }
 
   /// The next message; throws at end of stream or on a line that does not decode.
   func next(timeout: Double = 10) throws -> DaemonMessage {
     guard let line = try readLine(timeout: timeout) else {
-      throw DaemonTestFailure("the connection was closed")
+      throw TestFailure("the connection was closed")
     }
     return try DaemonProtocol.decode(line: line)
   }

@@ -204,11 +204,6 @@ enum Loopback {
   }
 }
 
-struct TestFailure: Error, CustomStringConvertible {
-  var description: String
-  init(_ description: String) { self.description = description }
-}
-
 /// A tiny stream server for tests, on 127.0.0.1 (a free port) or a Unix socket path: every
 /// connection it accepts gets `payload` (then, with `closeAfterPayload`, is closed gracefully;
 /// otherwise it is held open until the server stops or `dropConnections()`). One thread,
