@@ -5,9 +5,6 @@ import TestSupport
   import Glibc
 #endif
 
-/// Seconds on `CLOCK_MONOTONIC`, for deadlines.
-func e2eNow() -> Double { monotonicSeconds() }
-
 /// Where the built products and the tools of the daemon tests are, and whether they can run.
 enum DaemonE2E {
   /// Whether every component is present: `locationd` built and the named tools installed. Under
@@ -25,16 +22,6 @@ enum DaemonE2E {
     for tool in tools where !FileManager.default.isExecutableFile(atPath: tool) {
       throw TestFailure("\(tool) is missing (Debian packages socat, sqlite3, util-linux)")
     }
-  }
-
-  /// A private directory under the temporary directory (short: a socket path must fit 108 bytes).
-  static func makeDirectory() throws -> String {
-    let directory = NSTemporaryDirectory() + "lde-" + String(UUID().uuidString.prefix(8))
-    try FileManager.default.createDirectory(
-      atPath: directory, withIntermediateDirectories: true,
-      attributes: [.posixPermissions: 0o755])
-    _ = FileManager.default.createFile(atPath: directory + "/conf", contents: Data())
-    return directory
   }
 
   /// Writes a GPX track along the parallel 52° N from 5° E eastwards: `count` points `step`
@@ -69,53 +56,9 @@ enum DaemonE2E {
     return 180 / (Double.pi * radius)
   }()
 
-  /// The daemon's arguments for a private directory.
-  static func arguments(
-    _ directory: String, sources: [String], policy: String = "grant", system: Bool = false
-  ) -> [String] {
-    var arguments = [
-      "--foreground", "--socket", directory + "/run/locationd/socket", "--store",
-      directory + "/store.sqlite", "--config", directory + "/conf", "--policy", policy,
-    ]
-    for source in sources { arguments += ["--source", source] }
-    if system { arguments.append("--system") }
-    return arguments
-  }
-
-  /// The socket of a private directory.
-  static func socket(_ directory: String) -> String { directory + "/run/locationd/socket" }
-
-  /// Runs a program to its end and returns its status and outputs (for short tools: sqlite3,
-  /// socat as another user).
-  static func run(_ executable: String, _ arguments: [String], input: String? = nil) throws -> (
-    status: Int32, stdout: String, stderr: String
-  ) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let output = Pipe()
-    let errors = Pipe()
-    let stdin = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    process.standardInput = stdin
-    try runWithEmptySignalMask(process)
-    // A program that exits before reading its input (a refused connection) breaks the pipe:
-    // that is an answer, not an error of the test.
-    if let input { try? stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8)) }
-    try? stdin.fileHandleForWriting.close()
-    let out = output.fileHandleForReading.readDataToEndOfFile()
-    let err = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (
-      process.terminationStatus, String(decoding: out, as: UTF8.self),
-      String(decoding: err, as: UTF8.self)
-    )
-  }
-
   /// One query through the `sqlite3` program (with a busy timeout: the daemon may be writing).
   static func query(_ store: String, _ sql: String) throws -> String {
-    let result = try run(RealComponents.sqlite3, ["-cmd", ".timeout 5000", store, sql])
+    let result = try runProgram(RealComponents.sqlite3, ["-cmd", ".timeout 5000", store, sql])
     guard result.status == 0 else {
       throw TestFailure("sqlite3 \(sql): \(result.stderr)")
     }
@@ -124,7 +67,8 @@ enum DaemonE2E {
 
   /// The rows of a query through `sqlite3 -json`, as objects.
   static func rows(_ store: String, _ sql: String) throws -> [[String: Any]] {
-    let result = try run(RealComponents.sqlite3, ["-json", "-cmd", ".timeout 5000", store, sql])
+    let result = try runProgram(
+      RealComponents.sqlite3, ["-json", "-cmd", ".timeout 5000", store, sql])
     guard result.status == 0 else {
       throw TestFailure("sqlite3 \(sql): \(result.stderr)")
     }
@@ -139,70 +83,6 @@ enum DaemonE2E {
     let array = String(decoding: data, as: UTF8.self)
     return String(array.dropFirst().dropLast())
   }
-}
-
-/// `locationd` as a real process, its standard error read for readiness.
-final class DaemonProcess {
-  let process = Process()
-  private let errors = Pipe()
-  private lazy var reader = DeadlineLineReader(fd: errors.fileHandleForReading.fileDescriptor)
-  /// Every log line read so far.
-  private(set) var log: [String] = []
-
-  /// Starts `locationd` with the arguments and waits (with a deadline) for "listening on".
-  init(_ arguments: [String]) throws {
-    guard let binary = BuiltPrograms.locationd else {
-      throw TestFailure(BuiltPrograms.missingMessage("locationd"))
-    }
-    process.executableURL = URL(fileURLWithPath: binary)
-    process.arguments = arguments
-    process.standardError = errors
-    process.standardOutput = FileHandle.nullDevice
-    process.standardInput = FileHandle.nullDevice
-    try runWithEmptySignalMask(process)
-    _ = try waitForLog("listening on")
-  }
-
-  deinit {
-    if process.isRunning {
-      kill(process.processIdentifier, SIGKILL)
-      process.waitUntilExit()
-    }
-  }
-
-  var pid: Int32 { process.processIdentifier }
-
-  /// Reads standard error until a line containing `text`; with a deadline.
-  func waitForLog(_ text: String, timeout: Double = 30) throws -> String {
-    if let line = log.first(where: { $0.contains(text) }) { return line }
-    let deadline = e2eNow() + timeout
-    while true {
-      let bytes: [UInt8]?
-      do {
-        bytes = try reader.next(until: deadline)
-      } catch {
-        throw TestFailure("no \"\(text)\" in locationd's log in time; log: \(log)")
-      }
-      guard let bytes else {
-        throw TestFailure("locationd's log ended before \"\(text)\"; log: \(log)")
-      }
-      let line = String(decoding: bytes, as: UTF8.self)
-      log.append(line)
-      if line.contains(text) { return line }
-    }
-  }
-
-  /// Sends a signal and waits for the process to end; returns its status (the signal number
-  /// when a signal ended it).
-  @discardableResult
-  func stop(_ signal: Int32 = SIGTERM) -> Int32 {
-    kill(process.processIdentifier, signal)
-    process.waitUntilExit()
-    return process.terminationStatus
-  }
-
-  /// Whether the process still runs.
-  var isRunning: Bool { process.isRunning }
 }
 
 /// One protocol conversation: lines written to one descriptor, lines read from another (the same
@@ -273,10 +153,10 @@ class LineChannel {
   func waitFor(
     timeout: Double = 15, _ what: String, _ condition: ([String: Any]) -> Bool
   ) throws -> (match: [String: Any], before: [[String: Any]]) {
-    let deadline = e2eNow() + timeout
+    let deadline = monotonicSeconds() + timeout
     var before: [[String: Any]] = []
     while true {
-      let remaining = deadline - e2eNow()
+      let remaining = deadline - monotonicSeconds()
       guard remaining > 0 else { throw TestFailure("\(what): not received in time") }
       guard let message = try nextOrEnd(timeout: remaining) else {
         throw TestFailure("\(what): the connection closed first")
@@ -308,8 +188,8 @@ class LineChannel {
   /// Reads until end of stream; returns the messages read on the way.
   func readUntilClosed(timeout: Double = 15) throws -> [[String: Any]] {
     var messages: [[String: Any]] = []
-    let deadline = e2eNow() + timeout
-    while let message = try nextOrEnd(timeout: max(0.01, deadline - e2eNow())) {
+    let deadline = monotonicSeconds() + timeout
+    while let message = try nextOrEnd(timeout: max(0.01, deadline - monotonicSeconds())) {
       messages.append(message)
     }
     return messages
@@ -408,88 +288,4 @@ extension Dictionary where Key == String, Value == Any {
   func objects(_ key: String) -> [[String: Any]] { self[key] as? [[String: Any]] ?? [] }
   /// The error code, when this is an error.
   var errorCode: String? { type == "error" ? string("code") : nil }
-}
-
-/// A TCP server on 127.0.0.1 that plays NMEA to whoever connects (the daemon's
-/// `nmea+tcp://` source).
-final class NMEAFeed {
-  private(set) var listener: Int32 = -1
-  private(set) var port = 0
-  private(set) var connection: Int32 = -1
-  private var second = 0
-
-  /// Listens on a free port.
-  init() throws { try listen(port: 0) }
-
-  /// Listens on `port` (0: any free port), `SO_REUSEADDR`.
-  private func listen(port wanted: Int) throws {
-    let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard listener >= 0 else { throw TestFailure("socket: \(errno)") }
-    var one: Int32 = 1
-    setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-    address.sin_port = UInt16(wanted).bigEndian
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0
-      }
-    }
-    guard bound, Glibc.listen(listener, 8) == 0 else {
-      close(listener)
-      throw TestFailure("bind/listen: \(String(cString: strerror(errno)))")
-    }
-    self.listener = listener
-    port = Int(UInt16(bigEndian: address.sin_port))
-  }
-
-  deinit {
-    if connection >= 0 { close(connection) }
-    if listener >= 0 { close(listener) }
-  }
-
-  /// Accepts the daemon's connection, with a deadline.
-  func accept(timeout: Double = 30) throws {
-    let deadline = e2eNow() + timeout
-    while true {
-      let remaining = deadline - e2eNow()
-      guard remaining > 0 else { throw TestFailure("the daemon did not connect to the feed") }
-      var descriptor = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-      guard poll(&descriptor, 1, Int32(remaining * 1000) + 1) > 0 else { continue }
-      let fd = Glibc.accept(listener, nil, nil)
-      if fd >= 0 {
-        connection = fd
-        return
-      }
-    }
-  }
-
-  /// Closes the current connection (the source sees its server go away).
-  func hangUp() {
-    if connection >= 0 { close(connection) }
-    connection = -1
-  }
-
-  /// Sends one epoch (RMC and GGA at 52° N 5° E, the next second); the previous epoch is
-  /// complete when this one's first sentence arrives.
-  func sendEpoch() {
-    second += 1
-    let time = String(
-      format: "%02d%02d%02d.00", 10 + second / 3600, (second / 60) % 60, second % 60)
-    let sentences = [
-      "GPRMC,\(time),A,5200.000,N,00500.000,E,0.0,0.0,291126,,,A",
-      "GPGGA,\(time),5200.000,N,00500.000,E,1,08,0.9,10.0,M,46.0,M,,",
-    ]
-    var text = ""
-    for body in sentences {
-      let checksum = body.utf8.reduce(UInt8(0)) { $0 ^ $1 }
-      text += "$" + body + "*" + String(format: "%02X", checksum) + "\r\n"
-    }
-    let bytes = Array(text.utf8)
-    _ = bytes.withUnsafeBytes {
-      Glibc.send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
-    }
-  }
 }

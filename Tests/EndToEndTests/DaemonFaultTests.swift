@@ -19,7 +19,7 @@ import Testing
 
   /// An app connection from this test process with manager 1 registered.
   static func app(_ directory: String) throws -> (SocketChannel, [String: Any]) {
-    let peer = try SocketChannel(path: DaemonE2E.socket(directory))
+    let peer = try SocketChannel(path: LocationdProcess.socket(directory))
     let welcome = try peer.hello("app")
     peer.send(#"{"type":"register","client":1}"#)
     return (peer, welcome)
@@ -34,14 +34,14 @@ import Testing
   @Test(.enabled(if: DaemonE2E.available()))
   func abusiveClientsGetErrorsWhileAnotherKeepsItsFixes() throws {
     try DaemonE2E.requireComponents()
-    let directory = try DaemonE2E.makeDirectory()
+    let directory = try LocationdProcess.makeDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     try DaemonE2E.writeTrack(directory + "/track.gpx", count: 3000, step: 5)
-    let daemon = try DaemonProcess(
-      DaemonE2E.arguments(
+    let daemon = try LocationdProcess(
+      LocationdProcess.arguments(
         directory, sources: ["replay://" + directory + "/track.gpx?speed=50"]))
     defer { daemon.stop(SIGKILL) }
-    let socket = DaemonE2E.socket(directory)
+    let socket = LocationdProcess.socket(directory)
 
     let (observer, _) = try Self.app(directory)
     observer.send(#"{"type":"startUpdates","client":1,"request":{}}"#)
@@ -50,8 +50,9 @@ import Testing
     func expectCodes(_ peer: SocketChannel, _ codes: [String], closed: Bool, _ what: String) throws
     {
       var got: [String] = []
-      let deadline = e2eNow() + 15
-      while got.count < codes.count, let message = try peer.nextOrEnd(timeout: deadline - e2eNow())
+      let deadline = monotonicSeconds() + 15
+      while got.count < codes.count,
+        let message = try peer.nextOrEnd(timeout: deadline - monotonicSeconds())
       {
         if let code = message.errorCode { got.append(code) }
       }
@@ -139,9 +140,9 @@ import Testing
 
     // The observer: every fix of the replay, one second apart in the track, none missing.
     var times = Self.fixTimes(observer.received)
-    let deadline = e2eNow() + 30
+    let deadline = monotonicSeconds() + 30
     let target = times.count + 50
-    while times.count < target, e2eNow() < deadline {
+    while times.count < target, monotonicSeconds() < deadline {
       _ = try observer.next()
       times = Self.fixTimes(observer.received)
     }
@@ -227,7 +228,7 @@ import Testing
   {
     let (app, welcome) = try Self.app(directory)
     let appID = try #require(welcome.string("app"))
-    let control = try SocketChannel(path: DaemonE2E.socket(directory))
+    let control = try SocketChannel(path: LocationdProcess.socket(directory))
     _ = try control.hello("control")
     control.send(
       #"{"type":"authorize","id":1,"app":\#(DaemonE2E.quoted(appID)),"status":"always"}"#)
@@ -271,12 +272,12 @@ import Testing
     .enabled(if: DaemonE2E.available()))
   func regionEventsRacingDisconnectionsAreNotLost() throws {
     try DaemonE2E.requireComponents()
-    let directory = try DaemonE2E.makeDirectory()
+    let directory = try LocationdProcess.makeDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let step = 10.0
     try DaemonE2E.writeTrack(directory + "/track.gpx", count: 4000, step: step)
-    let daemon = try DaemonProcess(
-      DaemonE2E.arguments(
+    let daemon = try LocationdProcess(
+      LocationdProcess.arguments(
         directory, sources: ["replay://" + directory + "/track.gpx?speed=1000&loop=1"]))
     defer { daemon.stop(SIGKILL) }
     let first = try Self.appWithRegions(directory, count: 200, step: step)
@@ -284,7 +285,7 @@ import Testing
     _ = try first.readUntilClosed()
     var told = first.received.filter { $0.type == "regionEvents" }
     for _ in 0..<200 {
-      let peer = try SocketChannel(path: DaemonE2E.socket(directory))
+      let peer = try SocketChannel(path: LocationdProcess.socket(directory))
       _ = try peer.hello("app")
       let pending = try peer.sync().compactMap { $0.int("sequence") }
       if let highest = pending.max() { peer.send(#"{"type":"ack","sequence":\#(highest)}"#) }
@@ -320,14 +321,14 @@ import Testing
   /// Records an issue for everything but the agreement of states and events, which it returns
   /// (empty when every state change came with its event and none came twice).
   static func killNineDuringRegionEvaluation(killPoints: [Int]) throws -> [String] {
-    let directory = try DaemonE2E.makeDirectory()
+    let directory = try LocationdProcess.makeDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let step = 10.0
     try DaemonE2E.writeTrack(directory + "/track.gpx", count: 4000, step: step)
     let replay = ["replay://" + directory + "/track.gpx?speed=200"]
     let store = directory + "/store.sqlite"
     let regionCount = 200
-    var daemon = try DaemonProcess(DaemonE2E.arguments(directory, sources: replay))
+    var daemon = try LocationdProcess(LocationdProcess.arguments(directory, sources: replay))
 
     // The app: authorized always by the user, 200 regions, then it leaves.
     let app = try Self.appWithRegions(directory, count: regionCount, step: step)
@@ -339,10 +340,10 @@ import Testing
     var afterKills: [String] = []
 
     for point in killPoints {
-      let deadline = e2eNow() + 60
+      let deadline = monotonicSeconds() + 60
       var pending = 0
       while pending < point {
-        guard e2eNow() < deadline else {
+        guard monotonicSeconds() < deadline else {
           Issue.record("the store never held \(point) pending events (it holds \(pending))")
           return []
         }
@@ -351,18 +352,18 @@ import Testing
       #expect(daemon.stop(SIGKILL) == SIGKILL)
       afterKills += try Self.storeDisagreements(
         store: store, live: live, label: "kill at \(pending) pending")
-      daemon = try DaemonProcess(DaemonE2E.arguments(directory, sources: replay))
+      daemon = try LocationdProcess(LocationdProcess.arguments(directory, sources: replay))
     }
     #expect(daemon.stop(SIGKILL) == SIGKILL)
     afterKills += try Self.storeDisagreements(store: store, live: live, label: "last kill")
     // A source that never yields a fix: nothing changes while the app looks.
-    daemon = try DaemonProcess(
-      DaemonE2E.arguments(directory, sources: ["nmea+tcp://127.0.0.1:1"]))
+    daemon = try LocationdProcess(
+      LocationdProcess.arguments(directory, sources: ["nmea+tcp://127.0.0.1:1"]))
     defer { daemon.stop(SIGKILL) }
 
     let storedRegions = try DaemonE2E.query(store, "SELECT count(*) FROM regions")
     #expect(storedRegions == String(regionCount))
-    let again = try SocketChannel(path: DaemonE2E.socket(directory))
+    let again = try SocketChannel(path: LocationdProcess.socket(directory))
     let welcomeAgain = try again.hello("app")
     let pending = try again.sync().filter { $0.type == "regionEvents" }
     let sequences = pending.compactMap { $0.int("sequence") }
@@ -400,7 +401,7 @@ import Testing
     _ = try again.sync()
     again.shutdownWrite()
     _ = try again.readUntilClosed()
-    let last = try SocketChannel(path: DaemonE2E.socket(directory))
+    let last = try SocketChannel(path: LocationdProcess.socket(directory))
     _ = try last.hello("app")
     #expect(try last.sync().filter { $0.type == "regionEvents" }.isEmpty)
     #expect(try DaemonE2E.query(store, "SELECT count(*) FROM events") == "0")
@@ -436,11 +437,11 @@ import Testing
   /// welcome that disagrees with the store, and (with `waitForReply`) a change the daemon
   /// acknowledged (`reply`) but lost.
   static func authorizationRounds(waitForReply: Bool) throws -> [String] {
-    let directory = try DaemonE2E.makeDirectory()
+    let directory = try LocationdProcess.makeDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     try "52.0\n5.0\n10\n".write(
       toFile: directory + "/geolocation", atomically: true, encoding: .utf8)
-    let arguments = DaemonE2E.arguments(
+    let arguments = LocationdProcess.arguments(
       directory, sources: ["static://" + directory + "/geolocation"], policy: "deny")
     let settings: [(wire: String, status: Int)] = [
       ("always", 3), ("denied", 2), ("whenInUse", 4), ("always", 3), ("denied", 2),
@@ -449,13 +450,13 @@ import Testing
     var known = 0
     var problems: [String] = []
     for (round, setting) in settings.enumerated() {
-      let daemon = try DaemonProcess(arguments)
+      let daemon = try LocationdProcess(arguments)
       let (app, welcome) = try Self.app(directory)
       let appID = welcome.string("app") ?? ""
       let before = welcome.object("authorization")?.int("status") ?? -1
       if before != known { problems.append("round \(round): welcome \(before), stored \(known)") }
       _ = try app.sync()
-      let control = try SocketChannel(path: DaemonE2E.socket(directory))
+      let control = try SocketChannel(path: LocationdProcess.socket(directory))
       _ = try control.hello("control")
       control.send(
         #"{"type":"authorize","id":1,"app":\#(DaemonE2E.quoted(appID)),"#
@@ -480,7 +481,7 @@ import Testing
       }
       known = stored
     }
-    let daemon = try DaemonProcess(arguments)
+    let daemon = try LocationdProcess(arguments)
     defer { daemon.stop(SIGKILL) }
     let (_, welcome) = try Self.app(directory)
     let last = welcome.object("authorization")?.int("status") ?? -1
@@ -516,11 +517,11 @@ import Testing
   @Test(.enabled(if: DaemonE2E.available()), arguments: [false, true])
   func aSourceDyingAndReturningUnderFiftyClients(flapping: Bool) throws {
     try DaemonE2E.requireComponents()
-    let directory = try DaemonE2E.makeDirectory()
+    let directory = try LocationdProcess.makeDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let feed = try NMEAFeed()
-    let daemon = try DaemonProcess(
-      DaemonE2E.arguments(directory, sources: ["nmea+tcp://127.0.0.1:\(feed.port)"]))
+    let daemon = try LocationdProcess(
+      LocationdProcess.arguments(directory, sources: ["nmea+tcp://127.0.0.1:\(feed.port)"]))
     defer { daemon.stop(SIGKILL) }
 
     var clients: [LineChannel] = []
@@ -537,7 +538,7 @@ import Testing
         try FileManager.default.copyItem(
           atPath: RealComponents.socat, toPath: directory + "/" + name + "/socat")
         let peer = try SocatChannel(
-          executable: directory + "/" + name + "/socat", socket: DaemonE2E.socket(directory))
+          executable: directory + "/" + name + "/socat", socket: LocationdProcess.socket(directory))
         _ = try peer.hello("app")
         peer.send(#"{"type":"register","client":1}"#)
         peer.send(#"{"type":"startUpdates","client":1,"request":{}}"#)
@@ -582,7 +583,7 @@ import Testing
       }
       #expect(before.allSatisfy { $0.type != "error" }, "client \(index): \(before)")
     }
-    let control = try SocketChannel(path: DaemonE2E.socket(directory))
+    let control = try SocketChannel(path: LocationdProcess.socket(directory))
     _ = try control.hello("control")
     control.send(#"{"type":"status","id":1}"#)
     let status = try control.waitFor("status") { $0.type == "reply" }.match
@@ -602,7 +603,7 @@ import Testing
   @Test(.enabled(if: DaemonE2E.available()))
   func aLaunchedAppInheritsNoDescriptorOfTheDaemon() throws {
     try DaemonE2E.requireComponents()
-    let directory = try DaemonE2E.makeDirectory()
+    let directory = try LocationdProcess.makeDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let step = 10.0
     try DaemonE2E.writeTrack(directory + "/track.gpx", count: 4000, step: step)
@@ -613,13 +614,13 @@ import Testing
     executable = \(executable)
     launch = ls -l /proc/self/fd > \(listing).part && mv \(listing).part \(listing)
     """.write(toFile: directory + "/conf", atomically: true, encoding: .utf8)
-    let daemon = try DaemonProcess(
-      DaemonE2E.arguments(
+    let daemon = try LocationdProcess(
+      LocationdProcess.arguments(
         directory, sources: ["replay://" + directory + "/track.gpx?speed=1000&loop=1"]))
     defer { daemon.stop(SIGKILL) }
     let app = try Self.appWithRegions(directory, count: 20, step: step)
     // Other connections stay open while the command runs: none of them may leak into it.
-    let observer = try SocketChannel(path: DaemonE2E.socket(directory))
+    let observer = try SocketChannel(path: LocationdProcess.socket(directory))
     _ = try observer.hello("control")
     app.shutdownWrite()
     _ = try app.readUntilClosed()

@@ -23,7 +23,7 @@ import Testing
 
   /// A control connection from this test process (it has the daemon's uid).
   static func control(_ directory: String) throws -> SocketChannel {
-    let control = try SocketChannel(path: DaemonE2E.socket(directory))
+    let control = try SocketChannel(path: LocationdProcess.socket(directory))
     _ = try control.hello("control")
     return control
   }
@@ -51,14 +51,14 @@ import Testing
   @Test(.enabled(if: DaemonE2E.available(tools: tools)))
   func appsAreIsolatedAndADeniedAppReceivesNothing() throws {
     try DaemonE2E.requireComponents(tools: Self.tools)
-    let directory = try DaemonE2E.makeDirectory()
+    let directory = try LocationdProcess.makeDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     try DaemonE2E.writeTrack(directory + "/track.gpx", count: 400, step: 5)
-    let daemon = try DaemonProcess(
-      DaemonE2E.arguments(
+    let daemon = try LocationdProcess(
+      LocationdProcess.arguments(
         directory, sources: ["replay://" + directory + "/track.gpx?speed=20&loop=1"]))
     defer { daemon.stop(SIGKILL) }
-    let socket = DaemonE2E.socket(directory)
+    let socket = LocationdProcess.socket(directory)
     let pathA = try Self.app(directory, "appA")
     let pathB = try Self.app(directory, "appB")
     let pathC = try Self.app(directory, "appC")
@@ -237,14 +237,14 @@ import Testing
   @Test(.enabled(if: DaemonE2E.available(tools: tools)))
   func anotherUserCannotConnectToAUserDaemon() throws {
     try DaemonE2E.requireComponents(tools: Self.tools)
-    let directory = try DaemonE2E.makeDirectory()
+    let directory = try LocationdProcess.makeDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     try "52.0\n5.0\n10\n".write(
       toFile: directory + "/geolocation", atomically: true, encoding: .utf8)
-    let daemon = try DaemonProcess(
-      DaemonE2E.arguments(directory, sources: ["static://" + directory + "/geolocation"]))
+    let daemon = try LocationdProcess(
+      LocationdProcess.arguments(directory, sources: ["static://" + directory + "/geolocation"]))
     defer { daemon.stop(SIGKILL) }
-    let socket = DaemonE2E.socket(directory)
+    let socket = LocationdProcess.socket(directory)
 
     var info = stat()
     #expect(stat(directory + "/run/locationd", &info) == 0)
@@ -264,7 +264,7 @@ import Testing
     }
     let nobody = [RealComponents.setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
     // The directory opened up so that only the socket's own modes stand in the way.
-    let other = try DaemonE2E.run(
+    let other = try runProgram(
       RealComponents.setpriv,
       Array(nobody.dropFirst()) + [RealComponents.socat, "-", "UNIX-CONNECT:" + socket],
       input: #"{"type":"hello","version":1,"role":"app"}"# + "\n")
@@ -275,7 +275,7 @@ import Testing
     chmod(directory + "/run", 0o755)
     chmod(directory + "/run/locationd", 0o755)
     defer { chmod(directory + "/run/locationd", 0o700) }
-    let socketOnly = try DaemonE2E.run(
+    let socketOnly = try runProgram(
       RealComponents.setpriv,
       Array(nobody.dropFirst()) + [RealComponents.socat, "-", "UNIX-CONNECT:" + socket],
       input: #"{"type":"hello","version":1,"role":"app"}"# + "\n")
@@ -289,29 +289,29 @@ import Testing
   @Test(.enabled(if: DaemonE2E.available(tools: tools) && geteuid() == 0))
   func systemDaemonKeepsOtherUsersToTheAppRole() throws {
     try DaemonE2E.requireComponents(tools: Self.tools + [RealComponents.setpriv])
-    let directory = try DaemonE2E.makeDirectory()
+    let directory = try LocationdProcess.makeDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     try "52.0\n5.0\n10\n".write(
       toFile: directory + "/geolocation", atomically: true, encoding: .utf8)
-    let daemon = try DaemonProcess(
-      DaemonE2E.arguments(
+    let daemon = try LocationdProcess(
+      LocationdProcess.arguments(
         directory, sources: ["static://" + directory + "/geolocation"], system: true))
     defer { daemon.stop(SIGKILL) }
-    let socket = DaemonE2E.socket(directory)
+    let socket = LocationdProcess.socket(directory)
     var info = stat()
     #expect(stat(directory + "/run/locationd", &info) == 0 && info.st_mode & 0o777 == 0o755)
     #expect(stat(socket, &info) == 0 && info.st_mode & 0o777 == 0o666)
 
     let nobody = ["--reuid=65534", "--regid=65534", "--clear-groups", RealComponents.socat, "-"]
     for role in ["control", "agent"] {
-      let refused = try DaemonE2E.run(
+      let refused = try runProgram(
         RealComponents.setpriv, nobody + ["UNIX-CONNECT:" + socket],
         input: #"{"type":"hello","version":1,"role":"\#(role)"}"# + "\n"
           + #"{"type":"authorize","id":1,"app":"x","status":"always"}"# + "\n")
       #expect(refused.stdout.contains(#""code":"forbidden""#), "\(role): \(refused.stdout)")
       #expect(!refused.stdout.contains("welcome"), "\(role): \(refused.stdout)")
     }
-    let app = try DaemonE2E.run(
+    let app = try runProgram(
       RealComponents.setpriv, nobody + ["UNIX-CONNECT:" + socket],
       input: #"{"type":"hello","version":1,"role":"app"}"# + "\n"
         + #"{"type":"apps","id":9}"# + "\n")

@@ -157,53 +157,6 @@ final class ChildProcess: Sendable {
   }
 }
 
-/// Network helpers for the tests.
-enum Loopback {
-  /// A TCP port that was free a moment ago (bound to port 0 and closed again).
-  static func freePort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw TestFailure("socket: errno \(errno)") }
-    defer { close(fd) }
-    var address = loopbackAddress(port: 0)
-    let bound = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
-    }
-    guard bound == 0 else { throw TestFailure("bind: errno \(errno)") }
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    guard
-      withUnsafeMutablePointer(
-        to: &address,
-        {
-          $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }) == 0
-    else { throw TestFailure("getsockname: errno \(errno)") }
-    return Int(UInt16(bigEndian: address.sin_port))
-  }
-
-  static func loopbackAddress(port: Int) -> sockaddr_in {
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = UInt16(port).bigEndian
-    address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-    return address
-  }
-
-  /// Whether a TCP connection to 127.0.0.1:`port` succeeds now.
-  static func accepts(port: Int) -> Bool {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { return false }
-    defer { close(fd) }
-    var address = loopbackAddress(port: port)
-    return withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-      }
-    }
-  }
-}
-
 /// A tiny stream server for tests, on 127.0.0.1 (a free port) or a Unix socket path: every
 /// connection it accepts gets `payload` (then, with `closeAfterPayload`, is closed gracefully;
 /// otherwise it is held open until the server stops or `dropConnections()`). One thread,
@@ -219,23 +172,7 @@ final class PayloadServer: Sendable {
 
   /// Starts a TCP server on a free loopback port.
   init(payload: [UInt8], closeAfterPayload: Bool) throws {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { throw TestFailure("socket: errno \(errno)") }
-    var one: Int32 = 1
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-    var address = Loopback.loopbackAddress(port: 0)
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let ok = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, length) == 0 && listen(fd, 8) == 0 && getsockname(fd, $0, &length) == 0
-      }
-    }
-    guard ok else {
-      close(fd)
-      throw TestFailure("bind/listen: errno \(errno)")
-    }
-    listener = fd
-    port = Int(UInt16(bigEndian: address.sin_port))
+    (listener, port) = try Loopback.listening()
     path = nil
     self.payload = payload
     self.closeAfterPayload = closeAfterPayload
@@ -244,25 +181,7 @@ final class PayloadServer: Sendable {
 
   /// Starts a server on a Unix socket at `path`.
   init(unixPath: String, payload: [UInt8], closeAfterPayload: Bool) throws {
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { throw TestFailure("socket: errno \(errno)") }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(unixPath.utf8)
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-      raw.copyBytes(from: bytes)
-      raw[bytes.count] = 0
-    }
-    let ok = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0 && listen(fd, 8) == 0
-      }
-    }
-    guard ok else {
-      close(fd)
-      throw TestFailure("bind/listen \(unixPath): errno \(errno)")
-    }
-    listener = fd
+    listener = try UnixSocket.listening(path: unixPath)
     port = 0
     path = unixPath
     self.payload = payload

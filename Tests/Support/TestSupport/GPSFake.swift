@@ -28,7 +28,7 @@ package final class GPSFake {
   package init(capture: String, secondsPerSentence: Double) throws {
     directory = NSTemporaryDirectory() + "gpsfake-" + UUID().uuidString
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    port = Self.freePort()
+    port = try Loopback.freePort()
     process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
     // -1: play once; -q: quiet; -c: seconds between sentences; -P: gpsd's port.
@@ -52,21 +52,5 @@ package final class GPSFake {
     if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     process.waitUntilExit()
     try? FileManager.default.removeItem(atPath: directory)
-  }
-
-  /// A TCP port on 127.0.0.1 that was free a moment ago.
-  package static func freePort() -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-      }
-    }
-    return Int(UInt16(bigEndian: address.sin_port))
   }
 }
