@@ -54,9 +54,8 @@ struct GPSDHeadingTests {
     manager.headingFilter = kCLHeadingFilterNone
     manager.startUpdatingHeading()
     // Bounded polling of a real daemon's output (gpsd probes the device for about 1.5 s).
-    let deadline = Date().addingTimeInterval(20)
-    while delegate.headings.withLock({ $0.isEmpty }) && Date() < deadline {
-      try await Task.sleep(for: .milliseconds(50))
+    _ = await eventually(timeout: 20, interval: 0.05) {
+      !delegate.headings.withLock { $0.isEmpty }
     }
     manager.stopUpdatingHeading()
     let headings = delegate.headings.withLock { $0 }

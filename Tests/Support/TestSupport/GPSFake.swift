@@ -44,12 +44,17 @@ package final class GPSFake {
     try runWithEmptySignalMask(process)
   }
 
-  /// Stops gpsfake by pid: SIGTERM, up to 3 s of polling, then SIGKILL; removes its directory.
+  /// Stops gpsfake by pid: SIGTERM, then SIGKILL if it still runs 3 s later; removes its
+  /// directory.
   package func stop() {
-    if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-    let deadline = Date().addingTimeInterval(3)
-    while process.isRunning && Date() < deadline { usleep(20_000) }
-    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    if process.isRunning {
+      let pid = process.processIdentifier
+      kill(pid, SIGTERM)
+      let guardTimer = DispatchWorkItem { kill(pid, SIGKILL) }
+      DispatchQueue.global().asyncAfter(deadline: .now() + 3, execute: guardTimer)
+      process.waitUntilExit()
+      guardTimer.cancel()
+    }
     process.waitUntilExit()
     try? FileManager.default.removeItem(atPath: directory)
   }

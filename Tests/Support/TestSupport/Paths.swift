@@ -20,6 +20,16 @@ package enum Paths {
     fixtureFolder(folder).appendingPathComponent(name).path
   }
 
+  /// The bytes of `Tests/Fixtures/<folder>/<name>`.
+  package static func fixtureBytes(_ folder: String, _ name: String) throws -> [UInt8] {
+    [UInt8](try Data(contentsOf: URL(fileURLWithPath: fixture(folder, name))))
+  }
+
+  /// The text of `Tests/Fixtures/<folder>/<name>` (UTF-8, invalid bytes replaced).
+  package static func fixtureText(_ folder: String, _ name: String) throws -> String {
+    String(decoding: try fixtureBytes(folder, name), as: UTF8.self)
+  }
+
   /// The folder of gpsd's regression captures, `Tests/Fixtures/gpsd-regress`.
   package static let gpsdRegress = fixtureFolder("gpsd-regress").path
 
