@@ -123,7 +123,7 @@ final class RecordingContext: SourceContext {
   var lateCalls: Int { state.withLock { $0.lateCalls } }
 }
 
-/// A child process stopped by pid: SIGTERM, up to 3 s of polling, then SIGKILL.
+/// A child process stopped by pid: SIGTERM, then SIGKILL if it still runs 3 s later.
 final class ChildProcess: Sendable {
   let process: Process
   let name: String
@@ -144,17 +144,7 @@ final class ChildProcess: Sendable {
   var isRunning: Bool { process.isRunning }
 
   /// Terminates the process and reaps it.
-  func stop() async {
-    guard process.isRunning else {
-      process.waitUntilExit()
-      return
-    }
-    kill(pid, SIGTERM)
-    if !(await eventually(timeout: 3) { !self.process.isRunning }) {
-      kill(pid, SIGKILL)
-    }
-    process.waitUntilExit()
-  }
+  func stop() async { stopChild(process, grace: 3) }
 }
 
 /// A tiny stream server for tests, on 127.0.0.1 (a free port) or a Unix socket path: every

@@ -47,15 +47,7 @@ package final class GPSFake {
   /// Stops gpsfake by pid: SIGTERM, then SIGKILL if it still runs 3 s later; removes its
   /// directory.
   package func stop() {
-    if process.isRunning {
-      let pid = process.processIdentifier
-      kill(pid, SIGTERM)
-      let guardTimer = DispatchWorkItem { kill(pid, SIGKILL) }
-      DispatchQueue.global().asyncAfter(deadline: .now() + 3, execute: guardTimer)
-      process.waitUntilExit()
-      guardTimer.cancel()
-    }
-    process.waitUntilExit()
+    stopChild(process, grace: 3)
     try? FileManager.default.removeItem(atPath: directory)
   }
 }

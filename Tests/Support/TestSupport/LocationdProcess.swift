@@ -125,16 +125,7 @@ package final class LocationdProcess: @unchecked Sendable {
   /// SIGKILL. Returns its status (the signal number when a signal ended it).
   @discardableResult
   package func kill(_ signal: Int32) -> Int32 {
-    if process.isRunning {
-      let pid = process.processIdentifier
-      Glibc.kill(pid, signal)
-      let guardTimer = DispatchWorkItem { Glibc.kill(pid, SIGKILL) }
-      DispatchQueue.global().asyncAfter(deadline: .now() + 30, execute: guardTimer)
-      process.waitUntilExit()
-      guardTimer.cancel()
-    }
-    process.waitUntilExit()
-    return process.terminationStatus
+    stopChild(process, signal: signal, grace: 30)
   }
 
   /// `kill(_:)`, then removes the private directory, if one was given. Safe to call more than
