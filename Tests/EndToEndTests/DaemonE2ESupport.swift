@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import Testing
 
 #if canImport(Glibc)
   import Glibc
@@ -12,6 +13,16 @@ enum DaemonE2E {
   static func available(tools: [String] = []) -> Bool {
     if RealComponents.isCI { return true }
     return BuiltPrograms.locationd != nil && tools.allSatisfy(RealComponents.exists)
+  }
+
+  /// Why a test that needs `locationd` and `tools` is skipped: what is missing.
+  static func missing(tools: [String] = []) -> Comment {
+    var reasons: [String] = []
+    if BuiltPrograms.locationd == nil { reasons.append(BuiltPrograms.missingMessage("locationd")) }
+    for tool in tools where !RealComponents.exists(tool) {
+      reasons.append("\(tool) is missing (Debian packages socat, sqlite3, util-linux)")
+    }
+    return Comment(rawValue: reasons.joined(separator: "; "))
   }
 
   /// Throws a clear message naming what is missing.

@@ -31,7 +31,7 @@ import Testing
   /// out-of-order, malformed, oversized, truncated, wrong-version and random messages, and a
   /// streaming client turns abusive. Each gets its errors and is closed by the strikes rule (at
   /// once for an oversized line); the observer's fixes have no gap and no error.
-  @Test(.enabled(if: DaemonE2E.available()))
+  @Test(.enabled(if: DaemonE2E.available(), DaemonE2E.missing()))
   func abusiveClientsGetErrorsWhileAnotherKeepsItsFixes() throws {
     try DaemonE2E.requireComponents()
     let directory = try LocationdProcess.makeDirectory()
@@ -269,7 +269,7 @@ import Testing
   /// disconnection was queued on the closing connection and never kept; region events now stay
   /// pending until acknowledged.)
   @Test(
-    .enabled(if: DaemonE2E.available()))
+    .enabled(if: DaemonE2E.available(), DaemonE2E.missing()))
   func regionEventsRacingDisconnectionsAreNotLost() throws {
     try DaemonE2E.requireComponents()
     let directory = try LocationdProcess.makeDirectory()
@@ -413,7 +413,9 @@ import Testing
   /// Every region, its pending events in order and exactly once, nothing after the ack: these
   /// hold today, whatever the kill points.
   @Test(
-    .enabled(if: DaemonE2E.available(tools: [RealComponents.sqlite3])),
+    .enabled(
+      if: DaemonE2E.available(tools: [RealComponents.sqlite3]),
+      DaemonE2E.missing(tools: [RealComponents.sqlite3])),
     arguments: [[4, 12, 24, 40, 60, 80]])
   func killNineDuringRegionEvaluationKeepsRegionsAndPendingEvents(killPoints: [Int]) throws {
     try DaemonE2E.requireComponents(tools: [RealComponents.sqlite3])
@@ -421,7 +423,9 @@ import Testing
   }
 
   @Test(
-    .enabled(if: DaemonE2E.available(tools: [RealComponents.sqlite3])),
+    .enabled(
+      if: DaemonE2E.available(tools: [RealComponents.sqlite3]),
+      DaemonE2E.missing(tools: [RealComponents.sqlite3])),
     arguments: [[4, 10, 18, 28, 40, 52, 64, 76, 88, 100]])
   func killNineDuringRegionEvaluationLosesAndDoublesNothing(killPoints: [Int]) throws {
     try DaemonE2E.requireComponents(tools: [RealComponents.sqlite3])
@@ -491,7 +495,10 @@ import Testing
 
   /// Killed before the reply is read: the change is applied fully or not at all, and the app is
   /// told only what the store keeps.
-  @Test(.enabled(if: DaemonE2E.available(tools: [RealComponents.sqlite3])))
+  @Test(
+    .enabled(
+      if: DaemonE2E.available(tools: [RealComponents.sqlite3]),
+      DaemonE2E.missing(tools: [RealComponents.sqlite3])))
   func killNineDuringAnAuthorizationChangeAppliesAllOrNothing() throws {
     try DaemonE2E.requireComponents(tools: [RealComponents.sqlite3])
     let problems = try Self.authorizationRounds(waitForReply: false)
@@ -500,7 +507,9 @@ import Testing
 
   /// Killed right after the reply: the change the daemon acknowledged survives.
   @Test(
-    .enabled(if: DaemonE2E.available(tools: [RealComponents.sqlite3])))
+    .enabled(
+      if: DaemonE2E.available(tools: [RealComponents.sqlite3]),
+      DaemonE2E.missing(tools: [RealComponents.sqlite3])))
   func killNineRightAfterAnAcknowledgedAuthorizationKeepsIt() throws {
     try DaemonE2E.requireComponents(tools: [RealComponents.sqlite3])
     let problems = try Self.authorizationRounds(waitForReply: true)
@@ -514,7 +523,7 @@ import Testing
   /// `locationUnknown`, none is disconnected, the daemon keeps running. With `flapping`, the
   /// server then accepts three reconnections and hangs up on each at once (one outage: no
   /// client hears a second error). The server serves again and every client receives fixes.
-  @Test(.enabled(if: DaemonE2E.available()), arguments: [false, true])
+  @Test(.enabled(if: DaemonE2E.available(), DaemonE2E.missing()), arguments: [false, true])
   func aSourceDyingAndReturningUnderFiftyClients(flapping: Bool) throws {
     try DaemonE2E.requireComponents()
     let directory = try LocationdProcess.makeDirectory()
@@ -600,7 +609,7 @@ import Testing
   /// starts the command, which lists its own descriptors: only standard input, output and error
   /// (and the one `ls` opens to read the list). The daemon's socket, its clients' connections, its
   /// store and its sources are all close-on-exec.
-  @Test(.enabled(if: DaemonE2E.available()))
+  @Test(.enabled(if: DaemonE2E.available(), DaemonE2E.missing()))
   func aLaunchedAppInheritsNoDescriptorOfTheDaemon() throws {
     try DaemonE2E.requireComponents()
     let directory = try LocationdProcess.makeDirectory()

@@ -22,7 +22,8 @@ import Testing
     )
   }
 
-  @Test(.enabled(if: DaemonE2E.available())) func servesStopsOnSIGTERMAndRemovesItsSocket() throws {
+  @Test(.enabled(if: DaemonE2E.available(), DaemonE2E.missing()))
+  func servesStopsOnSIGTERMAndRemovesItsSocket() throws {
     let (directory, arguments) = try Self.makeDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let daemon = try LocationdProcess(arguments, waitForListening: false)
@@ -53,14 +54,17 @@ import Testing
     #expect(try peer.readUntilClosed().allSatisfy { $0.errorCode == nil })
   }
 
-  @Test(.enabled(if: DaemonE2E.available())) func badArgumentsExitWithTwo() throws {
+  @Test(.enabled(if: DaemonE2E.available(), DaemonE2E.missing())) func badArgumentsExitWithTwo()
+    throws
+  {
     let daemon = try LocationdProcess(["--policy", "sometimes"], waitForListening: false)
     #expect(daemon.waitForExit() == 2)
   }
 
   /// A pending event survives `kill -9` until it is acknowledged: delivered again with the same
   /// sequence after a crash before the ack (the client drops it by sequence), never after.
-  @Test(.enabled(if: DaemonE2E.available())) func pendingEventsSurviveKillNineUntilAcknowledged()
+  @Test(.enabled(if: DaemonE2E.available(), DaemonE2E.missing()))
+  func pendingEventsSurviveKillNineUntilAcknowledged()
     throws
   {
     let (directory, arguments) = try Self.makeDirectory()

@@ -48,7 +48,7 @@ import Testing
   /// regions, cannot remove them, stop A's manager, hear its events or use control requests; C,
   /// denied by the user, gets `denied` and no location whatever it asks; D, reduced, never gets a
   /// precise coordinate; a hello's claimed app id is ignored.
-  @Test(.enabled(if: DaemonE2E.available(tools: tools)))
+  @Test(.enabled(if: DaemonE2E.available(tools: tools), DaemonE2E.missing(tools: tools)))
   func appsAreIsolatedAndADeniedAppReceivesNothing() throws {
     try DaemonE2E.requireComponents(tools: Self.tools)
     let directory = try LocationdProcess.makeDirectory()
@@ -234,7 +234,7 @@ import Testing
 
   /// A user daemon's socket directory is 0700 and its socket 0600, both owned by the daemon's
   /// uid; as root, uid 65534 is also refused by the kernel (connect fails with EACCES).
-  @Test(.enabled(if: DaemonE2E.available(tools: tools)))
+  @Test(.enabled(if: DaemonE2E.available(tools: tools), DaemonE2E.missing(tools: tools)))
   func anotherUserCannotConnectToAUserDaemon() throws {
     try DaemonE2E.requireComponents(tools: Self.tools)
     let directory = try LocationdProcess.makeDirectory()

@@ -13,7 +13,9 @@ package enum BuiltPrograms {
     directories.append(URL(fileURLWithPath: Bundle.main.bundlePath))
     directories.append(URL(fileURLWithPath: Bundle.main.bundlePath).deletingLastPathComponent())
     directories.append(Paths.root.appendingPathComponent(".build/debug"))
-    return directories.map { $0.appendingPathComponent(name).path }
+    var seen = Set<String>()
+    return directories.map { $0.standardizedFileURL.appendingPathComponent(name).path }
+      .filter { seen.insert($0).inserted }
   }
 
   /// The built program `name`, if there is one.
