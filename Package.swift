@@ -134,21 +134,30 @@ let package = Package(
     ),
 
     // MARK: Tests (one test target per source target; end-to-end tests run the built programs)
-    // The test kit shared by every test target (paths to fixtures, hub test doubles, children
-    // started with an empty signal mask, a real gpsd under gpsfake); not a product.
+    // The test kit shared by every test target: paths to fixtures and temporary directories, the
+    // built programs and a harness for locationd, the CI rule for missing components, `eventually`,
+    // SplitMix64, fakes (a daemon, an NMEA receiver, hub doubles, a pumped manager), sockets,
+    // children started with an empty signal mask, a real gpsd under gpsfake. Not a product.
     .target(
       name: "TestSupport",
       dependencies: [
-        "LocationServices", "LocationSources", "LocationEngine", "LocationModel", "Geodesy",
+        "CoreLocation", "LocationServices", "LocationProtocol", "LocationSources", "LocationEngine",
+        "LocationModel", "Geodesy",
       ],
       path: "Tests/Support/TestSupport"),
-    .testTarget(name: "GeodesyTests", dependencies: ["Geodesy"]),
+    .testTarget(name: "GeodesyTests", dependencies: ["Geodesy", "TestSupport"]),
     .testTarget(name: "LocationModelTests", dependencies: ["LocationModel"]),
-    .testTarget(name: "LocationFormatsTests", dependencies: ["LocationFormats", "LocationModel"]),
+    .testTarget(
+      name: "LocationFormatsTests",
+      dependencies: ["LocationFormats", "LocationModel", "Geodesy", "TestSupport"]),
     .testTarget(
       name: "LocationEngineTests",
-      dependencies: ["LocationEngine", "LocationModel", "LocationFormats"]),
-    .testTarget(name: "LocationStoreTests", dependencies: ["LocationStore", "LocationModel"]),
+      dependencies: [
+        "LocationEngine", "LocationFormats", "LocationModel", "Geodesy", "TestSupport",
+      ]),
+    .testTarget(
+      name: "LocationStoreTests",
+      dependencies: ["LocationStore", "LocationModel", "Geodesy", "TestSupport"]),
     .testTarget(
       name: "LocationSourcesTests",
       dependencies: [
@@ -158,35 +167,37 @@ let package = Package(
       name: "LocationServicesTests",
       dependencies: [
         "LocationServices", "LocationEngine", "LocationSources", "LocationStore", "LocationModel",
-        "LocationProtocol", "TestSupport",
-      ]
-    ),
+        "Geodesy", "TestSupport",
+      ]),
     .testTarget(
       name: "CoreLocationTests",
       dependencies: [
-        "CoreLocation", "CoreLocationTesting", "Geodesy", "LocationModel", "LocationServices",
-        "LocationProtocol", "LocationSources", "TestSupport",
+        "CoreLocation", "CoreLocationTesting", "LocationServices", "LocationSources",
+        "LocationModel", "Geodesy", "TestSupport",
       ]),
     .testTarget(
       name: "LocationProtocolTests",
-      dependencies: ["LocationProtocol", "LocationModel", "Geodesy", "TestSupport"]),
+      dependencies: [
+        "LocationProtocol", "LocationServices", "LocationEngine", "LocationModel", "Geodesy",
+        "TestSupport",
+      ]),
     .testTarget(
       name: "LocationDaemonTests",
       dependencies: [
-        "LocationDaemon", "LocationProtocol", "LocationServices", "LocationEngine",
+        "LocationDaemon", "LocationServices", "LocationProtocol", "LocationEngine",
         "LocationSources", "LocationStore", "LocationModel", "Geodesy", "TestSupport",
       ]),
     .testTarget(
-      name: "LocationSimulationTests",
-      dependencies: ["LocationSimulation", "LocationServices", "LocationModel", "Geodesy"]),
-    .testTarget(name: "LocationCLITests", dependencies: ["LocationCLI"]),
+      name: "LocationSimulationTests", dependencies: ["LocationSimulation", "LocationServices"]),
     .testTarget(
-      name: "LocationControlTests",
+      name: "LocationCLITests", dependencies: ["LocationCLI", "CoreLocation", "TestSupport"]),
+    .testTarget(name: "LocationControlTests", dependencies: ["LocationControl", "TestSupport"]),
+    .testTarget(
+      name: "EndToEndTests",
       dependencies: [
-        "LocationControl", "LocationServices", "LocationStore", "LocationModel", "LocationProtocol",
+        "CoreLocation", "LocationServices", "LocationProtocol", "LocationStore", "LocationModel",
         "TestSupport",
       ]),
-    .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

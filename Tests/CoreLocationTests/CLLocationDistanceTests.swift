@@ -1,5 +1,6 @@
 import CoreLocation
 import Foundation
+import TestSupport
 import Testing
 
 /// `distance(from:)` against GeographicLib's exact WGS 84 geodesic distances.
@@ -23,12 +24,8 @@ import Testing
 
   /// `<root>/Tests/Fixtures/geodesic/vectors.csv`: `lat1,lon1,lat2,lon2,s12,azi1,azi2,class`.
   static func referenceVectors() throws -> [Vector] {
-    let root = URL(fileURLWithPath: #filePath)
-      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    let file =
-      root
-      .appendingPathComponent("Tests/Fixtures/geodesic/vectors.csv")
-    let text = try String(contentsOf: file, encoding: .utf8)
+    let text = try String(
+      contentsOfFile: Paths.fixture("geodesic", "vectors.csv"), encoding: .utf8)
     var vectors: [Vector] = []
     for (index, line) in text.split(separator: "\n").enumerated() where index > 0 {
       let fields = line.split(separator: ",").map(String.init)

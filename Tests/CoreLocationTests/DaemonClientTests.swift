@@ -2,75 +2,8 @@ import CoreLocation
 import Foundation
 import LocationServices
 import Synchronization
+import TestSupport
 import Testing
-
-/// Delegate calls queued until the test pumps them (a delegate set after `init` sees every call).
-final class PumpedScheduler: DeliveryScheduler {
-  private let work = Mutex<[@Sendable () -> Void]>([])
-
-  func schedule(_ work: @escaping @Sendable () -> Void) {
-    self.work.withLock { $0.append(work) }
-  }
-
-  /// Runs every queued call, in order, on the calling thread.
-  func pump() {
-    while let next = work.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { next() }
-  }
-}
-
-/// Records what a manager's delegate hears.
-final class DaemonDelegate: NSObject, CLLocationManagerDelegate, @unchecked Sendable {
-  // @unchecked: called on the test's thread (pumped scheduler), read under the lock.
-  let calls = Mutex<[String]>([])
-  let locations = Mutex<[CLLocation]>([])
-  let errors = Mutex<[CLError]>([])
-
-  func contains(_ call: String) -> Bool { calls.withLock { $0.contains(call) } }
-  func count(_ call: String) -> Int { calls.withLock { $0.filter { $0 == call }.count } }
-
-  func locationManagerDidChangeAuthorization(_ manager: CLLocationManager) {
-    calls.withLock { $0.append("authorization \(manager.authorizationStatus.rawValue)") }
-  }
-
-  func locationManager(_ manager: CLLocationManager, didUpdateLocations locations: [CLLocation]) {
-    self.locations.withLock { $0.append(contentsOf: locations) }
-  }
-
-  func locationManager(_ manager: CLLocationManager, didFailWithError error: any Error) {
-    guard let error = error as? CLError else { return }
-    errors.withLock { $0.append(error) }
-    calls.withLock { $0.append("error \(error.code.rawValue)") }
-  }
-
-  func locationManager(_ manager: CLLocationManager, didUpdateHeading newHeading: CLHeading) {
-    calls.withLock { $0.append("heading \(newHeading.magneticHeading)") }
-  }
-
-  func locationManager(_ manager: CLLocationManager, didStartMonitoringFor region: CLRegion) {
-    calls.withLock { $0.append("start \(region.identifier)") }
-  }
-
-  func locationManager(_ manager: CLLocationManager, didEnterRegion region: CLRegion) {
-    calls.withLock { $0.append("enter \(region.identifier)") }
-  }
-
-  func locationManager(_ manager: CLLocationManager, didExitRegion region: CLRegion) {
-    calls.withLock { $0.append("exit \(region.identifier)") }
-  }
-}
-
-/// A manager bound to a service, its delegate calls queued for `scheduler.pump()`, and the
-/// delegate that records them.
-func boundManager(_ service: any LocationService) -> (
-  scheduler: PumpedScheduler, delegate: DaemonDelegate, manager: CLLocationManager
-) {
-  let scheduler = PumpedScheduler()
-  let delegate = DaemonDelegate()
-  let environment = HubEnvironment(hub: service, scheduler: scheduler)
-  let manager = HubEnvironment.$bound.withValue(environment) { CLLocationManager() }
-  manager.delegate = delegate
-  return (scheduler, delegate, manager)
-}
 
 /// `CLLocationManager` over a `DaemonClient` talking to a fake `locationd` (raw protocol lines on a
 /// real Unix socket).

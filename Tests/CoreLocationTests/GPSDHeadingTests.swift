@@ -12,13 +12,11 @@ import Testing
 /// Missing gpsd or gpsfake: skipped with the reason, a failure under `CI=true`.
 @Suite(
   .enabled(
-    if: ProcessInfo.processInfo.environment["CI"] == "true" || GPSFake.isInstalled,
+    if: RealComponents.isCI || GPSFake.isInstalled,
     Comment(rawValue: GPSFake.missingMessage))
 )
 struct GPSDHeadingTests {
-  static let capture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("Tests/Fixtures/gpsd-regress/rst39.log").path
+  static let capture = Paths.fixture("gpsd-regress", "rst39.log")
 
   /// Delegate calls run on the hub's queue, straight away.
   struct Inline: DeliveryScheduler {
@@ -56,9 +54,8 @@ struct GPSDHeadingTests {
     manager.headingFilter = kCLHeadingFilterNone
     manager.startUpdatingHeading()
     // Bounded polling of a real daemon's output (gpsd probes the device for about 1.5 s).
-    let deadline = Date().addingTimeInterval(20)
-    while delegate.headings.withLock({ $0.isEmpty }) && Date() < deadline {
-      try await Task.sleep(for: .milliseconds(50))
+    _ = await eventually(timeout: 20, interval: 0.05) {
+      !delegate.headings.withLock { $0.isEmpty }
     }
     manager.stopUpdatingHeading()
     let headings = delegate.headings.withLock { $0 }

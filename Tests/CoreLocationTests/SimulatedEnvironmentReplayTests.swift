@@ -1,16 +1,14 @@
 import CoreLocation
 import CoreLocationTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// `SimulatedEnvironment.replay(contentsOf:speed:)`: the same path rules as a `replay://` source
 /// (issue 21), on real GPX files from other tools, on the manual clock.
 @Suite struct SimulatedEnvironmentReplayTests {
-  /// `Tests/Fixtures/gpx/NAME`, found from this file's path.
-  static func fixture(_ name: String) -> String {
-    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .appendingPathComponent("Fixtures/gpx").appendingPathComponent(name).path
-  }
+  /// `Tests/Fixtures/gpx/NAME`.
+  static func fixture(_ name: String) -> String { Paths.fixture("gpx", name) }
 
   /// A world whose manager is updating, with a delegate that records what it is told.
   func updatingWorld() -> (SimulatedEnvironment, CLLocationManager, RecordingDelegate) {

@@ -1,71 +1,38 @@
 import Foundation
 import TestSupport
+import Testing
 
 #if canImport(Glibc)
   import Glibc
 #endif
 
-/// A failure in an end-to-end daemon test, with a message.
-struct E2EFailure: Error, CustomStringConvertible {
-  var description: String
-  init(_ description: String) { self.description = description }
-}
-
-/// Seconds on `CLOCK_MONOTONIC`, for deadlines.
-func e2eNow() -> Double { monotonicSeconds() }
-
 /// Where the built products and the tools of the daemon tests are, and whether they can run.
 enum DaemonE2E {
-  /// The package root (three levels above this file).
-  static let root = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-  /// Whether the tests run under CI (where a missing component is a failure, not a skip).
-  static let isCI = ProcessInfo.processInfo.environment["CI"] == "true"
-
-  /// A built product: beside the test bundle, else in `.build/debug`.
-  static func product(_ name: String) -> String? {
-    var directories: [URL] = []
-    if let first = CommandLine.arguments.first, first.hasPrefix("/") {
-      directories.append(URL(fileURLWithPath: first).deletingLastPathComponent())
-    }
-    directories.append(URL(fileURLWithPath: Bundle.main.bundlePath))
-    directories.append(URL(fileURLWithPath: Bundle.main.bundlePath).deletingLastPathComponent())
-    directories.append(root.appendingPathComponent(".build/debug"))
-    return directories.map { $0.appendingPathComponent(name).path }
-      .first { FileManager.default.isExecutableFile(atPath: $0) }
-  }
-
-  static let locationd = product("locationd")
-  static let socat = "/usr/bin/socat"
-  static let sqlite3 = "/usr/bin/sqlite3"
-  static let setpriv = "/usr/bin/setpriv"
-
   /// Whether every component is present: `locationd` built and the named tools installed. Under
   /// CI a test runs anyway (and fails on what is missing).
   static func available(tools: [String] = []) -> Bool {
-    if isCI { return true }
-    return locationd != nil && tools.allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+    if RealComponents.isCI { return true }
+    return BuiltPrograms.locationd != nil && tools.allSatisfy(RealComponents.exists)
+  }
+
+  /// Why a test that needs `locationd` and `tools` is skipped: what is missing.
+  static func missing(tools: [String] = []) -> Comment {
+    var reasons: [String] = []
+    if BuiltPrograms.locationd == nil { reasons.append(BuiltPrograms.missingMessage("locationd")) }
+    for tool in tools where !RealComponents.exists(tool) {
+      reasons.append("\(tool) is missing (Debian packages socat, sqlite3, util-linux)")
+    }
+    return Comment(rawValue: reasons.joined(separator: "; "))
   }
 
   /// Throws a clear message naming what is missing.
   static func requireComponents(tools: [String] = []) throws {
-    if locationd == nil {
-      throw E2EFailure("locationd is not built; run `swift build --build-tests` first")
+    if BuiltPrograms.locationd == nil {
+      throw TestFailure(BuiltPrograms.missingMessage("locationd"))
     }
     for tool in tools where !FileManager.default.isExecutableFile(atPath: tool) {
-      throw E2EFailure("\(tool) is missing (Debian packages socat, sqlite3, util-linux)")
+      throw TestFailure("\(tool) is missing (Debian packages socat, sqlite3, util-linux)")
     }
-  }
-
-  /// A private directory under the temporary directory (short: a socket path must fit 108 bytes).
-  static func makeDirectory() throws -> String {
-    let directory = NSTemporaryDirectory() + "lde-" + String(UUID().uuidString.prefix(8))
-    try FileManager.default.createDirectory(
-      atPath: directory, withIntermediateDirectories: true,
-      attributes: [.posixPermissions: 0o755])
-    _ = FileManager.default.createFile(atPath: directory + "/conf", contents: Data())
-    return directory
   }
 
   /// Writes a GPX track along the parallel 52° N from 5° E eastwards: `count` points `step`
@@ -100,64 +67,21 @@ enum DaemonE2E {
     return 180 / (Double.pi * radius)
   }()
 
-  /// The daemon's arguments for a private directory.
-  static func arguments(
-    _ directory: String, sources: [String], policy: String = "grant", system: Bool = false
-  ) -> [String] {
-    var arguments = [
-      "--foreground", "--socket", directory + "/run/locationd/socket", "--store",
-      directory + "/store.sqlite", "--config", directory + "/conf", "--policy", policy,
-    ]
-    for source in sources { arguments += ["--source", source] }
-    if system { arguments.append("--system") }
-    return arguments
-  }
-
-  /// The socket of a private directory.
-  static func socket(_ directory: String) -> String { directory + "/run/locationd/socket" }
-
-  /// Runs a program to its end and returns its status and outputs (for short tools: sqlite3,
-  /// socat as another user).
-  static func run(_ executable: String, _ arguments: [String], input: String? = nil) throws -> (
-    status: Int32, stdout: String, stderr: String
-  ) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let output = Pipe()
-    let errors = Pipe()
-    let stdin = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    process.standardInput = stdin
-    try runWithEmptySignalMask(process)
-    // A program that exits before reading its input (a refused connection) breaks the pipe:
-    // that is an answer, not an error of the test.
-    if let input { try? stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8)) }
-    try? stdin.fileHandleForWriting.close()
-    let out = output.fileHandleForReading.readDataToEndOfFile()
-    let err = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (
-      process.terminationStatus, String(decoding: out, as: UTF8.self),
-      String(decoding: err, as: UTF8.self)
-    )
-  }
-
   /// One query through the `sqlite3` program (with a busy timeout: the daemon may be writing).
   static func query(_ store: String, _ sql: String) throws -> String {
-    let result = try run(sqlite3, ["-cmd", ".timeout 5000", store, sql])
+    let result = try runProgram(RealComponents.sqlite3, ["-cmd", ".timeout 5000", store, sql])
     guard result.status == 0 else {
-      throw E2EFailure("sqlite3 \(sql): \(result.stderr)")
+      throw TestFailure("sqlite3 \(sql): \(result.stderr)")
     }
     return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
   }
 
   /// The rows of a query through `sqlite3 -json`, as objects.
   static func rows(_ store: String, _ sql: String) throws -> [[String: Any]] {
-    let result = try run(sqlite3, ["-json", "-cmd", ".timeout 5000", store, sql])
+    let result = try runProgram(
+      RealComponents.sqlite3, ["-json", "-cmd", ".timeout 5000", store, sql])
     guard result.status == 0 else {
-      throw E2EFailure("sqlite3 \(sql): \(result.stderr)")
+      throw TestFailure("sqlite3 \(sql): \(result.stderr)")
     }
     let text = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     if text.isEmpty { return [] }
@@ -170,70 +94,6 @@ enum DaemonE2E {
     let array = String(decoding: data, as: UTF8.self)
     return String(array.dropFirst().dropLast())
   }
-}
-
-/// `locationd` as a real process, its standard error read for readiness.
-final class DaemonProcess {
-  let process = Process()
-  private let errors = Pipe()
-  private lazy var reader = DeadlineLineReader(fd: errors.fileHandleForReading.fileDescriptor)
-  /// Every log line read so far.
-  private(set) var log: [String] = []
-
-  /// Starts `locationd` with the arguments and waits (with a deadline) for "listening on".
-  init(_ arguments: [String]) throws {
-    guard let binary = DaemonE2E.locationd else {
-      throw E2EFailure("locationd is not built; run `swift build --build-tests` first")
-    }
-    process.executableURL = URL(fileURLWithPath: binary)
-    process.arguments = arguments
-    process.standardError = errors
-    process.standardOutput = FileHandle.nullDevice
-    process.standardInput = FileHandle.nullDevice
-    try runWithEmptySignalMask(process)
-    _ = try waitForLog("listening on")
-  }
-
-  deinit {
-    if process.isRunning {
-      kill(process.processIdentifier, SIGKILL)
-      process.waitUntilExit()
-    }
-  }
-
-  var pid: Int32 { process.processIdentifier }
-
-  /// Reads standard error until a line containing `text`; with a deadline.
-  func waitForLog(_ text: String, timeout: Double = 30) throws -> String {
-    if let line = log.first(where: { $0.contains(text) }) { return line }
-    let deadline = e2eNow() + timeout
-    while true {
-      let bytes: [UInt8]?
-      do {
-        bytes = try reader.next(until: deadline)
-      } catch {
-        throw E2EFailure("no \"\(text)\" in locationd's log in time; log: \(log)")
-      }
-      guard let bytes else {
-        throw E2EFailure("locationd's log ended before \"\(text)\"; log: \(log)")
-      }
-      let line = String(decoding: bytes, as: UTF8.self)
-      log.append(line)
-      if line.contains(text) { return line }
-    }
-  }
-
-  /// Sends a signal and waits for the process to end; returns its status (the signal number
-  /// when a signal ended it).
-  @discardableResult
-  func stop(_ signal: Int32 = SIGTERM) -> Int32 {
-    kill(process.processIdentifier, signal)
-    process.waitUntilExit()
-    return process.terminationStatus
-  }
-
-  /// Whether the process still runs.
-  var isRunning: Bool { process.isRunning }
 }
 
 /// One protocol conversation: lines written to one descriptor, lines read from another (the same
@@ -278,7 +138,7 @@ class LineChannel {
     do {
       return try reader.next(timeout: timeout).map { String(decoding: $0, as: UTF8.self) }
     } catch {
-      throw E2EFailure("\(error)")
+      throw TestFailure("\(error)")
     }
   }
 
@@ -286,7 +146,7 @@ class LineChannel {
   func nextOrEnd(timeout: Double = 15) throws -> [String: Any]? {
     guard let line = try readLine(timeout: timeout) else { return nil }
     guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-    else { throw E2EFailure("not a JSON object: \(line.prefix(200))") }
+    else { throw TestFailure("not a JSON object: \(line.prefix(200))") }
     received.append(object)
     return object
   }
@@ -294,7 +154,7 @@ class LineChannel {
   /// The next message; throws at end of stream.
   func next(timeout: Double = 15) throws -> [String: Any] {
     guard let message = try nextOrEnd(timeout: timeout) else {
-      throw E2EFailure("the connection was closed")
+      throw TestFailure("the connection was closed")
     }
     return message
   }
@@ -304,13 +164,13 @@ class LineChannel {
   func waitFor(
     timeout: Double = 15, _ what: String, _ condition: ([String: Any]) -> Bool
   ) throws -> (match: [String: Any], before: [[String: Any]]) {
-    let deadline = e2eNow() + timeout
+    let deadline = monotonicSeconds() + timeout
     var before: [[String: Any]] = []
     while true {
-      let remaining = deadline - e2eNow()
-      guard remaining > 0 else { throw E2EFailure("\(what): not received in time") }
+      let remaining = deadline - monotonicSeconds()
+      guard remaining > 0 else { throw TestFailure("\(what): not received in time") }
       guard let message = try nextOrEnd(timeout: remaining) else {
-        throw E2EFailure("\(what): the connection closed first")
+        throw TestFailure("\(what): the connection closed first")
       }
       if condition(message) { return (message, before) }
       before.append(message)
@@ -321,7 +181,7 @@ class LineChannel {
   func hello(_ role: String) throws -> [String: Any] {
     send(#"{"type":"hello","version":1,"role":"\#(role)"}"#)
     let welcome = try next()
-    guard welcome.type == "welcome" else { throw E2EFailure("no welcome: \(welcome)") }
+    guard welcome.type == "welcome" else { throw TestFailure("no welcome: \(welcome)") }
     return welcome
   }
 
@@ -339,8 +199,8 @@ class LineChannel {
   /// Reads until end of stream; returns the messages read on the way.
   func readUntilClosed(timeout: Double = 15) throws -> [[String: Any]] {
     var messages: [[String: Any]] = []
-    let deadline = e2eNow() + timeout
-    while let message = try nextOrEnd(timeout: max(0.01, deadline - e2eNow())) {
+    let deadline = monotonicSeconds() + timeout
+    while let message = try nextOrEnd(timeout: max(0.01, deadline - monotonicSeconds())) {
       messages.append(message)
     }
     return messages
@@ -367,28 +227,7 @@ class LineChannel {
 final class SocketChannel: LineChannel {
   /// Connects; throws with `strerror` when the connection is refused.
   init(path: String) throws {
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw E2EFailure("socket: \(errno)") }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(path.utf8)
-    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-      Glibc.close(fd)
-      throw E2EFailure("socket path too long")
-    }
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-      for (index, byte) in bytes.enumerated() { raw[index] = byte }
-    }
-    let result = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
-    }
-    guard result == 0 else {
-      let message = String(cString: strerror(errno))
-      Glibc.close(fd)
-      throw E2EFailure("connect \(path): \(message)")
-    }
+    let fd = try UnixSocket.connected(path: path)
     super.init(readFD: fd, writeFD: fd)
   }
 
@@ -460,88 +299,4 @@ extension Dictionary where Key == String, Value == Any {
   func objects(_ key: String) -> [[String: Any]] { self[key] as? [[String: Any]] ?? [] }
   /// The error code, when this is an error.
   var errorCode: String? { type == "error" ? string("code") : nil }
-}
-
-/// A TCP server on 127.0.0.1 that plays NMEA to whoever connects (the daemon's
-/// `nmea+tcp://` source).
-final class NMEAFeed {
-  private(set) var listener: Int32 = -1
-  private(set) var port = 0
-  private(set) var connection: Int32 = -1
-  private var second = 0
-
-  /// Listens on a free port.
-  init() throws { try listen(port: 0) }
-
-  /// Listens on `port` (0: any free port), `SO_REUSEADDR`.
-  private func listen(port wanted: Int) throws {
-    let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard listener >= 0 else { throw E2EFailure("socket: \(errno)") }
-    var one: Int32 = 1
-    setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-    address.sin_port = UInt16(wanted).bigEndian
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0
-      }
-    }
-    guard bound, Glibc.listen(listener, 8) == 0 else {
-      close(listener)
-      throw E2EFailure("bind/listen: \(String(cString: strerror(errno)))")
-    }
-    self.listener = listener
-    port = Int(UInt16(bigEndian: address.sin_port))
-  }
-
-  deinit {
-    if connection >= 0 { close(connection) }
-    if listener >= 0 { close(listener) }
-  }
-
-  /// Accepts the daemon's connection, with a deadline.
-  func accept(timeout: Double = 30) throws {
-    let deadline = e2eNow() + timeout
-    while true {
-      let remaining = deadline - e2eNow()
-      guard remaining > 0 else { throw E2EFailure("the daemon did not connect to the feed") }
-      var descriptor = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-      guard poll(&descriptor, 1, Int32(remaining * 1000) + 1) > 0 else { continue }
-      let fd = Glibc.accept(listener, nil, nil)
-      if fd >= 0 {
-        connection = fd
-        return
-      }
-    }
-  }
-
-  /// Closes the current connection (the source sees its server go away).
-  func hangUp() {
-    if connection >= 0 { close(connection) }
-    connection = -1
-  }
-
-  /// Sends one epoch (RMC and GGA at 52° N 5° E, the next second); the previous epoch is
-  /// complete when this one's first sentence arrives.
-  func sendEpoch() {
-    second += 1
-    let time = String(
-      format: "%02d%02d%02d.00", 10 + second / 3600, (second / 60) % 60, second % 60)
-    let sentences = [
-      "GPRMC,\(time),A,5200.000,N,00500.000,E,0.0,0.0,291126,,,A",
-      "GPGGA,\(time),5200.000,N,00500.000,E,1,08,0.9,10.0,M,46.0,M,,",
-    ]
-    var text = ""
-    for body in sentences {
-      let checksum = body.utf8.reduce(UInt8(0)) { $0 ^ $1 }
-      text += "$" + body + "*" + String(format: "%02X", checksum) + "\r\n"
-    }
-    let bytes = Array(text.utf8)
-    _ = bytes.withUnsafeBytes {
-      Glibc.send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
-    }
-  }
 }

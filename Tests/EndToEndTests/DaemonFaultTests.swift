@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -18,7 +19,7 @@ import Testing
 
   /// An app connection from this test process with manager 1 registered.
   static func app(_ directory: String) throws -> (SocketChannel, [String: Any]) {
-    let peer = try SocketChannel(path: DaemonE2E.socket(directory))
+    let peer = try SocketChannel(path: LocationdProcess.socket(directory))
     let welcome = try peer.hello("app")
     peer.send(#"{"type":"register","client":1}"#)
     return (peer, welcome)
@@ -30,17 +31,17 @@ import Testing
   /// out-of-order, malformed, oversized, truncated, wrong-version and random messages, and a
   /// streaming client turns abusive. Each gets its errors and is closed by the strikes rule (at
   /// once for an oversized line); the observer's fixes have no gap and no error.
-  @Test(.enabled(if: DaemonE2E.available()))
+  @Test(.enabled(if: DaemonE2E.available(), DaemonE2E.missing()))
   func abusiveClientsGetErrorsWhileAnotherKeepsItsFixes() throws {
     try DaemonE2E.requireComponents()
-    let directory = try DaemonE2E.makeDirectory()
+    let directory = try LocationdProcess.makeDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     try DaemonE2E.writeTrack(directory + "/track.gpx", count: 3000, step: 5)
-    let daemon = try DaemonProcess(
-      DaemonE2E.arguments(
+    let daemon = try LocationdProcess(
+      LocationdProcess.arguments(
         directory, sources: ["replay://" + directory + "/track.gpx?speed=50"]))
     defer { daemon.stop(SIGKILL) }
-    let socket = DaemonE2E.socket(directory)
+    let socket = LocationdProcess.socket(directory)
 
     let (observer, _) = try Self.app(directory)
     observer.send(#"{"type":"startUpdates","client":1,"request":{}}"#)
@@ -49,8 +50,9 @@ import Testing
     func expectCodes(_ peer: SocketChannel, _ codes: [String], closed: Bool, _ what: String) throws
     {
       var got: [String] = []
-      let deadline = e2eNow() + 15
-      while got.count < codes.count, let message = try peer.nextOrEnd(timeout: deadline - e2eNow())
+      let deadline = monotonicSeconds() + 15
+      while got.count < codes.count,
+        let message = try peer.nextOrEnd(timeout: deadline - monotonicSeconds())
       {
         if let code = message.errorCode { got.append(code) }
       }
@@ -138,9 +140,9 @@ import Testing
 
     // The observer: every fix of the replay, one second apart in the track, none missing.
     var times = Self.fixTimes(observer.received)
-    let deadline = e2eNow() + 30
+    let deadline = monotonicSeconds() + 30
     let target = times.count + 50
-    while times.count < target, e2eNow() < deadline {
+    while times.count < target, monotonicSeconds() < deadline {
       _ = try observer.next()
       times = Self.fixTimes(observer.received)
     }
@@ -226,7 +228,7 @@ import Testing
   {
     let (app, welcome) = try Self.app(directory)
     let appID = try #require(welcome.string("app"))
-    let control = try SocketChannel(path: DaemonE2E.socket(directory))
+    let control = try SocketChannel(path: LocationdProcess.socket(directory))
     _ = try control.hello("control")
     control.send(
       #"{"type":"authorize","id":1,"app":\#(DaemonE2E.quoted(appID)),"status":"always"}"#)
@@ -267,15 +269,15 @@ import Testing
   /// disconnection was queued on the closing connection and never kept; region events now stay
   /// pending until acknowledged.)
   @Test(
-    .enabled(if: DaemonE2E.available()))
+    .enabled(if: DaemonE2E.available(), DaemonE2E.missing()))
   func regionEventsRacingDisconnectionsAreNotLost() throws {
     try DaemonE2E.requireComponents()
-    let directory = try DaemonE2E.makeDirectory()
+    let directory = try LocationdProcess.makeDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let step = 10.0
     try DaemonE2E.writeTrack(directory + "/track.gpx", count: 4000, step: step)
-    let daemon = try DaemonProcess(
-      DaemonE2E.arguments(
+    let daemon = try LocationdProcess(
+      LocationdProcess.arguments(
         directory, sources: ["replay://" + directory + "/track.gpx?speed=1000&loop=1"]))
     defer { daemon.stop(SIGKILL) }
     let first = try Self.appWithRegions(directory, count: 200, step: step)
@@ -283,7 +285,7 @@ import Testing
     _ = try first.readUntilClosed()
     var told = first.received.filter { $0.type == "regionEvents" }
     for _ in 0..<200 {
-      let peer = try SocketChannel(path: DaemonE2E.socket(directory))
+      let peer = try SocketChannel(path: LocationdProcess.socket(directory))
       _ = try peer.hello("app")
       let pending = try peer.sync().compactMap { $0.int("sequence") }
       if let highest = pending.max() { peer.send(#"{"type":"ack","sequence":\#(highest)}"#) }
@@ -319,14 +321,14 @@ import Testing
   /// Records an issue for everything but the agreement of states and events, which it returns
   /// (empty when every state change came with its event and none came twice).
   static func killNineDuringRegionEvaluation(killPoints: [Int]) throws -> [String] {
-    let directory = try DaemonE2E.makeDirectory()
+    let directory = try LocationdProcess.makeDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let step = 10.0
     try DaemonE2E.writeTrack(directory + "/track.gpx", count: 4000, step: step)
     let replay = ["replay://" + directory + "/track.gpx?speed=200"]
     let store = directory + "/store.sqlite"
     let regionCount = 200
-    var daemon = try DaemonProcess(DaemonE2E.arguments(directory, sources: replay))
+    var daemon = try LocationdProcess(LocationdProcess.arguments(directory, sources: replay))
 
     // The app: authorized always by the user, 200 regions, then it leaves.
     let app = try Self.appWithRegions(directory, count: regionCount, step: step)
@@ -338,10 +340,10 @@ import Testing
     var afterKills: [String] = []
 
     for point in killPoints {
-      let deadline = e2eNow() + 60
+      let deadline = monotonicSeconds() + 60
       var pending = 0
       while pending < point {
-        guard e2eNow() < deadline else {
+        guard monotonicSeconds() < deadline else {
           Issue.record("the store never held \(point) pending events (it holds \(pending))")
           return []
         }
@@ -350,18 +352,18 @@ import Testing
       #expect(daemon.stop(SIGKILL) == SIGKILL)
       afterKills += try Self.storeDisagreements(
         store: store, live: live, label: "kill at \(pending) pending")
-      daemon = try DaemonProcess(DaemonE2E.arguments(directory, sources: replay))
+      daemon = try LocationdProcess(LocationdProcess.arguments(directory, sources: replay))
     }
     #expect(daemon.stop(SIGKILL) == SIGKILL)
     afterKills += try Self.storeDisagreements(store: store, live: live, label: "last kill")
     // A source that never yields a fix: nothing changes while the app looks.
-    daemon = try DaemonProcess(
-      DaemonE2E.arguments(directory, sources: ["nmea+tcp://127.0.0.1:1"]))
+    daemon = try LocationdProcess(
+      LocationdProcess.arguments(directory, sources: ["nmea+tcp://127.0.0.1:1"]))
     defer { daemon.stop(SIGKILL) }
 
     let storedRegions = try DaemonE2E.query(store, "SELECT count(*) FROM regions")
     #expect(storedRegions == String(regionCount))
-    let again = try SocketChannel(path: DaemonE2E.socket(directory))
+    let again = try SocketChannel(path: LocationdProcess.socket(directory))
     let welcomeAgain = try again.hello("app")
     let pending = try again.sync().filter { $0.type == "regionEvents" }
     let sequences = pending.compactMap { $0.int("sequence") }
@@ -399,7 +401,7 @@ import Testing
     _ = try again.sync()
     again.shutdownWrite()
     _ = try again.readUntilClosed()
-    let last = try SocketChannel(path: DaemonE2E.socket(directory))
+    let last = try SocketChannel(path: LocationdProcess.socket(directory))
     _ = try last.hello("app")
     #expect(try last.sync().filter { $0.type == "regionEvents" }.isEmpty)
     #expect(try DaemonE2E.query(store, "SELECT count(*) FROM events") == "0")
@@ -411,18 +413,22 @@ import Testing
   /// Every region, its pending events in order and exactly once, nothing after the ack: these
   /// hold today, whatever the kill points.
   @Test(
-    .enabled(if: DaemonE2E.available(tools: [DaemonE2E.sqlite3])),
+    .enabled(
+      if: DaemonE2E.available(tools: [RealComponents.sqlite3]),
+      DaemonE2E.missing(tools: [RealComponents.sqlite3])),
     arguments: [[4, 12, 24, 40, 60, 80]])
   func killNineDuringRegionEvaluationKeepsRegionsAndPendingEvents(killPoints: [Int]) throws {
-    try DaemonE2E.requireComponents(tools: [DaemonE2E.sqlite3])
+    try DaemonE2E.requireComponents(tools: [RealComponents.sqlite3])
     _ = try Self.killNineDuringRegionEvaluation(killPoints: killPoints)
   }
 
   @Test(
-    .enabled(if: DaemonE2E.available(tools: [DaemonE2E.sqlite3])),
+    .enabled(
+      if: DaemonE2E.available(tools: [RealComponents.sqlite3]),
+      DaemonE2E.missing(tools: [RealComponents.sqlite3])),
     arguments: [[4, 10, 18, 28, 40, 52, 64, 76, 88, 100]])
   func killNineDuringRegionEvaluationLosesAndDoublesNothing(killPoints: [Int]) throws {
-    try DaemonE2E.requireComponents(tools: [DaemonE2E.sqlite3])
+    try DaemonE2E.requireComponents(tools: [RealComponents.sqlite3])
     let problems = try Self.killNineDuringRegionEvaluation(killPoints: killPoints)
     #expect(problems.isEmpty, "\(problems.count) problems: \(problems.prefix(8))")
   }
@@ -435,11 +441,11 @@ import Testing
   /// welcome that disagrees with the store, and (with `waitForReply`) a change the daemon
   /// acknowledged (`reply`) but lost.
   static func authorizationRounds(waitForReply: Bool) throws -> [String] {
-    let directory = try DaemonE2E.makeDirectory()
+    let directory = try LocationdProcess.makeDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     try "52.0\n5.0\n10\n".write(
       toFile: directory + "/geolocation", atomically: true, encoding: .utf8)
-    let arguments = DaemonE2E.arguments(
+    let arguments = LocationdProcess.arguments(
       directory, sources: ["static://" + directory + "/geolocation"], policy: "deny")
     let settings: [(wire: String, status: Int)] = [
       ("always", 3), ("denied", 2), ("whenInUse", 4), ("always", 3), ("denied", 2),
@@ -448,13 +454,13 @@ import Testing
     var known = 0
     var problems: [String] = []
     for (round, setting) in settings.enumerated() {
-      let daemon = try DaemonProcess(arguments)
+      let daemon = try LocationdProcess(arguments)
       let (app, welcome) = try Self.app(directory)
       let appID = welcome.string("app") ?? ""
       let before = welcome.object("authorization")?.int("status") ?? -1
       if before != known { problems.append("round \(round): welcome \(before), stored \(known)") }
       _ = try app.sync()
-      let control = try SocketChannel(path: DaemonE2E.socket(directory))
+      let control = try SocketChannel(path: LocationdProcess.socket(directory))
       _ = try control.hello("control")
       control.send(
         #"{"type":"authorize","id":1,"app":\#(DaemonE2E.quoted(appID)),"#
@@ -479,7 +485,7 @@ import Testing
       }
       known = stored
     }
-    let daemon = try DaemonProcess(arguments)
+    let daemon = try LocationdProcess(arguments)
     defer { daemon.stop(SIGKILL) }
     let (_, welcome) = try Self.app(directory)
     let last = welcome.object("authorization")?.int("status") ?? -1
@@ -489,18 +495,23 @@ import Testing
 
   /// Killed before the reply is read: the change is applied fully or not at all, and the app is
   /// told only what the store keeps.
-  @Test(.enabled(if: DaemonE2E.available(tools: [DaemonE2E.sqlite3])))
+  @Test(
+    .enabled(
+      if: DaemonE2E.available(tools: [RealComponents.sqlite3]),
+      DaemonE2E.missing(tools: [RealComponents.sqlite3])))
   func killNineDuringAnAuthorizationChangeAppliesAllOrNothing() throws {
-    try DaemonE2E.requireComponents(tools: [DaemonE2E.sqlite3])
+    try DaemonE2E.requireComponents(tools: [RealComponents.sqlite3])
     let problems = try Self.authorizationRounds(waitForReply: false)
     #expect(problems.isEmpty, "\(problems)")
   }
 
   /// Killed right after the reply: the change the daemon acknowledged survives.
   @Test(
-    .enabled(if: DaemonE2E.available(tools: [DaemonE2E.sqlite3])))
+    .enabled(
+      if: DaemonE2E.available(tools: [RealComponents.sqlite3]),
+      DaemonE2E.missing(tools: [RealComponents.sqlite3])))
   func killNineRightAfterAnAcknowledgedAuthorizationKeepsIt() throws {
-    try DaemonE2E.requireComponents(tools: [DaemonE2E.sqlite3])
+    try DaemonE2E.requireComponents(tools: [RealComponents.sqlite3])
     let problems = try Self.authorizationRounds(waitForReply: true)
     #expect(problems.isEmpty, "\(problems)")
   }
@@ -512,14 +523,14 @@ import Testing
   /// `locationUnknown`, none is disconnected, the daemon keeps running. With `flapping`, the
   /// server then accepts three reconnections and hangs up on each at once (one outage: no
   /// client hears a second error). The server serves again and every client receives fixes.
-  @Test(.enabled(if: DaemonE2E.available()), arguments: [false, true])
+  @Test(.enabled(if: DaemonE2E.available(), DaemonE2E.missing()), arguments: [false, true])
   func aSourceDyingAndReturningUnderFiftyClients(flapping: Bool) throws {
     try DaemonE2E.requireComponents()
-    let directory = try DaemonE2E.makeDirectory()
+    let directory = try LocationdProcess.makeDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let feed = try NMEAFeed()
-    let daemon = try DaemonProcess(
-      DaemonE2E.arguments(directory, sources: ["nmea+tcp://127.0.0.1:\(feed.port)"]))
+    let daemon = try LocationdProcess(
+      LocationdProcess.arguments(directory, sources: ["nmea+tcp://127.0.0.1:\(feed.port)"]))
     defer { daemon.stop(SIGKILL) }
 
     var clients: [LineChannel] = []
@@ -529,14 +540,14 @@ import Testing
       clients.append(peer)
     }
     // Two more apps, when socat is there: the pool's fan-out reaches every app's hub.
-    if FileManager.default.isExecutableFile(atPath: DaemonE2E.socat) {
+    if FileManager.default.isExecutableFile(atPath: RealComponents.socat) {
       for name in ["appA", "appB"] {
         try FileManager.default.createDirectory(
           atPath: directory + "/" + name, withIntermediateDirectories: true)
         try FileManager.default.copyItem(
-          atPath: DaemonE2E.socat, toPath: directory + "/" + name + "/socat")
+          atPath: RealComponents.socat, toPath: directory + "/" + name + "/socat")
         let peer = try SocatChannel(
-          executable: directory + "/" + name + "/socat", socket: DaemonE2E.socket(directory))
+          executable: directory + "/" + name + "/socat", socket: LocationdProcess.socket(directory))
         _ = try peer.hello("app")
         peer.send(#"{"type":"register","client":1}"#)
         peer.send(#"{"type":"startUpdates","client":1,"request":{}}"#)
@@ -581,7 +592,7 @@ import Testing
       }
       #expect(before.allSatisfy { $0.type != "error" }, "client \(index): \(before)")
     }
-    let control = try SocketChannel(path: DaemonE2E.socket(directory))
+    let control = try SocketChannel(path: LocationdProcess.socket(directory))
     _ = try control.hello("control")
     control.send(#"{"type":"status","id":1}"#)
     let status = try control.waitFor("status") { $0.type == "reply" }.match
@@ -598,10 +609,10 @@ import Testing
   /// starts the command, which lists its own descriptors: only standard input, output and error
   /// (and the one `ls` opens to read the list). The daemon's socket, its clients' connections, its
   /// store and its sources are all close-on-exec.
-  @Test(.enabled(if: DaemonE2E.available()))
+  @Test(.enabled(if: DaemonE2E.available(), DaemonE2E.missing()))
   func aLaunchedAppInheritsNoDescriptorOfTheDaemon() throws {
     try DaemonE2E.requireComponents()
-    let directory = try DaemonE2E.makeDirectory()
+    let directory = try LocationdProcess.makeDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let step = 10.0
     try DaemonE2E.writeTrack(directory + "/track.gpx", count: 4000, step: step)
@@ -612,13 +623,13 @@ import Testing
     executable = \(executable)
     launch = ls -l /proc/self/fd > \(listing).part && mv \(listing).part \(listing)
     """.write(toFile: directory + "/conf", atomically: true, encoding: .utf8)
-    let daemon = try DaemonProcess(
-      DaemonE2E.arguments(
+    let daemon = try LocationdProcess(
+      LocationdProcess.arguments(
         directory, sources: ["replay://" + directory + "/track.gpx?speed=1000&loop=1"]))
     defer { daemon.stop(SIGKILL) }
     let app = try Self.appWithRegions(directory, count: 20, step: step)
     // Other connections stay open while the command runs: none of them may leak into it.
-    let observer = try SocketChannel(path: DaemonE2E.socket(directory))
+    let observer = try SocketChannel(path: LocationdProcess.socket(directory))
     _ = try observer.hello("control")
     app.shutdownWrite()
     _ = try app.readUntilClosed()
@@ -636,21 +647,5 @@ import Testing
     #expect(descriptors.contains { $0.0 == 1 })
     let inherited = descriptors.filter { $0.0 > 3 }.map { "\($0.0) -> \($0.1)" }
     #expect(inherited.isEmpty, "inherited: \(inherited)")
-  }
-}
-
-/// SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators",
-/// OOPSLA 2014): a seeded, reproducible stream of 64-bit words for the noise above.
-struct SplitMix64 {
-  private var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -9,20 +10,20 @@ import Testing
 /// socat, told apart by `SO_PEERCRED` and `/proc/PID/exe`) speaking protocol v1 by hand, a denied
 /// app, and the socket's permissions against another user.
 @Suite(.serialized) struct DaemonSecurityTests {
-  static let tools = [DaemonE2E.socat]
+  static let tools = [RealComponents.socat]
 
   /// Copies socat to `DIR/NAME/socat`: a distinct executable, so a distinct app identity.
   static func app(_ directory: String, _ name: String) throws -> String {
     try FileManager.default.createDirectory(
       atPath: directory + "/" + name, withIntermediateDirectories: true)
     let path = directory + "/" + name + "/socat"
-    try FileManager.default.copyItem(atPath: DaemonE2E.socat, toPath: path)
+    try FileManager.default.copyItem(atPath: RealComponents.socat, toPath: path)
     return path
   }
 
   /// A control connection from this test process (it has the daemon's uid).
   static func control(_ directory: String) throws -> SocketChannel {
-    let control = try SocketChannel(path: DaemonE2E.socket(directory))
+    let control = try SocketChannel(path: LocationdProcess.socket(directory))
     _ = try control.hello("control")
     return control
   }
@@ -47,17 +48,17 @@ import Testing
   /// regions, cannot remove them, stop A's manager, hear its events or use control requests; C,
   /// denied by the user, gets `denied` and no location whatever it asks; D, reduced, never gets a
   /// precise coordinate; a hello's claimed app id is ignored.
-  @Test(.enabled(if: DaemonE2E.available(tools: tools)))
+  @Test(.enabled(if: DaemonE2E.available(tools: tools), DaemonE2E.missing(tools: tools)))
   func appsAreIsolatedAndADeniedAppReceivesNothing() throws {
     try DaemonE2E.requireComponents(tools: Self.tools)
-    let directory = try DaemonE2E.makeDirectory()
+    let directory = try LocationdProcess.makeDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     try DaemonE2E.writeTrack(directory + "/track.gpx", count: 400, step: 5)
-    let daemon = try DaemonProcess(
-      DaemonE2E.arguments(
+    let daemon = try LocationdProcess(
+      LocationdProcess.arguments(
         directory, sources: ["replay://" + directory + "/track.gpx?speed=20&loop=1"]))
     defer { daemon.stop(SIGKILL) }
-    let socket = DaemonE2E.socket(directory)
+    let socket = LocationdProcess.socket(directory)
     let pathA = try Self.app(directory, "appA")
     let pathB = try Self.app(directory, "appB")
     let pathC = try Self.app(directory, "appC")
@@ -233,17 +234,17 @@ import Testing
 
   /// A user daemon's socket directory is 0700 and its socket 0600, both owned by the daemon's
   /// uid; as root, uid 65534 is also refused by the kernel (connect fails with EACCES).
-  @Test(.enabled(if: DaemonE2E.available(tools: tools)))
+  @Test(.enabled(if: DaemonE2E.available(tools: tools), DaemonE2E.missing(tools: tools)))
   func anotherUserCannotConnectToAUserDaemon() throws {
     try DaemonE2E.requireComponents(tools: Self.tools)
-    let directory = try DaemonE2E.makeDirectory()
+    let directory = try LocationdProcess.makeDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     try "52.0\n5.0\n10\n".write(
       toFile: directory + "/geolocation", atomically: true, encoding: .utf8)
-    let daemon = try DaemonProcess(
-      DaemonE2E.arguments(directory, sources: ["static://" + directory + "/geolocation"]))
+    let daemon = try LocationdProcess(
+      LocationdProcess.arguments(directory, sources: ["static://" + directory + "/geolocation"]))
     defer { daemon.stop(SIGKILL) }
-    let socket = DaemonE2E.socket(directory)
+    let socket = LocationdProcess.socket(directory)
 
     var info = stat()
     #expect(stat(directory + "/run/locationd", &info) == 0)
@@ -255,16 +256,17 @@ import Testing
     #expect(info.st_mode & S_IFMT == S_IFSOCK)
     #expect(info.st_uid == geteuid())
 
-    guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: DaemonE2E.setpriv) else {
+    guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: RealComponents.setpriv)
+    else {
       // Not root: another uid cannot be taken; the modes above are what the kernel enforces.
       print("DaemonSecurityTests: not root; another user's connection checked by modes only")
       return
     }
-    let nobody = [DaemonE2E.setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+    let nobody = [RealComponents.setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
     // The directory opened up so that only the socket's own modes stand in the way.
-    let other = try DaemonE2E.run(
-      DaemonE2E.setpriv,
-      Array(nobody.dropFirst()) + [DaemonE2E.socat, "-", "UNIX-CONNECT:" + socket],
+    let other = try runProgram(
+      RealComponents.setpriv,
+      Array(nobody.dropFirst()) + [RealComponents.socat, "-", "UNIX-CONNECT:" + socket],
       input: #"{"type":"hello","version":1,"role":"app"}"# + "\n")
     #expect(other.status != 0, "uid 65534 was served: \(other.stdout)")
     #expect(other.stderr.contains("Permission denied"), "\(other.stderr)")
@@ -273,9 +275,9 @@ import Testing
     chmod(directory + "/run", 0o755)
     chmod(directory + "/run/locationd", 0o755)
     defer { chmod(directory + "/run/locationd", 0o700) }
-    let socketOnly = try DaemonE2E.run(
-      DaemonE2E.setpriv,
-      Array(nobody.dropFirst()) + [DaemonE2E.socat, "-", "UNIX-CONNECT:" + socket],
+    let socketOnly = try runProgram(
+      RealComponents.setpriv,
+      Array(nobody.dropFirst()) + [RealComponents.socat, "-", "UNIX-CONNECT:" + socket],
       input: #"{"type":"hello","version":1,"role":"app"}"# + "\n")
     #expect(socketOnly.status != 0, "uid 65534 was served through a 0600 socket")
     #expect(socketOnly.stderr.contains("Permission denied"), "\(socketOnly.stderr)")
@@ -286,31 +288,31 @@ import Testing
   /// refuses the control and agent roles to a uid that is neither 0 nor the daemon's (root only).
   @Test(.enabled(if: DaemonE2E.available(tools: tools) && geteuid() == 0))
   func systemDaemonKeepsOtherUsersToTheAppRole() throws {
-    try DaemonE2E.requireComponents(tools: Self.tools + [DaemonE2E.setpriv])
-    let directory = try DaemonE2E.makeDirectory()
+    try DaemonE2E.requireComponents(tools: Self.tools + [RealComponents.setpriv])
+    let directory = try LocationdProcess.makeDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     try "52.0\n5.0\n10\n".write(
       toFile: directory + "/geolocation", atomically: true, encoding: .utf8)
-    let daemon = try DaemonProcess(
-      DaemonE2E.arguments(
+    let daemon = try LocationdProcess(
+      LocationdProcess.arguments(
         directory, sources: ["static://" + directory + "/geolocation"], system: true))
     defer { daemon.stop(SIGKILL) }
-    let socket = DaemonE2E.socket(directory)
+    let socket = LocationdProcess.socket(directory)
     var info = stat()
     #expect(stat(directory + "/run/locationd", &info) == 0 && info.st_mode & 0o777 == 0o755)
     #expect(stat(socket, &info) == 0 && info.st_mode & 0o777 == 0o666)
 
-    let nobody = ["--reuid=65534", "--regid=65534", "--clear-groups", DaemonE2E.socat, "-"]
+    let nobody = ["--reuid=65534", "--regid=65534", "--clear-groups", RealComponents.socat, "-"]
     for role in ["control", "agent"] {
-      let refused = try DaemonE2E.run(
-        DaemonE2E.setpriv, nobody + ["UNIX-CONNECT:" + socket],
+      let refused = try runProgram(
+        RealComponents.setpriv, nobody + ["UNIX-CONNECT:" + socket],
         input: #"{"type":"hello","version":1,"role":"\#(role)"}"# + "\n"
           + #"{"type":"authorize","id":1,"app":"x","status":"always"}"# + "\n")
       #expect(refused.stdout.contains(#""code":"forbidden""#), "\(role): \(refused.stdout)")
       #expect(!refused.stdout.contains("welcome"), "\(role): \(refused.stdout)")
     }
-    let app = try DaemonE2E.run(
-      DaemonE2E.setpriv, nobody + ["UNIX-CONNECT:" + socket],
+    let app = try runProgram(
+      RealComponents.setpriv, nobody + ["UNIX-CONNECT:" + socket],
       input: #"{"type":"hello","version":1,"role":"app"}"# + "\n"
         + #"{"type":"apps","id":9}"# + "\n")
     #expect(app.stdout.contains(#""uid":65534"#), "\(app.stdout)")

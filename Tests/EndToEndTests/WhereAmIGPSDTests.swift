@@ -11,15 +11,14 @@ import Testing
 /// gpsfake: skipped with the reason, or a failure under `CI=true`.
 @Suite(
   .enabled(
-    if: WhereAmIRunner.isCI || (WhereAmIRunner.binary != nil && GPSFake.isInstalled),
+    if: RealComponents.isCI || (BuiltPrograms.whereami != nil && GPSFake.isInstalled),
     "needs the built whereami, /usr/sbin/gpsd and /usr/bin/gpsfake (Debian's gpsd and gpsd-clients)"
   )
 )
 struct WhereAmIGPSDTests {
   typealias Runner = WhereAmIRunner
 
-  static let capture = Runner.root
-    .appendingPathComponent("Tests/Fixtures/gpsd-regress/nmea-rtk.log").path
+  static let capture = Paths.fixture("gpsd-regress", "nmea-rtk.log")
 
   /// The positions gpsd reported for the capture (its .chk file), rounded to 1e-6 degrees.
   static func gpsdPositions() throws -> Set<String> {

@@ -1,22 +1,23 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `whereami --regions`: region state lines from the built program, and regions that survive a
 /// restart of the process (two real processes on one store file).
 @Suite(
   .enabled(
-    if: WhereAmIRunner.binary != nil || WhereAmIRunner.isCI,
+    if: BuiltPrograms.whereami != nil || RealComponents.isCI,
     "whereami is not built: run `swift build --product whereami`")
 )
 struct WhereAmIRegionsTests {
   typealias Runner = WhereAmIRunner
 
-  static let regions = Runner.root.appendingPathComponent("Examples/regions/ijsselmeer.geojson")
+  static let regions = Paths.root.appendingPathComponent("Examples/regions/ijsselmeer.geojson")
     .path
 
   /// The bundled track split at a line: the header (12 comment lines) goes with both halves.
   static func halves(at line: Int, in directory: String) throws -> (String, String) {
-    let text = try String(contentsOfFile: Runner.ijsselmeer, encoding: .utf8)
+    let text = try String(contentsOfFile: Paths.ijsselmeer, encoding: .utf8)
     let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
     let header = lines.prefix { $0.hasPrefix("#") }
     let first = directory + "/first.nmea"
@@ -30,7 +31,7 @@ struct WhereAmIRegionsTests {
 
   @Test func stateChangesOfTheBundledTrack() throws {
     let result = try Runner.run([
-      "--source", "replay://" + Runner.ijsselmeer, "--instant", "--regions", Self.regions,
+      "--source", "replay://" + Paths.ijsselmeer, "--instant", "--regions", Self.regions,
     ])
     #expect(result.status == 0, "stderr: \(result.stderr)")
     let lines = result.stdout.split(separator: "\n").map {
@@ -45,7 +46,7 @@ struct WhereAmIRegionsTests {
 
   @Test func jsonLines() throws {
     let result = try Runner.run([
-      "--source", "replay://" + Runner.ijsselmeer, "--instant", "--regions", Self.regions, "--json",
+      "--source", "replay://" + Paths.ijsselmeer, "--instant", "--regions", Self.regions, "--json",
     ])
     #expect(result.status == 0)
     let first = try #require(result.stdout.split(separator: "\n").first)
@@ -63,7 +64,7 @@ struct WhereAmIRegionsTests {
     try
       #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[5,52]},"properties":{}}]}"#
       .write(toFile: path, atomically: true, encoding: .utf8)
-    let result = try Runner.run(["--source", "replay://" + Runner.ijsselmeer, "--regions", path])
+    let result = try Runner.run(["--source", "replay://" + Paths.ijsselmeer, "--regions", path])
     #expect(result.status == 2)
     #expect(result.stderr.contains(path))
   }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The built `whereami`, run as a child process: its interface, its output formats and its exit
@@ -7,13 +8,13 @@ import Testing
 /// Skipped when the program is not built, except under `CI=true`, where that is a failure.
 @Suite(
   .enabled(
-    if: WhereAmIRunner.binary != nil || WhereAmIRunner.isCI,
+    if: BuiltPrograms.whereami != nil || RealComponents.isCI,
     "whereami is not built: run `swift build --product whereami`")
 )
 struct WhereAmITests {
   typealias Runner = WhereAmIRunner
 
-  static let north = Runner.fixture("replay", "north.gpx")
+  static let north = Paths.fixture("replay", "north.gpx")
 
   /// Whether `line` is the default output: "latitude longitude" with 6 decimals.
   static func isOneShot(_ line: String) -> Bool {
@@ -29,7 +30,7 @@ struct WhereAmITests {
   }
 
   @Test func binaryIsBuilt() throws {
-    try #require(Runner.binary != nil, "\(Runner.NotBuilt())")
+    try #require(BuiltPrograms.whereami != nil, "\(Runner.NotBuilt())")
   }
 
   // MARK: Interface
@@ -89,7 +90,7 @@ struct WhereAmITests {
   // MARK: Locations
 
   @Test func oneShotOnTheBundledTrack() throws {
-    let result = try run(["--source", "replay://" + Runner.ijsselmeer])
+    let result = try run(["--source", "replay://" + Paths.ijsselmeer])
     #expect(result.status == 0, "stderr: \(result.stderr)")
     #expect(result.lines.count == 1)
     let line = try #require(result.lines.first)
@@ -104,7 +105,7 @@ struct WhereAmITests {
 
   @Test(arguments: ["replay://", ""])
   func sourceFromTheEnvironment(_ prefix: String) throws {
-    let result = try run([], ["CORELOCATION_SOURCE": prefix + Runner.ijsselmeer])
+    let result = try run([], ["CORELOCATION_SOURCE": prefix + Paths.ijsselmeer])
     #expect(result.status == 0, "stderr: \(result.stderr)")
     #expect(result.lines.count == 1)
     #expect(result.lines.first.map(Self.isOneShot) == true)
@@ -112,7 +113,7 @@ struct WhereAmITests {
 
   @Test func watchInstantCountWithAFormat() throws {
     let result = try run([
-      "--source", "replay://" + Runner.ijsselmeer, "--watch", "--instant", "--count", "5", "-f",
+      "--source", "replay://" + Paths.ijsselmeer, "--watch", "--instant", "--count", "5", "-f",
       "%latitude,%longitude\\n",
     ])
     #expect(result.status == 0, "stderr: \(result.stderr)")
@@ -174,7 +175,7 @@ struct WhereAmITests {
   /// The hike with seven points of interest: whereami says on standard error that they are not
   /// played, and plays the walk from its first track point, with full-precision JSON coordinates.
   @Test func hikeWithWaypointsPlaysItsTrackAndSaysSo() throws {
-    let hike = Runner.fixture("gpx", "gpxpy-cerknicko-jezero.gpx")
+    let hike = Paths.fixture("gpx", "gpxpy-cerknicko-jezero.gpx")
     let result = try run(["--source", "replay://" + hike, "--watch", "--instant", "--json"])
     #expect(result.status == 0, "stderr: \(result.stderr)")
     #expect(result.stderr == "whereami: \(hike): 7 waypoints not replayed: a track is present\n")
@@ -204,7 +205,7 @@ struct WhereAmITests {
     ("gpxgo-iso8859-1encoded.gpx", "44.280548 20.540280", nil),
   ])
   func firstLocationOfARealFile(_ name: String, _ first: String, _ leftOut: String?) throws {
-    let path = Runner.fixture("gpx", name)
+    let path = Paths.fixture("gpx", name)
     let result = try run(["--source", "replay://" + path + "?instant=1"])
     #expect(result.status == 0, "stderr: \(result.stderr)")
     #expect(result.lines == [first])
@@ -214,7 +215,7 @@ struct WhereAmITests {
 
   @Test func watchOverTheWholeBundledTrackEndsWithSuccess() throws {
     let result = try run([
-      "--source", "replay://" + Runner.ijsselmeer + "?instant=1", "--watch", "-f", "%time",
+      "--source", "replay://" + Paths.ijsselmeer + "?instant=1", "--watch", "-f", "%time",
     ])
     #expect(result.status == 0)
     #expect((140...160).contains(result.lines.count))
@@ -235,7 +236,7 @@ struct WhereAmITests {
   /// `make demo`'s command, cut to three locations: real-time pacing at 30x on the live clock.
   @Test func demoCommandAtThirtyTimesSpeed() throws {
     let result = try run([
-      "--watch", "--source", "replay://" + Runner.ijsselmeer, "--speed", "30", "--count", "3",
+      "--watch", "--source", "replay://" + Paths.ijsselmeer, "--speed", "30", "--count", "3",
       "--format", "%time  %latitude %longitude  %speed m/s  course %direction",
     ])
     #expect(result.status == 0, "stderr: \(result.stderr)")
@@ -268,7 +269,7 @@ struct WhereAmITests {
   }
 
   @Test func staticFile() throws {
-    let result = try run(["--source", "static://" + Runner.fixture("static", "good")])
+    let result = try run(["--source", "static://" + Paths.fixture("static", "good")])
     #expect(result.status == 0, "stderr: \(result.stderr)")
     #expect(result.stdout == "48.858400 2.294500\n")
   }
@@ -322,7 +323,7 @@ struct WhereAmITests {
   }
 
   @Test func malformedGPXFailsNamingFileAndLine() throws {
-    let path = Runner.fixture("replay", "malformed.gpx")
+    let path = Paths.fixture("replay", "malformed.gpx")
     let result = try run(["--source", "replay://" + path])
     #expect(result.status == 1)
     #expect(result.stdout.isEmpty)
@@ -331,7 +332,7 @@ struct WhereAmITests {
 
   @Test(arguments: [("empty", nil), ("latitude91", 2), ("three_values", 4)] as [(String, Int?)])
   func badStaticFileFails(_ name: String, _ line: Int?) throws {
-    let path = Runner.fixture("static", name)
+    let path = Paths.fixture("static", name)
     let result = try run([], ["CORELOCATION_SOURCE": "static://" + path])
     #expect(result.status == 1)
     #expect(result.stdout.isEmpty)

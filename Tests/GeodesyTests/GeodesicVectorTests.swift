@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Geodesy
@@ -21,7 +22,7 @@ struct GeodesicVector: Sendable {
   }
 
   static let all: [GeodesicVector] = {
-    guard let text = try? TestData.text("geodesic/vectors.csv") else { return [] }
+    guard let text = try? Paths.fixtureText("geodesic", "vectors.csv") else { return [] }
     var vectors: [GeodesicVector] = []
     for (index, line) in text.split(separator: "\n").enumerated() where index > 0 {
       let fields = line.split(separator: ",")

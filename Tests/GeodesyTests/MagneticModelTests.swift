@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Geodesy
@@ -18,7 +19,7 @@ struct WMMTestPoint: Sendable, CustomStringConvertible {
   var description: String { "WMM2025_TEST_VALUES.txt:\(line)" }
 
   static let all: [WMMTestPoint] = {
-    guard let text = try? TestData.text("wmm/WMM2025_TEST_VALUES.txt") else { return [] }
+    guard let text = try? Paths.fixtureText("wmm", "WMM2025_TEST_VALUES.txt") else { return [] }
     var points: [WMMTestPoint] = []
     for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
     where !line.hasPrefix("#") {

@@ -1,15 +1,13 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import LocationCLI
 
 /// `WhereAmI.replayNotices`: what whereami tells its user a GPX replay leaves out.
 @Suite struct WhereAmITests {
-  /// `Tests/Fixtures/gpx/NAME`, found from this file's path.
-  static func fixture(_ name: String) -> String {
-    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .appendingPathComponent("Fixtures/gpx").appendingPathComponent(name).path
-  }
+  /// `Tests/Fixtures/gpx/NAME`.
+  static func fixture(_ name: String) -> String { Paths.fixture("gpx", name) }
 
   @Test func hikeWithWaypointsGetsANotice() {
     let hike = Self.fixture("gpxpy-cerknicko-jezero.gpx")
@@ -24,8 +22,7 @@ import Testing
   @Test func noticesFollowTheSources() {
     let route = Self.fixture("gpxpy-route.gpx")
     let dilution = Self.fixture("gpxpy-track_with_dilution_errors.gpx")
-    let nmea = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-      .deletingLastPathComponent().appendingPathComponent("Fixtures/nmea/edge-cases.nmea").path
+    let nmea = Paths.fixture("nmea", "edge-cases.nmea")
     let sources = [
       "gpsd://127.0.0.1:2947", "replay://" + route, dilution, "replay://" + nmea,
       "replay:///nonexistent/corelocation-tests/x.gpx",

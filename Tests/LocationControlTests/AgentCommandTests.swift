@@ -1,6 +1,7 @@
 import Foundation
 import LocationControl
 import Synchronization
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -17,7 +18,7 @@ import Testing
 
     init() throws {
       var fds: [Int32] = [-1, -1]
-      guard pipe(&fds) == 0 else { throw FakeDaemon.Failure(message: "pipe failed") }
+      guard pipe(&fds) == 0 else { throw TestFailure("pipe failed") }
       read = fds[0]
       write = fds[1]
     }
@@ -40,7 +41,7 @@ import Testing
   @Test func answersInteractively() throws {
     let daemon = try FakeDaemon { peer in
       guard peer.readLine() != nil else { return }
-      peer.send(FakeDaemon.welcome)
+      peer.send(FakeDaemon.controlWelcome)
       peer.send(#"{"type":"authorizationRequest","id":5,"app":"org.example.Maps","always":true}"#)
       _ = peer.readLine()
       peer.send(#"{"type":"authorizationRequest","id":6,"app":"/usr/bin/tracker","always":false}"#)
@@ -91,7 +92,7 @@ import Testing
   @Test func pipedAnswersServeTheFirstRequestThenEnd() throws {
     let daemon = try FakeDaemon { peer in
       guard peer.readLine() != nil else { return }
-      peer.send(FakeDaemon.welcome)
+      peer.send(FakeDaemon.controlWelcome)
       peer.send(#"{"type":"authorizationRequest","id":1,"app":"org.x","always":false}"#)
       _ = peer.readLine()
       // The agent ends after its answers are used up: the connection closes.
@@ -113,7 +114,7 @@ import Testing
   @Test func endOfInputWithoutRequestsEndsCleanly() throws {
     let daemon = try FakeDaemon { peer in
       guard peer.readLine() != nil else { return }
-      peer.send(FakeDaemon.welcome)
+      peer.send(FakeDaemon.controlWelcome)
       _ = peer.readLine()
     }
     let input = try InputPipe()
@@ -129,7 +130,7 @@ import Testing
   @Test func endOfInputMidQuestionLeavesTheRequestUnanswered() throws {
     let daemon = try FakeDaemon { peer in
       guard peer.readLine() != nil else { return }
-      peer.send(FakeDaemon.welcome)
+      peer.send(FakeDaemon.controlWelcome)
       peer.send(#"{"type":"authorizationRequest","id":3,"app":"org.x","always":false}"#)
       _ = peer.readLine()
     }
@@ -151,7 +152,7 @@ import Testing
   @Test func daemonGoingAwayEndsTheAgentWithAnError() throws {
     let daemon = try FakeDaemon { peer in
       guard peer.readLine() != nil else { return }
-      peer.send(FakeDaemon.welcome)
+      peer.send(FakeDaemon.controlWelcome)
     }
     let input = try InputPipe()
     let captured = Captured()

@@ -1,5 +1,6 @@
 import Foundation
 import LocationControl
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -14,7 +15,7 @@ import Testing
   ) {
     let daemon = try FakeDaemon { peer in
       guard peer.readLine() != nil else { return }
-      peer.send(FakeDaemon.welcome)
+      peer.send(FakeDaemon.controlWelcome)
       guard peer.readLine() != nil else { return }
       peer.send(reply)
     }
@@ -208,7 +209,7 @@ import Testing
     let daemon = try FakeDaemon { peer in
       _ = peer.readLine()
       peer.send(#"{"type":"somethingNew","x":1}"#)
-      peer.send(FakeDaemon.welcome)
+      peer.send(FakeDaemon.controlWelcome)
       _ = peer.readLine()
       peer.send(#"{"type":"futureNotice"}"#)
       peer.send(#"{"type":"reply","id":1,"apps":[]}"#)
@@ -232,7 +233,7 @@ import Testing
   @Test func daemonClosingBeforeReplyingExitsOne() throws {
     let daemon = try FakeDaemon { peer in
       _ = peer.readLine()
-      peer.send(FakeDaemon.welcome)
+      peer.send(FakeDaemon.controlWelcome)
       _ = peer.readLine()
     }
     let captured = Captured()
@@ -270,7 +271,7 @@ import Testing
     let directory = "/tmp/lctl-stale-" + UUID().uuidString.prefix(8)
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
     defer { try? FileManager.default.removeItem(atPath: directory) }
-    let fd = try FakeDaemon.bound(path: directory + "/socket")
+    let fd = try UnixSocket.bound(path: directory + "/socket")
     close(fd)
     let captured = Captured()
     let status = LocationControlCommand.run(

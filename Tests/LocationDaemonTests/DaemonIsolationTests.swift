@@ -14,10 +14,8 @@ import Testing
 /// Two apps as two real executables (this test process, and Debian's `/usr/bin/python3` speaking
 /// the protocol by hand): neither sees, changes or receives the other's regions or events.
 @Suite struct DaemonIsolationTests {
-  static let python = "/usr/bin/python3"
-  static let available =
-    FileManager.default.isExecutableFile(atPath: python)
-    || ProcessInfo.processInfo.environment["CI"] == "true"
+  static let python = RealComponents.python3
+  static let available = RealComponents.runnable(python)
 
   /// The other app: connects, monitors "theirs", then prints every line the daemon sends.
   static let script = """
@@ -48,9 +46,9 @@ import Testing
       do {
         line = try reader.next(timeout: 20)
       } catch {
-        throw DaemonTestFailure("the other app said nothing in time")
+        throw TestFailure("the other app said nothing in time")
       }
-      guard let line else { throw DaemonTestFailure("the other app ended") }
+      guard let line else { throw TestFailure("the other app ended") }
       return try DaemonProtocol.decode(line: line)
     }
   }

@@ -595,7 +595,7 @@ import Testing
     second.send(.hello(version: DaemonProtocol.version, role: .app))
     second.send(.ping(id: 7))
     func nextMessage() throws -> DaemonMessage {
-      guard let line = try second.readLine() else { throw DaemonTestFailure("closed") }
+      guard let line = try second.readLine() else { throw TestFailure("closed") }
       return try DaemonProtocol.decode(line: line, limit: 16 << 20)
     }
     guard case .welcome(let welcome) = try nextMessage() else {

@@ -12,15 +12,6 @@ import TestSupport
   import Glibc
 #endif
 
-/// A test failure with a message (no `!`, no `try!`).
-struct DaemonTestFailure: Error, CustomStringConvertible {
-  var description: String
-  init(_ description: String) { self.description = description }
-}
-
-/// Seconds on `CLOCK_MONOTONIC`, for deadlines.
-private func monotonicNow() -> Double { monotonicSeconds() }
-
 /// An in-process daemon on a private socket, its hubs and source pool on a `ManualClock`, with one
 /// scripted source the test drives.
 final class DaemonFixture {
@@ -67,7 +58,7 @@ final class DaemonFixture {
     let peer = try connect()
     peer.send(.hello(version: 1, role: role))
     guard case .welcome(let welcome) = try peer.next() else {
-      throw DaemonTestFailure("no welcome")
+      throw TestFailure("no welcome")
     }
     return (peer, welcome)
   }
@@ -85,120 +76,13 @@ final class DaemonFixture {
   /// Polls the daemon (over a control connection) until a condition on the app list holds.
   func waitForApps(_ condition: ([DaemonAppInfo]) -> Bool) throws -> [DaemonAppInfo] {
     let (control, _) = try peer(.control)
-    let deadline = monotonicNow() + 10
+    let deadline = monotonicSeconds() + 10
     var id = 1000
-    while monotonicNow() < deadline {
+    while monotonicSeconds() < deadline {
       id += 1
       control.send(.apps(id: id))
       if case .reply(id, .apps(let apps)) = try control.next(), condition(apps) { return apps }
     }
-    throw DaemonTestFailure("the app list never reached the expected state")
-  }
-}
-
-/// One raw connection to the daemon: writes lines, reads lines with a deadline on readiness.
-final class TestPeer {
-  let fd: Int32
-  private let reader: DeadlineLineReader
-  private var nextPing = 1_000_000
-
-  init(path: String) throws {
-    fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw DaemonTestFailure("socket: \(errno)") }
-    reader = DeadlineLineReader(fd: fd)
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(path.utf8)
-    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-      throw DaemonTestFailure("socket path too long")
-    }
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-      for (index, byte) in bytes.enumerated() { raw[index] = byte }
-    }
-    let result = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
-    }
-    guard result == 0 else {
-      Glibc.close(fd)
-      throw DaemonTestFailure("connect \(path): \(String(cString: strerror(errno)))")
-    }
-  }
-
-  deinit { Glibc.close(fd) }
-
-  /// Writes bytes as they are.
-  func sendRaw(_ bytes: [UInt8]) {
-    var offset = 0
-    while offset < bytes.count {
-      let written = bytes[offset...].withUnsafeBytes {
-        Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
-      }
-      if written <= 0 { return }
-      offset += written
-    }
-  }
-
-  /// Writes a line (the newline is added).
-  func send(_ line: String) { sendRaw(Array((line + "\n").utf8)) }
-
-  /// Writes a message.
-  func send(_ message: DaemonMessage) { sendRaw(DaemonProtocol.encode(message)) }
-
-  /// Closes the writing half (the daemon sees end of stream).
-  func shutdownWrite() { Glibc.shutdown(fd, Int32(SHUT_WR)) }
-
-  /// The next line, or nil at end of stream; throws when nothing comes before the deadline.
-  func readLine(timeout: Double = 10) throws -> [UInt8]? {
-    do {
-      return try reader.next(timeout: timeout)
-    } catch {
-      throw DaemonTestFailure("\(error)")
-    }
-  }
-
-  /// The next message; throws at end of stream or on a line that does not decode.
-  func next(timeout: Double = 10) throws -> DaemonMessage {
-    guard let line = try readLine(timeout: timeout) else {
-      throw DaemonTestFailure("the connection was closed")
-    }
-    return try DaemonProtocol.decode(line: line)
-  }
-
-  /// Sends a ping and returns every message that arrived before its reply.
-  func sync() throws -> [DaemonMessage] {
-    nextPing += 1
-    let id = nextPing
-    send(.ping(id: id))
-    var messages: [DaemonMessage] = []
-    while true {
-      let message = try next()
-      if message == .reply(id: id, .done) { return messages }
-      messages.append(message)
-    }
-  }
-
-  /// Reads until end of stream; returns the messages read on the way.
-  func readUntilClosed() throws -> [DaemonMessage] {
-    var messages: [DaemonMessage] = []
-    while let line = try readLine() {
-      messages.append(try DaemonProtocol.decode(line: line))
-    }
-    return messages
-  }
-}
-
-extension DaemonMessage {
-  /// The error code, if this is an error.
-  var errorCode: DaemonErrorCode? {
-    if case .error(let error) = self { return error.code }
-    return nil
-  }
-
-  /// The locations, if this is a locations delivery.
-  var fixes: [Fix]? {
-    if case .locations(_, let fixes) = self { return fixes }
-    return nil
+    throw TestFailure("the app list never reached the expected state")
   }
 }

@@ -1,4 +1,5 @@
 import LocationModel
+import TestSupport
 
 // The capture is decoded with `LocationFormats.NMEADecoder`, so this test needs `LocationFormats`
 // among LocationEngineTests' dependencies in Package.swift. Without it the module may still be
@@ -15,11 +16,8 @@ import LocationModel
   /// Zeus² 9 chartplotter on the IJsselmeer (NL) on 2018-08-20, with 1,457 `$SDHDG` sentences
   /// (sensor heading, no deviation, variation 1.3° E) among GPS fixes.
   @Suite struct HeadingCaptureTests {
-    static let logURL = URL(fileURLWithPath: #filePath)
-      .deletingLastPathComponent()  // LocationEngineTests
-      .deletingLastPathComponent()  // Tests
-      .deletingLastPathComponent()  // package root
-      .appendingPathComponent("Tests/Fixtures/gpsd-regress/bundg_zeus_9.log")
+    static let logURL = Paths.fixtureFolder("gpsd-regress")
+      .appendingPathComponent("bundg_zeus_9.log")
 
     struct Result {
       var headings = 0

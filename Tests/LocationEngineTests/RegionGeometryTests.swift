@@ -1,5 +1,6 @@
 import Foundation
 import Geodesy
+import TestSupport
 import Testing
 
 @testable import LocationEngine

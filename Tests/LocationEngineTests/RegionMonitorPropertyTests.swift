@@ -1,5 +1,6 @@
 import Foundation
 import LocationModel
+import TestSupport
 import Testing
 
 @testable import LocationEngine

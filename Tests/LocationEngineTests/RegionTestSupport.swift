@@ -4,21 +4,6 @@ import LocationModel
 
 @testable import LocationEngine
 
-/// SplitMix64 (Steele, Lea and Flood 2014): a small seeded generator for reproducible tests.
-struct SplitMix64: RandomNumberGenerator {
-  var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9e37_79b9_7f4a_7c15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-    z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-    return z ^ (z >> 31)
-  }
-}
-
 /// The obvious implementation of region monitoring: every region, every fix, exact distance.
 struct ReferenceMonitor {
   var order: [String] = []

@@ -1,6 +1,7 @@
 import Foundation
 import Geodesy
 import LocationModel
+import TestSupport
 import Testing
 
 @testable import LocationFormats
@@ -8,14 +9,7 @@ import Testing
 /// The gpsd JSON decoder on gpsd's own output (the `.chk` files of its regression suite and a
 /// session recorded from gpsd 3.22) and on malformed lines.
 @Suite struct GPSDJSONDecoderTests {
-  static var root: URL {
-    URL(fileURLWithPath: #filePath)
-      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-  }
-
-  static var captureFolder: URL {
-    root.appendingPathComponent("Tests/Fixtures/gpsd-regress")
-  }
+  static var captureFolder: URL { Paths.fixtureFolder("gpsd-regress") }
 
   static func chkFiles() -> [String] {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: captureFolder.path)) ?? []
@@ -258,7 +252,7 @@ import Testing
 
   @Test("a session recorded from gpsd 3.22: VERSION, DEVICES, WATCH, DEVICE, then the fixes")
   func recordedSession() throws {
-    let url = Self.root.appendingPathComponent("Tests/Fixtures/gpsd/nmea-rtk.gpsd-3.22.jsonl")
+    let url = Paths.fixtureFolder("gpsd").appendingPathComponent("nmea-rtk.gpsd-3.22.jsonl")
     var decoder = GPSDDecoder()
     let messages = decoder.decode(try [UInt8](Data(contentsOf: url))) + decoder.finish()
     #expect(decoder.statistics.otherLines == 3, "the header")

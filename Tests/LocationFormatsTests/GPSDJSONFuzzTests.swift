@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import LocationFormats
@@ -6,18 +7,6 @@ import Testing
 /// Seeded random damage to real gpsd output: the decoder never crashes, accounts for every line,
 /// and keeps every message of the lines left intact.
 @Suite struct GPSDJSONFuzzTests {
-  /// SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators", 2014).
-  struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-  }
-
   static func jsonLines(_ capture: String) throws -> [[UInt8]] {
     let url = GPSDJSONDecoderTests.captureFolder.appendingPathComponent(capture + ".log.chk")
     let text = try String(contentsOf: url, encoding: .utf8)
@@ -48,7 +37,7 @@ import Testing
   func damagedCaptures(capture: String) throws {
     let lines = try Self.jsonLines(capture)
     try #require(!lines.isEmpty)
-    var random = SplitMix64(state: 0x5EED_0000 &+ UInt64(capture.utf8.count))
+    var random = SplitMix64(seed: 0x5EED_0000 &+ UInt64(capture.utf8.count))
     for round in 0..<5 {
       var stream: [UInt8] = []
       var intact: [GPSDMessage] = []
@@ -90,7 +79,7 @@ import Testing
 
   @Test("random bytes")
   func randomBytes() {
-    var random = SplitMix64(state: 42)
+    var random = SplitMix64(seed: 42)
     var decoder = GPSDDecoder()
     for _ in 0..<50 {
       let chunk = (0..<Int.random(in: 0...2048, using: &random)).map { _ in

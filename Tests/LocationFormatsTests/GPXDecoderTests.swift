@@ -1,6 +1,7 @@
 import Foundation
 import Geodesy
 import LocationModel
+import TestSupport
 import Testing
 
 @testable import LocationFormats
@@ -10,15 +11,15 @@ import Testing
     [
       "garmin_trackpointextension_v2.gpx", "garmin_connect_v1.gpx", "gpx10_speed_course.gpx",
       "routes_waypoints.gpx", "bad_points.gpx",
-    ] + Fixtures.otherTools
+    ] + GPXFixtures.otherTools
 
   /// Each fixture decodes to the points in `NAME.gpx.chk` (set `GPX_WRITE_CHK=1` to rewrite them
   /// after a reviewed change of behaviour).
   @Test(arguments: wellFormed)
   func matchesExpectation(name: String) throws {
-    let document = try GPXDecoder.decode(data: try Fixtures.bytes("gpx", name), file: name)
-    let rendered = Fixtures.render(document.points)
-    let chk = Fixtures.path("gpx", name + ".chk")
+    let document = try GPXDecoder.decode(data: try Paths.fixtureBytes("gpx", name), file: name)
+    let rendered = GPXFixtures.render(document.points)
+    let chk = Paths.fixture("gpx", name + ".chk")
     if ProcessInfo.processInfo.environment["GPX_WRITE_CHK"] == "1" {
       try rendered.write(toFile: chk, atomically: true, encoding: .utf8)
     }
@@ -28,7 +29,7 @@ import Testing
 
   @Test func garminTrackPointExtensionV2() throws {
     let name = "garmin_trackpointextension_v2.gpx"
-    let document = try GPXDecoder.decode(data: try Fixtures.bytes("gpx", name), file: name)
+    let document = try GPXDecoder.decode(data: try Paths.fixtureBytes("gpx", name), file: name)
     #expect(document.version == "1.1")
     #expect(document.creator == "eTrex 32x")
     #expect(document.warnings.isEmpty)
@@ -55,7 +56,7 @@ import Testing
 
   @Test func garminConnectV1HasNoSpeed() throws {
     let name = "garmin_connect_v1.gpx"
-    let document = try GPXDecoder.decode(data: try Fixtures.bytes("gpx", name))
+    let document = try GPXDecoder.decode(data: try Paths.fixtureBytes("gpx", name))
     let points = document.points
     try #require(points.count == 2)
     #expect(points.allSatisfy { $0.fix.speed == -1 && $0.fix.course == -1 })
@@ -66,7 +67,7 @@ import Testing
 
   @Test func gpx10SpeedCourseAndDilution() throws {
     let name = "gpx10_speed_course.gpx"
-    let document = try GPXDecoder.decode(data: try Fixtures.bytes("gpx", name))
+    let document = try GPXDecoder.decode(data: try Paths.fixtureBytes("gpx", name))
     #expect(document.version == "1.0")
     let points = document.points
     try #require(points.count == 4)
@@ -91,7 +92,7 @@ import Testing
 
   @Test func routesAndWaypoints() throws {
     let name = "routes_waypoints.gpx"
-    let document = try GPXDecoder.decode(data: try Fixtures.bytes("gpx", name))
+    let document = try GPXDecoder.decode(data: try Paths.fixtureBytes("gpx", name))
     let points = document.points
     #expect(
       points.map(\.kind) == [
@@ -111,7 +112,7 @@ import Testing
 
   @Test func badPointsAreSkippedWithWarnings() throws {
     let name = "bad_points.gpx"
-    let document = try GPXDecoder.decode(data: try Fixtures.bytes("gpx", name), file: name)
+    let document = try GPXDecoder.decode(data: try Paths.fixtureBytes("gpx", name), file: name)
     #expect(document.points.map(\.line) == [7, 11, 12])
     let bad = document.points[1]
     #expect(bad.fix.altitude == nil)
@@ -133,7 +134,7 @@ import Testing
 
   @Test func truncatedFileIsMalformedAfterItsCompletePoints() throws {
     let name = "truncated.gpx"
-    let bytes = try Fixtures.bytes("gpx", name)
+    let bytes = try Paths.fixtureBytes("gpx", name)
     let error = #expect(throws: FormatError.self) {
       _ = try GPXDecoder.decode(data: bytes, file: name)
     }
@@ -146,7 +147,7 @@ import Testing
     #expect(throws: FormatError.self) { try decoder.finish() }
     #expect(decoder.takePoints().count == 2)
     // The file reader returns them too, then throws.
-    let reader = try GPXFileReader(path: Fixtures.path("gpx", name))
+    let reader = try GPXFileReader(path: Paths.fixture("gpx", name))
     #expect(try reader.next() != nil)
     #expect(try reader.next() != nil)
     #expect(throws: FormatError.self) { _ = try reader.next() }
@@ -155,7 +156,7 @@ import Testing
   @Test func nonXMLIsMalformed() throws {
     let name = "not_xml.gpx"
     let error = #expect(throws: FormatError.self) {
-      _ = try GPXDecoder.decode(data: try Fixtures.bytes("gpx", name), file: name)
+      _ = try GPXDecoder.decode(data: try Paths.fixtureBytes("gpx", name), file: name)
     }
     #expect(error?.code == .malformed)
     #expect(error?.line == 1)
@@ -164,7 +165,7 @@ import Testing
 
   @Test(arguments: ["xxe.gpx", "billion_laughs.gpx"])
   func entityAttacksAreRefused(name: String) throws {
-    let bytes = try Fixtures.bytes("gpx", name)
+    let bytes = try Paths.fixtureBytes("gpx", name)
     let error = #expect(throws: FormatError.self) {
       _ = try GPXDecoder.decode(data: bytes, file: name)
     }
@@ -182,7 +183,7 @@ import Testing
 
   @Test func documentsWithoutPointsAreEmpty() throws {
     let error = #expect(throws: FormatError.self) {
-      _ = try GPXDecoder.decode(data: try Fixtures.bytes("gpx", "no_points.gpx"))
+      _ = try GPXDecoder.decode(data: try Paths.fixtureBytes("gpx", "no_points.gpx"))
     }
     #expect(error?.code == .empty)
     let empty = #expect(throws: FormatError.self) { _ = try GPXDecoder.decode(data: []) }
@@ -199,7 +200,7 @@ import Testing
   @Test(arguments: [1, 7, 64, 4096])
   func chunkingDoesNotMatter(chunkSize: Int) throws {
     for name in Self.wellFormed {
-      let bytes = try Fixtures.bytes("gpx", name)
+      let bytes = try Paths.fixtureBytes("gpx", name)
       let whole = try GPXDecoder.decode(data: bytes, file: name)
       let decoder = GPXDecoder(file: name)
       var points: [GPXPoint] = []
@@ -212,17 +213,17 @@ import Testing
       }
       try decoder.finish()
       points += decoder.takePoints()
-      #expect(Fixtures.render(points) == Fixtures.render(whole.points), "\(name)")
+      #expect(GPXFixtures.render(points) == GPXFixtures.render(whole.points), "\(name)")
       #expect(decoder.warnings == whole.warnings)
     }
   }
 
   @Test func decodingFromAPathMatchesDecodingBytes() throws {
     for name in Self.wellFormed {
-      let path = Fixtures.path("gpx", name)
+      let path = Paths.fixture("gpx", name)
       let fromPath = try GPXDecoder.decode(path: path)
-      let fromBytes = try GPXDecoder.decode(data: try Fixtures.bytes("gpx", name), file: path)
-      #expect(Fixtures.render(fromPath.points) == Fixtures.render(fromBytes.points))
+      let fromBytes = try GPXDecoder.decode(data: try Paths.fixtureBytes("gpx", name), file: path)
+      #expect(GPXFixtures.render(fromPath.points) == GPXFixtures.render(fromBytes.points))
       #expect(fromPath.warnings == fromBytes.warnings)
       #expect(fromPath.creator == fromBytes.creator)
     }
@@ -269,7 +270,7 @@ import Testing
       [0xFF, 0xFE], [0], Array("<!DOCTYPE x [<!ENTITY a \"b\">]>".utf8),
     ]
     for name in Self.wellFormed {
-      let original = try Fixtures.bytes("gpx", name)
+      let original = try Paths.fixtureBytes("gpx", name)
       for _ in 0..<150 {
         var bytes = original
         for _ in 0..<(1 + Int(generator.next() % 4)) {
@@ -293,20 +294,6 @@ import Testing
         }
       }
     }
-  }
-}
-
-/// SplitMix64 (Steele, Lea and Flood, "Fast Splittable Pseudorandom Number Generators", 2014):
-/// a small seeded generator for reproducible test inputs.
-struct SplitMix64: RandomNumberGenerator {
-  private var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }
 

@@ -1,15 +1,10 @@
 import Foundation
 import LocationFormats
+import TestSupport
 
-/// Locates and reads the files under `Tests/Fixtures/`, and renders decoded GPX for the `.chk`
-/// expectations written beside each fixture.
-enum Fixtures {
-  /// `<package root>/Tests/Fixtures`, found from this file's path (three levels below the root).
-  static let root: URL = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent()
-    .deletingLastPathComponent()
-    .appendingPathComponent("Fixtures")
-
+/// The GPX fixtures from other tools, and decoded GPX rendered for the `.chk` expectations
+/// written beside each fixture.
+enum GPXFixtures {
   /// The GPX files from other tools' test suites (provenance and licence in
   /// `Tests/Fixtures/gpx/README.md`).
   static let otherTools = [
@@ -20,16 +15,6 @@ enum Fixtures {
     "gpxpy-track-with-small-floats.gpx", "gpxpy-track_with_dilution_errors.gpx",
     "gpxgo-iso8859-1encoded.gpx",
   ]
-
-  /// The path of a fixture, e.g. `path("gpx", "truncated.gpx")`.
-  static func path(_ folder: String, _ name: String) -> String {
-    root.appendingPathComponent(folder).appendingPathComponent(name).path
-  }
-
-  /// The bytes of a fixture.
-  static func bytes(_ folder: String, _ name: String) throws -> [UInt8] {
-    [UInt8](try Data(contentsOf: URL(fileURLWithPath: path(folder, name))))
-  }
 
   /// One line per point: kind, track, segment, line, latitude, longitude, altitude, time,
   /// speed, course, horizontal and vertical accuracy, quality, satellites.

@@ -1,5 +1,6 @@
 import Foundation
 import Geodesy
+import TestSupport
 import Testing
 
 @testable import LocationFormats
@@ -67,8 +68,8 @@ import Testing
   /// counted and announced; counting the file without keeping its points agrees.
   @Test(arguments: expectations)
   func pathOfARealFile(_ expected: Expectation) throws {
-    let path = Fixtures.path("gpx", expected.file)
-    let document = try GPXDecoder.decode(data: try Fixtures.bytes("gpx", expected.file))
+    let path = Paths.fixture("gpx", expected.file)
+    let document = try GPXDecoder.decode(data: try Paths.fixtureBytes("gpx", expected.file))
     let gpxPath = document.path
     #expect(gpxPath.kind == expected.kind)
     #expect(gpxPath.points.count == expected.count)
@@ -86,7 +87,7 @@ import Testing
   /// tracks (the first an empty segment) give seven segments.
   @Test func hikeStartsWithItsFirstTrackPointAndKeepsItsTracksApart() throws {
     let name = "gpxpy-cerknicko-jezero.gpx"
-    let gpxPath = try GPXDecoder.decode(data: try Fixtures.bytes("gpx", name)).path
+    let gpxPath = try GPXDecoder.decode(data: try Paths.fixtureBytes("gpx", name)).path
     let first = try #require(gpxPath.points.first)
     #expect(first.fix.latitude == 45.772175035)
     #expect(first.fix.longitude == 14.357659249)

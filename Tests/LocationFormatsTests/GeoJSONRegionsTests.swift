@@ -1,11 +1,12 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import LocationFormats
 
 @Suite struct GeoJSONRegionsTests {
   @Test func readsFeatureCollection() throws {
-    let path = Fixtures.path("geojson", "regions.geojson")
+    let path = Paths.fixture("geojson", "regions.geojson")
     let regions = try GeoJSONRegions.parse(path: path)
     #expect(
       regions == [
@@ -18,7 +19,7 @@ import Testing
   }
 
   @Test func polygonIsRejectedNamingTheFeature() throws {
-    let path = Fixtures.path("geojson", "polygon_feature.geojson")
+    let path = Paths.fixture("geojson", "polygon_feature.geojson")
     let error = #expect(throws: FormatError.self) { _ = try GeoJSONRegions.parse(path: path) }
     #expect(error?.code == .invalidValue)
     #expect(error?.file == path)

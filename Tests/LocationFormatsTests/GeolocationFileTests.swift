@@ -1,11 +1,12 @@
 import Geodesy
+import TestSupport
 import Testing
 
 @testable import LocationFormats
 
 @Suite struct GeolocationFileTests {
   @Test func readsGeoClueShapedFile() throws {
-    let path = Fixtures.path("geolocation", "geolocation")
+    let path = Paths.fixture("geolocation", "geolocation")
     let fix = try GeolocationFile.parse(path: path, time: 1_700_000_000)
     #expect(fix.latitude == 52.5186)
     #expect(fix.longitude == 13.3762)
@@ -21,7 +22,7 @@ import Testing
 
   @Test func readsWindowsLineEndings() throws {
     let fix = try GeolocationFile.parse(
-      path: Fixtures.path("geolocation", "geolocation_crlf"), time: 0)
+      path: Paths.fixture("geolocation", "geolocation_crlf"), time: 0)
     #expect(fix.latitude == -33.8568)
     #expect(fix.longitude == 151.2153)
     #expect(fix.altitude == 3)
@@ -29,7 +30,7 @@ import Testing
   }
 
   @Test func missingAccuracyNamesTheLastLine() throws {
-    let path = Fixtures.path("geolocation", "geolocation_three_values")
+    let path = Paths.fixture("geolocation", "geolocation_three_values")
     let error = #expect(throws: FormatError.self) {
       _ = try GeolocationFile.parse(path: path, time: 0)
     }

@@ -2,6 +2,7 @@ import Foundation
 import Geodesy
 import LocationFormats
 import LocationModel
+import TestSupport
 import Testing
 
 /// Builds `$BODY*hh\r\n` with the right checksum.
@@ -341,8 +342,7 @@ func fixes(_ outputs: [NMEAOutput]) -> [Fix] {
   /// Inputs kept in Tests/Fixtures/nmea (edge cases and anything the fuzzer ever found) decode
   /// without a crash, and every fix they give is valid.
   @Test func fixtureRegressions() throws {
-    let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-      .deletingLastPathComponent().appendingPathComponent("Fixtures/nmea")
+    let folder = Paths.fixtureFolder("nmea")
     let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
     #expect(!names.isEmpty)
     for name in names {

@@ -2,6 +2,7 @@ import Foundation
 import Geodesy
 import LocationFormats
 import LocationModel
+import TestSupport
 import Testing
 
 /// Replays every capture of gpsd's regression suite (`Tests/Fixtures/gpsd-regress`) through
@@ -56,12 +57,7 @@ import Testing
     var ourFixes = 0
   }
 
-  static var captureFolder: URL {
-    URL(fileURLWithPath: #filePath)
-      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-      .appendingPathComponent("Tests/Fixtures/gpsd-regress")
-  }
+  static var captureFolder: URL { Paths.fixtureFolder("gpsd-regress") }
 
   static func captures() -> [String] {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: captureFolder.path)) ?? []

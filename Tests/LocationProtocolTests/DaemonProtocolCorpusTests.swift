@@ -1,6 +1,7 @@
 import Foundation
 import LocationProtocol
 import LocationServices
+import TestSupport
 import Testing
 
 /// Every input in `Tests/Fixtures/daemon-protocol` (the fuzz target's seeds and any input it ever
@@ -8,9 +9,7 @@ import Testing
 /// Files named `bad-*` must give an error; the other one-line files must decode, and survive an
 /// encode/decode/encode round trip unchanged (the fuzz target's property).
 @Suite struct DaemonProtocolCorpusTests {
-  static let folder = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("Fixtures/daemon-protocol")
+  static let folder = Paths.fixtureFolder("daemon-protocol")
 
   static let files: [String] = {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []

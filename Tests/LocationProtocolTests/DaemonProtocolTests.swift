@@ -3,6 +3,7 @@ import LocationEngine
 import LocationModel
 import LocationProtocol
 import LocationServices
+import TestSupport
 import Testing
 
 /// The protocol codec: every message round-trips, every error code has a line that produces it,
@@ -337,7 +338,7 @@ import Testing
   /// Seeded mutations of every valid line (flipped, dropped, duplicated and inserted bytes,
   /// truncations): the decoder returns or throws, never traps, and what it returns re-encodes.
   @Test func mutatedLinesNeverTrap() {
-    var generator = DaemonTestRandom(seed: 0x5EED)
+    var generator = SplitMix64(seed: 0x5EED)
     let lines = Self.messages.map { Array(DaemonProtocol.encode($0).dropLast()) }
     let interesting =
       Array(#"{}[]",:0123456789.eE+-\u"truefalsenull"#.utf8) + [0, 0xFF, 0xC3, 0x80]
@@ -363,19 +364,6 @@ import Testing
       }
     }
     #expect(decoded > 0)
-  }
-}
-
-/// SplitMix64 (Steele, Lea & Flood, OOPSLA 2014): a small seeded generator for repeatable tests.
-struct DaemonTestRandom: RandomNumberGenerator {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }
 

@@ -123,46 +123,7 @@ final class RecordingContext: SourceContext {
   var lateCalls: Int { state.withLock { $0.lateCalls } }
 }
 
-/// Polls `condition` every 20 ms until it holds or `timeout` seconds have passed (bounded
-/// polling of state that real processes and sockets change; never a fixed wait).
-func eventually(
-  timeout: Double = 10, _ condition: @Sendable () -> Bool
-) async -> Bool {
-  let deadline = Date().addingTimeInterval(timeout)
-  while Date() < deadline {
-    if condition() { return true }
-    try? await Task.sleep(for: .milliseconds(20))
-  }
-  return condition()
-}
-
-/// The real components the tests start, and what to do when one is missing.
-enum RealComponents {
-  static let gpsd = "/usr/sbin/gpsd"
-  static let socat = "/usr/bin/socat"
-
-  /// True under CI (`CI=true`): a missing component fails the test instead of skipping it.
-  static var isCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
-
-  static func exists(_ path: String) -> Bool { FileManager.default.isExecutableFile(atPath: path) }
-
-  /// Whether a test that needs `paths` runs: when they all exist, or under CI (where it then
-  /// fails with `missing(_:)`).
-  static func runnable(_ paths: String...) -> Bool { isCI || paths.allSatisfy(exists) }
-
-  /// Records an issue for each missing component (CI only gets here with one missing).
-  /// - Returns: true when everything is there.
-  static func require(_ paths: String...) -> Bool {
-    let missing = paths.filter { !exists($0) }
-    for path in missing {
-      Issue.record(
-        "\(path) is missing: install Debian's gpsd and socat packages (scripts/setup-debian.sh)")
-    }
-    return missing.isEmpty
-  }
-}
-
-/// A child process stopped by pid: SIGTERM, up to 3 s of polling, then SIGKILL.
+/// A child process stopped by pid: SIGTERM, then SIGKILL if it still runs 3 s later.
 final class ChildProcess: Sendable {
   let process: Process
   let name: String
@@ -183,69 +144,7 @@ final class ChildProcess: Sendable {
   var isRunning: Bool { process.isRunning }
 
   /// Terminates the process and reaps it.
-  func stop() async {
-    guard process.isRunning else {
-      process.waitUntilExit()
-      return
-    }
-    kill(pid, SIGTERM)
-    if !(await eventually(timeout: 3) { !self.process.isRunning }) {
-      kill(pid, SIGKILL)
-    }
-    process.waitUntilExit()
-  }
-}
-
-/// Network helpers for the tests.
-enum Loopback {
-  /// A TCP port that was free a moment ago (bound to port 0 and closed again).
-  static func freePort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw TestFailure("socket: errno \(errno)") }
-    defer { close(fd) }
-    var address = loopbackAddress(port: 0)
-    let bound = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
-    }
-    guard bound == 0 else { throw TestFailure("bind: errno \(errno)") }
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    guard
-      withUnsafeMutablePointer(
-        to: &address,
-        {
-          $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }) == 0
-    else { throw TestFailure("getsockname: errno \(errno)") }
-    return Int(UInt16(bigEndian: address.sin_port))
-  }
-
-  static func loopbackAddress(port: Int) -> sockaddr_in {
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = UInt16(port).bigEndian
-    address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-    return address
-  }
-
-  /// Whether a TCP connection to 127.0.0.1:`port` succeeds now.
-  static func accepts(port: Int) -> Bool {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { return false }
-    defer { close(fd) }
-    var address = loopbackAddress(port: port)
-    return withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-      }
-    }
-  }
-}
-
-struct TestFailure: Error, CustomStringConvertible {
-  var description: String
-  init(_ description: String) { self.description = description }
+  func stop() async { stopChild(process, grace: 3) }
 }
 
 /// A tiny stream server for tests, on 127.0.0.1 (a free port) or a Unix socket path: every
@@ -263,23 +162,7 @@ final class PayloadServer: Sendable {
 
   /// Starts a TCP server on a free loopback port.
   init(payload: [UInt8], closeAfterPayload: Bool) throws {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { throw TestFailure("socket: errno \(errno)") }
-    var one: Int32 = 1
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-    var address = Loopback.loopbackAddress(port: 0)
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let ok = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, length) == 0 && listen(fd, 8) == 0 && getsockname(fd, $0, &length) == 0
-      }
-    }
-    guard ok else {
-      close(fd)
-      throw TestFailure("bind/listen: errno \(errno)")
-    }
-    listener = fd
-    port = Int(UInt16(bigEndian: address.sin_port))
+    (listener, port) = try Loopback.listening()
     path = nil
     self.payload = payload
     self.closeAfterPayload = closeAfterPayload
@@ -288,25 +171,7 @@ final class PayloadServer: Sendable {
 
   /// Starts a server on a Unix socket at `path`.
   init(unixPath: String, payload: [UInt8], closeAfterPayload: Bool) throws {
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { throw TestFailure("socket: errno \(errno)") }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(unixPath.utf8)
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-      raw.copyBytes(from: bytes)
-      raw[bytes.count] = 0
-    }
-    let ok = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0 && listen(fd, 8) == 0
-      }
-    }
-    guard ok else {
-      close(fd)
-      throw TestFailure("bind/listen \(unixPath): errno \(errno)")
-    }
-    listener = fd
+    listener = try UnixSocket.listening(path: unixPath)
     port = 0
     path = unixPath
     self.payload = payload
@@ -399,12 +264,7 @@ final class PayloadServer: Sendable {
 
 /// The captures of gpsd's regression suite (`Tests/Fixtures/gpsd-regress`).
 enum Captures {
-  static var folder: URL {
-    URL(fileURLWithPath: #filePath)
-      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-      .appendingPathComponent("Tests/Fixtures/gpsd-regress")
-  }
+  static var folder: URL { Paths.fixtureFolder("gpsd-regress") }
 
   /// The sentence lines of a capture (its `#` header left out), each ending in CR LF.
   static func sentences(_ name: String) throws -> [String] {

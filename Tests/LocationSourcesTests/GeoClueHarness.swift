@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import LocationSources
@@ -8,11 +9,6 @@ import Testing
 /// capture, `geoclue` in a private mount namespace with the test's configuration bind-mounted on
 /// `/etc/geoclue/geoclue.conf`, and the demo agent. Everything is stopped by pid in `stop()`.
 final class GeoClueHarness: PrivateBusHarness {
-  /// Why the harness cannot run here (a component is missing or not permitted): a skip.
-  struct Unavailable: Error, CustomStringConvertible {
-    var description: String
-  }
-
   /// The desktop id the configuration allows (`allowed=true`, `system=true`).
   static let allowedId = "corelocation-geoclue-test"
   /// The desktop id the configuration refuses (`allowed=false`).
@@ -26,9 +22,6 @@ final class GeoClueHarness: PrivateBusHarness {
   static let agent = "/usr/libexec/geoclue-2.0/demos/agent"
   static let unshare = "/usr/bin/unshare"
 
-  /// Whether the tests run under CI (where a missing component fails instead of skipping).
-  static let isCI = ProcessInfo.processInfo.environment["CI"] == "true"
-
   private var geoclue: GeoClueChildProcess?
   private var agent: GeoClueChildProcess?
   /// The NMEA server GeoClue reads (nil without GeoClue).
@@ -39,18 +32,6 @@ final class GeoClueHarness: PrivateBusHarness {
   private init(directory: String, withAgent: Bool) {
     self.withAgent = withAgent
     super.init(directory: directory)
-  }
-
-  /// Skips the current test (or fails it under `CI=true`) when `error` says a component is missing.
-  static func skipOrFail(_ error: any Error) throws {
-    if let unavailable = error as? Unavailable {
-      if isCI {
-        Issue.record("GeoClue test components unavailable under CI: \(unavailable.description)")
-        return
-      }
-      try Test.cancel("skipped: \(unavailable.description)")
-    }
-    throw error
   }
 
   /// Starts the bus and, when `withGeoClue`, the NMEA server, GeoClue and (when `withAgent`) the
@@ -92,12 +73,7 @@ final class GeoClueHarness: PrivateBusHarness {
 
   /// The GGA and RMC sentences of the capture (GeoClue reads nothing else).
   static func captureLines() throws -> [String] {
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-      .deletingLastPathComponent().deletingLastPathComponent()
-    let url =
-      root
-      .appendingPathComponent("Tests/Fixtures/gpsd-regress/\(capture)")
-    let text = try String(contentsOf: url, encoding: .utf8)
+    let text = try String(contentsOfFile: Paths.fixture("gpsd-regress", capture), encoding: .utf8)
     return text.split(whereSeparator: \.isNewline).map(String.init).filter {
       $0.hasPrefix("$GPGGA") || $0.hasPrefix("$GPRMC")
     }
@@ -105,9 +81,7 @@ final class GeoClueHarness: PrivateBusHarness {
 
   /// A fixture template with its placeholders replaced.
   func fixture(_ name: String) throws -> String {
-    let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-      .deletingLastPathComponent().appendingPathComponent("Fixtures/geoclue/\(name)")
-    return try String(contentsOf: url, encoding: .utf8)
+    return try String(contentsOfFile: Paths.fixture("geoclue", name), encoding: .utf8)
       .replacingOccurrences(of: "@DIR@", with: directory)
       .replacingOccurrences(of: "@ALLOWED_ID@", with: Self.allowedId)
       .replacingOccurrences(of: "@DENIED_ID@", with: Self.deniedId)

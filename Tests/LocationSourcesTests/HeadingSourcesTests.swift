@@ -1,6 +1,7 @@
 import Geodesy
 import LocationFormats
 import LocationModel
+import TestSupport
 import Testing
 
 @testable import LocationSources

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import LocationSources
@@ -10,17 +11,9 @@ import Testing
 /// debug log (`G_MESSAGES_DEBUG=all`, on its stdout) goes to `logPath`. Everything is stopped by
 /// pid in `stop()`.
 final class IIOCompassHarness: PrivateBusHarness {
-  /// Why the harness cannot run here (a component is missing): a skip.
-  struct Unavailable: Error, CustomStringConvertible {
-    var description: String
-  }
-
   static let umockdevRun = "/usr/bin/umockdev-run"
   static let sensorProxy = "/usr/sbin/iio-sensor-proxy"
   static let env = "/usr/bin/env"
-
-  /// Whether the tests run under CI (where a missing component fails instead of skipping).
-  static let isCI = ProcessInfo.processInfo.environment["CI"] == "true"
 
   /// The daemon's debug log.
   var logPath: String { directory + "/iio-sensor-proxy.log" }
@@ -28,18 +21,6 @@ final class IIOCompassHarness: PrivateBusHarness {
 
   private override init(directory: String) {
     super.init(directory: directory)
-  }
-
-  /// Skips the current test (or fails it under `CI=true`) when `error` says a component is missing.
-  static func skipOrFail(_ error: any Error) throws {
-    if let unavailable = error as? Unavailable {
-      if isCI {
-        Issue.record("iio-sensor-proxy test components unavailable under CI: \(unavailable)")
-        return
-      }
-      try Test.cancel("skipped: \(unavailable.description)")
-    }
-    throw error
   }
 
   /// The fake sensor iio-sensor-proxy makes of the "Power Button" device (its environment switch).
@@ -78,9 +59,7 @@ final class IIOCompassHarness: PrivateBusHarness {
 
   /// A fixture file of `Tests/Fixtures/iio`, with `@DIR@` replaced.
   func fixture(_ name: String) throws -> String {
-    let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-      .deletingLastPathComponent().appendingPathComponent("Fixtures/iio/\(name)")
-    return try String(contentsOf: url, encoding: .utf8)
+    return try String(contentsOfFile: Paths.fixture("iio", name), encoding: .utf8)
       .replacingOccurrences(of: "@DIR@", with: directory)
   }
 

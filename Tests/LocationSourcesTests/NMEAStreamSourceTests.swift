@@ -3,6 +3,7 @@ import Geodesy
 import LocationFormats
 import LocationModel
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import LocationSources

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import LocationSources
@@ -8,6 +9,19 @@ import Testing
 /// children started with an empty signal mask (`GeoClueChildProcess`) and stopped by pid, and a
 /// bounded wait for a bus name.
 class PrivateBusHarness {
+  /// Why the harness cannot run here (a component is missing or not permitted): a skip, a
+  /// failure under `CI=true`.
+  struct Unavailable: Error, CustomStringConvertible {
+    var description: String
+  }
+
+  /// Skips the current test (or fails it under `CI=true`) when `error` says a component is
+  /// missing; rethrows any other error.
+  static func skipOrFail(_ error: any Error) throws {
+    guard let unavailable = error as? Unavailable else { throw error }
+    try RealComponents.unavailable(unavailable.description)
+  }
+
   /// A component that is there but misbehaved: a failure.
   struct Failure: Error, CustomStringConvertible {
     var description: String

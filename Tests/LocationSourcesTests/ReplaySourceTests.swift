@@ -1,5 +1,6 @@
 import Geodesy
 import LocationModel
+import TestSupport
 import Testing
 
 @testable import LocationSources

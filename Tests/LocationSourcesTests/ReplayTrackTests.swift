@@ -3,6 +3,7 @@ import Geodesy
 import LocationFormats
 import LocationModel
 import LocationSources
+import TestSupport
 import Testing
 
 /// `ReplayTrack`: format detection, loading real recordings, errors with file and line, and the

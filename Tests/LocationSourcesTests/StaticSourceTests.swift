@@ -1,6 +1,7 @@
 import Foundation
 import Geodesy
 import LocationSources
+import TestSupport
 import Testing
 
 /// `StaticSource`: GeoClue's four-line file, emitted at once and every 60 s; bad files fail with

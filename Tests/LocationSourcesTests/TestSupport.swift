@@ -4,36 +4,6 @@ import LocationModel
 import LocationSources
 import Synchronization
 
-/// Where the test inputs live, found from this file's path (the package root is three levels up;
-/// `shared/` sits beside the package root).
-enum Paths {
-  /// The package root.
-  static let root = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-  /// A file under `Tests/Fixtures/<folder>/`.
-  static func fixture(_ folder: String, _ name: String) -> String {
-    root.appendingPathComponent("Tests/Fixtures").appendingPathComponent(folder)
-      .appendingPathComponent(name).path
-  }
-
-  /// The folder of gpsd's regression captures.
-  static let gpsdRegress =
-    root
-    .appendingPathComponent("Tests/Fixtures/gpsd-regress").path
-
-  /// The bundled example track.
-  static let ijsselmeer = root.appendingPathComponent("Examples/tracks/ijsselmeer-2018.nmea").path
-}
-
-/// A temporary directory for one test, removed afterwards.
-func withTemporaryDirectory<R>(_ body: (String) throws -> R) throws -> R {
-  let path = NSTemporaryDirectory() + "LocationSourcesTests-" + UUID().uuidString
-  try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-  defer { try? FileManager.default.removeItem(atPath: path) }
-  return try body(path)
-}
-
 /// Writes `text` to `name` in `directory` and returns the path.
 func write(_ text: String, to name: String, in directory: String) throws -> String {
   let path = directory + "/" + name

@@ -1,15 +1,8 @@
 import Foundation
 import Geodesy
+import TestSupport
 
 @testable import LocationStore
-
-/// A unique temporary directory for one test, removed (with everything in it) afterwards.
-func withTemporaryDirectory<R>(_ body: (String) throws -> R) throws -> R {
-  let path = NSTemporaryDirectory() + "/LocationStoreTests-" + UUID().uuidString
-  try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-  defer { try? FileManager.default.removeItem(atPath: path) }
-  return try body(path)
-}
 
 /// The bytes of the file at `path`.
 func contents(_ path: String) throws -> Data {

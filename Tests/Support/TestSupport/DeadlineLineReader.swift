@@ -5,36 +5,36 @@ import Foundation
 #endif
 
 /// Seconds on `CLOCK_MONOTONIC`, for deadlines.
-public func monotonicSeconds() -> Double {
+package func monotonicSeconds() -> Double {
   var spec = timespec()
   clock_gettime(CLOCK_MONOTONIC, &spec)
   return Double(spec.tv_sec) + Double(spec.tv_nsec) * 1e-9
 }
 
 /// Nothing arrived on a descriptor before the deadline.
-public struct LineTimeout: Error, CustomStringConvertible {
-  public var description: String { "nothing read before the deadline" }
+package struct LineTimeout: Error, CustomStringConvertible {
+  package var description: String { "nothing read before the deadline" }
 }
 
 /// Reads lines from a descriptor (a socket to a daemon, a child's standard output or error) with
 /// a deadline on each wait: `poll(2)`, then `read(2)` of what is there, `EINTR` retried. The
 /// test harnesses' one way to read a line, so that a hung peer fails a test instead of hanging it.
-public final class DeadlineLineReader {
+package final class DeadlineLineReader {
   /// The descriptor read (not owned: the caller closes it).
-  public let fd: Int32
+  package let fd: Int32
   private var buffer: [UInt8] = []
 
   /// Creates a reader of `fd`.
-  public init(fd: Int32) { self.fd = fd }
+  package init(fd: Int32) { self.fd = fd }
 
   /// Whether a whole line is already read and waiting.
-  public var hasLine: Bool { buffer.contains(UInt8(ascii: "\n")) }
+  package var hasLine: Bool { buffer.contains(UInt8(ascii: "\n")) }
 
   /// The next line without its newline; at end of stream, what is left without a newline comes
   /// as a last line, then nil.
   /// - Parameter deadline: `monotonicSeconds()` after which the wait ends.
   /// - Throws: `LineTimeout` when no whole line arrived before the deadline.
-  public func next(until deadline: Double) throws(LineTimeout) -> [UInt8]? {
+  package func next(until deadline: Double) throws(LineTimeout) -> [UInt8]? {
     while true {
       if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
         let line = Array(buffer[..<newline])
@@ -60,7 +60,7 @@ public final class DeadlineLineReader {
   }
 
   /// `next(until:)` with a timeout in seconds from now.
-  public func next(timeout: Double) throws(LineTimeout) -> [UInt8]? {
+  package func next(timeout: Double) throws(LineTimeout) -> [UInt8]? {
     try next(until: monotonicSeconds() + timeout)
   }
 }

@@ -3,21 +3,21 @@
 import Foundation
 
 /// A running `gpsfake` (which starts its own gpsd) playing one capture once.
-public final class GPSFake {
+package final class GPSFake {
   /// The programs it needs (Debian's gpsd and gpsd-clients).
-  public static let tools = ["/usr/bin/gpsfake", "/usr/sbin/gpsd"]
+  package static let tools = ["/usr/bin/gpsfake", "/usr/sbin/gpsd"]
 
   /// Whether the tools are installed.
-  public static var isInstalled: Bool {
+  package static var isInstalled: Bool {
     tools.allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
   }
 
   /// What to install when a tool is missing.
-  public static let missingMessage =
+  package static let missingMessage =
     "needs /usr/sbin/gpsd and /usr/bin/gpsfake (Debian's gpsd and gpsd-clients; scripts/setup-debian.sh)"
 
   /// gpsd's TCP port on 127.0.0.1.
-  public let port: Int
+  package let port: Int
   private let process: Process
   private let directory: String
 
@@ -25,10 +25,10 @@ public final class GPSFake {
   /// - Parameters:
   ///   - capture: the NMEA log to play.
   ///   - secondsPerSentence: gpsfake's `-c`.
-  public init(capture: String, secondsPerSentence: Double) throws {
+  package init(capture: String, secondsPerSentence: Double) throws {
     directory = NSTemporaryDirectory() + "gpsfake-" + UUID().uuidString
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    port = Self.freePort()
+    port = try Loopback.freePort()
     process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
     // -1: play once; -q: quiet; -c: seconds between sentences; -P: gpsd's port.
@@ -44,29 +44,10 @@ public final class GPSFake {
     try runWithEmptySignalMask(process)
   }
 
-  /// Stops gpsfake by pid: SIGTERM, up to 3 s of polling, then SIGKILL; removes its directory.
-  public func stop() {
-    if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-    let deadline = Date().addingTimeInterval(3)
-    while process.isRunning && Date() < deadline { usleep(20_000) }
-    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    process.waitUntilExit()
+  /// Stops gpsfake by pid: SIGTERM, then SIGKILL if it still runs 3 s later; removes its
+  /// directory.
+  package func stop() {
+    stopChild(process, grace: 3)
     try? FileManager.default.removeItem(atPath: directory)
-  }
-
-  /// A TCP port on 127.0.0.1 that was free a moment ago.
-  public static func freePort() -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-      }
-    }
-    return Int(UInt16(bigEndian: address.sin_port))
   }
 }

@@ -12,22 +12,64 @@ import Testing
 /// when the programs are not built, a failure under `CI=true`.
 @Suite(
   .enabled(
-    if: LocationdProcess.isCI
-      || (LocationdProcess.locationd != nil && LocationdProcess.locationctl != nil),
+    if: RealComponents.isCI
+      || (BuiltPrograms.locationd != nil && BuiltPrograms.locationctl != nil),
     "needs the built locationd and locationctl (swift build)"),
   .serialized)
 struct LocationctlEndToEndTests {
+  /// locationd as these tests run it (a static position, the daemon's default policy, an
+  /// environment of its own), and locationctl pointed at its socket.
+  struct Locationd {
+    let process: LocationdProcess
+    let socket: String
+
+    init() throws {
+      let directory = try LocationdProcess.makeDirectory()
+      socket = LocationdProcess.socket(directory)
+      // GeoClue's four-line format: latitude, longitude, altitude, accuracy.
+      let source = try LocationdProcess.staticSource(in: directory, "52.3702\n4.8952\n2\n50\n")
+      process = try LocationdProcess(
+        LocationdProcess.arguments(directory, sources: [source], policy: nil),
+        environment: [
+          "HOME": directory, "XDG_CONFIG_HOME": directory + "/config",
+          "XDG_STATE_HOME": directory + "/state", "XDG_RUNTIME_DIR": directory,
+          "PATH": "/usr/bin:/bin",
+        ], directory: directory)
+    }
+
+    /// Everything locationd wrote to standard error so far.
+    var log: [String] { process.log }
+
+    /// Stops locationd by pid (SIGTERM) and removes its directory; returns its exit status. Safe
+    /// to call more than once.
+    @discardableResult
+    func stop() -> Int32 { process.stop() }
+
+    /// Runs the built `locationctl` with `arguments` against this daemon's socket.
+    func locationctl(_ arguments: [String], input: String = "") throws -> ProgramResult {
+      try LocationctlEndToEndTests.locationctl(arguments + ["--socket", socket], input: input)
+    }
+  }
+
+  /// Runs the built `locationctl`; `input` is written to its standard input, which is then closed.
+  static func locationctl(_ arguments: [String], input: String = "") throws -> ProgramResult {
+    guard let binary = BuiltPrograms.locationctl else {
+      throw TestFailure(BuiltPrograms.missingMessage("locationctl"))
+    }
+    return try runProgram(binary, arguments, environment: ["PATH": "/usr/bin:/bin"], input: input)
+  }
+
   /// Parses one line of JSON output.
-  func json(_ run: LocationdProcess.Run) throws -> Any {
-    try JSONSerialization.jsonObject(with: Data(run.output.utf8), options: [.fragmentsAllowed])
+  func json(_ run: ProgramResult) throws -> Any {
+    try JSONSerialization.jsonObject(with: Data(run.stdout.utf8), options: [.fragmentsAllowed])
   }
 
   @Test func statusAuthorizeServicesAndApps() throws {
-    let daemon = try LocationdProcess()
+    let daemon = try Locationd()
     defer { daemon.stop() }
 
     let status = try daemon.locationctl(["status", "--json"])
-    #expect(status.status == 0, "\(status.error)")
+    #expect(status.status == 0, "\(status.stderr)")
     let object = try #require(try json(status) as? [String: Any])
     #expect(object["servicesEnabled"] as? Bool == true)
     let sources = try #require(object["sources"] as? [[String: Any]])
@@ -39,13 +81,13 @@ struct LocationctlEndToEndTests {
 
     let table = try daemon.locationctl(["status"])
     #expect(table.status == 0)
-    #expect(table.output.hasPrefix("Location services: on\n"))
-    #expect(table.output.contains("static://"))
+    #expect(table.stdout.hasPrefix("Location services: on\n"))
+    #expect(table.stdout.contains("static://"))
 
     let authorize = try daemon.locationctl(
       ["authorize", "org.example.E2E", "always", "--approximate"])
-    #expect(authorize.status == 0, "\(authorize.error)")
-    #expect(authorize.output == "org.example.E2E: always, approximate location.\n")
+    #expect(authorize.status == 0, "\(authorize.stderr)")
+    #expect(authorize.stdout == "org.example.E2E: always, approximate location.\n")
 
     let apps = try #require(
       try json(try daemon.locationctl(["apps", "--json"])) as? [[String: Any]])
@@ -56,20 +98,20 @@ struct LocationctlEndToEndTests {
     #expect(app["connected"] as? Bool == false)
 
     let appsTable = try daemon.locationctl(["apps"])
-    #expect(appsTable.output.contains("org.example.E2E"))
-    #expect(appsTable.output.contains("always"))
-    #expect(appsTable.output.contains("approximate"))
+    #expect(appsTable.stdout.contains("org.example.E2E"))
+    #expect(appsTable.stdout.contains("always"))
+    #expect(appsTable.stdout.contains("approximate"))
 
     let regions = try daemon.locationctl(["regions", "org.example.E2E", "--json"])
-    #expect(regions.status == 0, "\(regions.error)")
-    #expect(regions.output == "[]\n")
+    #expect(regions.status == 0, "\(regions.stderr)")
+    #expect(regions.stdout == "[]\n")
     let unknown = try daemon.locationctl(["regions", "org.example.Nobody"])
     #expect(unknown.status == 1)
-    #expect(unknown.error.contains("org.example.Nobody"))
+    #expect(unknown.stderr.contains("org.example.Nobody"))
 
     let off = try daemon.locationctl(["services", "off"])
-    #expect(off.status == 0, "\(off.error)")
-    #expect(off.output == "Location services off.\n")
+    #expect(off.status == 0, "\(off.stderr)")
+    #expect(off.stdout == "Location services off.\n")
     let statusOff = try #require(
       try json(try daemon.locationctl(["status", "--json"])) as? [String: Any])
     #expect(statusOff["servicesEnabled"] as? Bool == false)
@@ -79,7 +121,7 @@ struct LocationctlEndToEndTests {
     #expect(statusOn["servicesEnabled"] as? Bool == true)
 
     let reset = try daemon.locationctl(["authorize", "org.example.E2E", "reset"])
-    #expect(reset.status == 0, "\(reset.error)")
+    #expect(reset.status == 0, "\(reset.stderr)")
     let after = try #require(
       try json(try daemon.locationctl(["apps", "--json"])) as? [[String: Any]])
     let status0 =
@@ -89,38 +131,38 @@ struct LocationctlEndToEndTests {
 
     let sourcesTable = try daemon.locationctl(["sources"])
     #expect(sourcesTable.status == 0)
-    #expect(sourcesTable.output.hasPrefix("SOURCE"))
+    #expect(sourcesTable.stdout.hasPrefix("SOURCE"))
 
     #expect(daemon.stop() == 0, "locationd log:\n\(daemon.log)")
   }
 
   @Test func binaryHelpAndUsageExitCodes() throws {
-    let help = try LocationdProcess.runLocationctl(["--help"])
+    let help = try Self.locationctl(["--help"])
     #expect(help.status == 0)
-    #expect(help.output.hasPrefix("USAGE: locationctl"))
-    let usage = try LocationdProcess.runLocationctl(["teleport"])
+    #expect(help.stdout.hasPrefix("USAGE: locationctl"))
+    let usage = try Self.locationctl(["teleport"])
     #expect(usage.status == 2)
-    #expect(usage.error == "locationctl: unknown command 'teleport' (see locationctl --help)\n")
+    #expect(usage.stderr == "locationctl: unknown command 'teleport' (see locationctl --help)\n")
   }
 
   @Test func cannotConnectOnceTheDaemonHasStopped() throws {
-    let daemon = try LocationdProcess()
+    let daemon = try Locationd()
     let socket = daemon.socket
     // One round trip first: locationd installs its SIGTERM handler just after it starts
     // listening, and a SIGTERM in between would be lost (reported to the daemon's owner).
     #expect(try daemon.locationctl(["status"]).status == 0)
     #expect(daemon.stop() == 0)
-    let run = try LocationdProcess.runLocationctl(["status", "--socket", socket])
+    let run = try Self.locationctl(["status", "--socket", socket])
     #expect(run.status == 3)
-    #expect(run.error.contains("locationd --foreground"))
+    #expect(run.stderr.contains("locationd --foreground"))
   }
 
   /// An app (this test process, speaking the protocol by hand) asks for authorization; the daemon
   /// asks `locationctl agent`, which asks "the user" (this test, through its standard input).
   @Test func agentAnswersAnAppsRequest() throws {
-    let daemon = try LocationdProcess()
+    let daemon = try Locationd()
     defer { daemon.stop() }
-    guard let binary = LocationdProcess.locationctl else { return }
+    guard let binary = BuiltPrograms.locationctl else { return }
 
     let agent = Process()
     agent.executableURL = URL(fileURLWithPath: binary)
@@ -196,7 +238,7 @@ struct LocationctlEndToEndTests {
     // locationctl lists the app under its executable's path, connected, with the decision.
     let apps = try #require(
       try JSONSerialization.jsonObject(
-        with: Data(try daemon.locationctl(["apps", "--json"]).output.utf8)) as? [[String: Any]])
+        with: Data(try daemon.locationctl(["apps", "--json"]).stdout.utf8)) as? [[String: Any]])
     let me = try #require(apps.first { $0["connected"] as? Bool == true }, "\(apps)")
     #expect((me["app"] as? String)?.hasPrefix("/") == true)
     #expect((me["authorization"] as? [String: Any])?["status"] as? Int == 4)
@@ -204,25 +246,8 @@ struct LocationctlEndToEndTests {
 
   /// A connected client socket with a 30 s receive timeout (a guard, never a wait).
   static func connect(_ path: String) throws -> FakeDaemon.Peer {
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(path.utf8)
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-      raw.copyBytes(from: bytes)
-      raw[bytes.count] = 0
-    }
-    let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
-    }
-    guard fd >= 0, connected == 0 else {
-      close(fd)
-      throw LocationdProcess.Failure(message: "cannot connect to \(path): \(errno)")
-    }
-    var limit = timeval(tv_sec: 30, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-    return FakeDaemon.Peer(fd: fd, log: LineLog())
+    let fd = try UnixSocket.connected(path: path)
+    UnixSocket.setReceiveTimeout(fd, seconds: 30)
+    return FakeDaemon.Peer(fd: fd)
   }
 }

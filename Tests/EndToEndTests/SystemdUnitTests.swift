@@ -5,11 +5,9 @@ import Testing
 /// The unit files in `dist/systemd`: their shape, the flags they pass to locationd, and (when
 /// `systemd-analyze` is installed; it is optional) `systemd-analyze verify`.
 @Suite struct SystemdUnitTests {
-  static let root = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-  static let systemUnit = root.appendingPathComponent("dist/systemd/locationd.service").path
-  static let userUnit = root.appendingPathComponent("dist/systemd/user/locationd.service").path
+  static let systemUnit = Paths.root.appendingPathComponent("dist/systemd/locationd.service").path
+  static let userUnit = Paths.root.appendingPathComponent("dist/systemd/user/locationd.service")
+    .path
 
   /// A unit file as sections of (key, value) pairs, in order.
   struct Unit {
@@ -52,16 +50,6 @@ import Testing
     var message: String
     var description: String { message }
   }
-
-  /// The built locationd, if there is one (the flags are checked against its `--help`).
-  static let locationd: String? = {
-    let candidates = [
-      root.appendingPathComponent(".build/debug/locationd").path,
-      URL(fileURLWithPath: Bundle.main.bundlePath).deletingLastPathComponent()
-        .appendingPathComponent("locationd").path,
-    ]
-    return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
-  }()
 
   @Test(arguments: [
     (systemUnit, "/usr/local/bin/locationd", ["--system", "--foreground"]),
@@ -107,13 +95,15 @@ import Testing
     #expect(unit.values("Install", "WantedBy") == ["default.target"])
   }
 
-  @Test func flagsExistInLocationdsUsage() throws {
-    guard let locationd = Self.locationd else {
-      print("SystemdUnitTests: locationd is not built; its usage was not checked")
-      return
+  @Test(
+    .enabled(
+      if: DaemonE2E.available(), Comment(rawValue: BuiltPrograms.missingMessage("locationd"))))
+  func flagsExistInLocationdsUsage() throws {
+    guard let locationd = BuiltPrograms.locationd else {
+      throw TestFailure(BuiltPrograms.missingMessage("locationd"))
     }
-    let result = try Self.run(locationd, ["--help"], environment: [:])
-    let usage = result.output + result.error
+    let result = try runProgram(locationd, ["--help"], environment: [:])
+    let usage = result.stdout + result.stderr
     for flag in ["--system", "--foreground", "--socket", "--store"] {
       #expect(usage.contains(flag), "locationd --help does not mention \(flag)")
     }
@@ -129,7 +119,7 @@ import Testing
       print("SystemdUnitTests: systemd-analyze is not installed (optional); verify skipped")
       return
     }
-    let program = Self.locationd ?? "/bin/true"
+    let program = BuiltPrograms.locationd ?? "/bin/true"
     let scratch = NSTemporaryDirectory() + "locationd-units-" + UUID().uuidString
     let home = scratch + "/home"
     try FileManager.default.createDirectory(
@@ -151,35 +141,12 @@ import Testing
     let environment = [
       "HOME": home, "XDG_RUNTIME_DIR": scratch + "/runtime", "PATH": "/usr/bin:/bin",
     ]
-    let systemResult = try Self.run(
+    let systemResult = try runProgram(
       analyze, ["verify", scratch + "/locationd.service"], environment: environment)
-    #expect(systemResult.status == 0, "\(systemResult.output)\(systemResult.error)")
-    let userResult = try Self.run(
+    #expect(systemResult.status == 0, "\(systemResult.stdout)\(systemResult.stderr)")
+    let userResult = try runProgram(
       analyze, ["--user", "verify", scratch + "/user/locationd.service"], environment: environment)
-    #expect(userResult.status == 0, "\(userResult.output)\(userResult.error)")
+    #expect(userResult.status == 0, "\(userResult.stdout)\(userResult.stderr)")
   }
 
-  static func run(_ program: String, _ arguments: [String], environment: [String: String])
-    throws -> (status: Int32, output: String, error: String)
-  {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: program)
-    process.arguments = arguments
-    process.environment = environment
-    let output = Pipe()
-    let error = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    process.standardInput = FileHandle.nullDevice
-    try runWithEmptySignalMask(process)
-    // Both pipes are small (a usage text, a few warnings): reading one to its end cannot block
-    // the child on the other.
-    let out = output.fileHandleForReading.readDataToEndOfFile()
-    let err = error.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (
-      process.terminationStatus, String(decoding: out, as: UTF8.self),
-      String(decoding: err, as: UTF8.self)
-    )
-  }
 }

@@ -1,6 +1,7 @@
 import CoreLocation
 import Foundation
 import LocationServices
+import TestSupport
 import Testing
 
 /// `CLLocationManager` against the real `locationd` (the built binary, on a private socket and
@@ -8,13 +9,47 @@ import Testing
 /// a failure under `CI=true`.
 @Suite(
   .enabled(
-    if: ProcessInfo.processInfo.environment["CI"] == "true" || LocationdProcess.binary != nil,
-    Comment(rawValue: LocationdProcess.missingMessage))
+    if: DaemonE2E.available(),
+    Comment(rawValue: BuiltPrograms.missingMessage("locationd")))
 )
 struct DaemonClientLocationdTests {
   static let here = (latitude: 52.0, longitude: 5.0)
   /// About 1.1 km north of `here`.
   static let there = (latitude: 52.01, longitude: 5.0)
+
+  /// locationd on a private directory (policy `grant`), and its socket.
+  struct Daemon {
+    let process: LocationdProcess
+    let socketPath: String
+
+    init(sources: [String]) throws {
+      let directory = try LocationdProcess.makeDirectory()
+      socketPath = LocationdProcess.socket(directory)
+      process = try LocationdProcess(
+        LocationdProcess.arguments(directory, sources: sources), directory: directory)
+    }
+
+    /// Stops the daemon (SIGTERM) and removes its files.
+    func stop() { process.stop() }
+
+    /// Sends a signal and waits for the daemon to end.
+    func kill(_ signal: Int32) { process.kill(signal) }
+
+    /// Starts the daemon again on the same socket and store.
+    func restart() throws { try process.restart() }
+
+    /// The daemon's apps, asked over a control connection ([] when it does not answer).
+    func apps() -> [[String: Any]] {
+      guard let control = try? SocketChannel(path: socketPath),
+        (try? control.hello("control")) != nil
+      else { return [] }
+      control.send(#"{"type":"apps","id":1}"#)
+      let reply = try? control.waitFor(timeout: 5, "the apps") {
+        $0.type == "reply" || $0["id"] != nil
+      }
+      return reply?.match.objects("apps") ?? []
+    }
+  }
 
   /// A manager on its own connection to the daemon.
   struct App {
@@ -32,9 +67,7 @@ struct DaemonClientLocationdTests {
   @Test func locationsRegionsAndEventsKeptWhileTheAppIsAway() async throws {
     let feed = try NMEAFeed()
     defer { feed.stop() }
-    let daemon = try LocationdProcess(arguments: [
-      "--source", "nmea+tcp://127.0.0.1:\(feed.port)", "--policy", "grant",
-    ])
+    let daemon = try Daemon(sources: ["nmea+tcp://127.0.0.1:\(feed.port)"])
     defer { daemon.stop() }
     #expect(await eventually { FileManager.default.fileExists(atPath: daemon.socketPath) })
 
@@ -91,7 +124,7 @@ struct DaemonClientLocationdTests {
   /// Two processes of one app (two connections of this process): regions one adds or removes are
   /// in the other's `monitoredRegions`, fetched when it looks.
   @Test func regionsAddedByAnotherProcessOfTheAppAreListed() async throws {
-    let daemon = try LocationdProcess(arguments: ["--policy", "grant"])
+    let daemon = try Daemon(sources: [])
     defer { daemon.stop() }
     #expect(await eventually { FileManager.default.fileExists(atPath: daemon.socketPath) })
     let first = App(socketPath: daemon.socketPath)
@@ -130,9 +163,7 @@ struct DaemonClientLocationdTests {
   @Test func updatesResumeAfterTheDaemonIsKilledAndRestarted() async throws {
     let feed = try NMEAFeed()
     defer { feed.stop() }
-    let daemon = try LocationdProcess(arguments: [
-      "--source", "nmea+tcp://127.0.0.1:\(feed.port)", "--policy", "grant",
-    ])
+    let daemon = try Daemon(sources: ["nmea+tcp://127.0.0.1:\(feed.port)"])
     defer { daemon.stop() }
     #expect(await eventually { FileManager.default.fileExists(atPath: daemon.socketPath) })
     let app = App(socketPath: daemon.socketPath)
