@@ -14,6 +14,8 @@ let package = Package(
   products: [
     .library(name: "CoreLocation", targets: ["CoreLocation"]),
     .library(name: "CoreLocationTesting", targets: ["CoreLocationTesting"]),
+    // Apple's Contacts framework, the part that CLPlacemark's postal address touches.
+    .library(name: "Contacts", targets: ["Contacts"]),
     .executable(name: "whereami", targets: ["whereami"]),
     .executable(name: "locbench", targets: ["locbench"]),
     .executable(name: "locationd", targets: ["locationd"]),
@@ -71,6 +73,8 @@ let package = Package(
     ),
 
     // MARK: Public API
+    // Apple's Contacts API, the postal-address part (CNPostalAddress and its formatter).
+    .target(name: "Contacts", swiftSettings: swiftSettings),
     .target(
       name: "CoreLocation",
       dependencies: ["LocationServices", "LocationModel", "Geodesy"],
@@ -118,6 +122,7 @@ let package = Package(
     .target(name: "RealComponents", path: "Tests/Support/RealComponents"),
     .testTarget(name: "GeodesyTests", dependencies: ["Geodesy"]),
     .testTarget(name: "LocationModelTests", dependencies: ["LocationModel"]),
+    .testTarget(name: "ContactsTests", dependencies: ["Contacts"]),
     .testTarget(name: "LocationFormatsTests", dependencies: ["LocationFormats", "LocationModel"]),
     .testTarget(
       name: "LocationEngineTests",
