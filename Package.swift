@@ -53,6 +53,9 @@ let package = Package(
     .target(
       name: "LocationEngine", dependencies: ["LocationModel", "Geodesy"],
       swiftSettings: swiftSettings),
+    // The offline gazetteer (a memory-mapped file built by scripts/build-gazetteer.py, kept in
+    // Data/gazetteer/) and the Nominatim client behind CLGeocoder.
+    .target(name: "Geocoding", swiftSettings: swiftSettings),
 
     // MARK: I/O layers
     .target(
@@ -67,7 +70,7 @@ let package = Package(
       name: "LocationServices",
       dependencies: [
         "LocationEngine", "LocationSources", "LocationStore", "LocationFormats", "LocationModel",
-        "Geodesy",
+        "Geodesy", "Geocoding",
       ],
       swiftSettings: swiftSettings
     ),
@@ -77,14 +80,14 @@ let package = Package(
     .target(name: "Contacts", swiftSettings: swiftSettings),
     .target(
       name: "CoreLocation",
-      dependencies: ["LocationServices", "LocationModel", "Geodesy"],
+      dependencies: ["LocationServices", "LocationModel", "Geodesy", "Geocoding", "Contacts"],
       swiftSettings: swiftSettings
     ),
     .target(
       name: "CoreLocationTesting",
       dependencies: [
         "CoreLocation", "LocationServices", "LocationModel", "LocationStore", "LocationSources",
-        "LocationEngine", "Geodesy",
+        "LocationEngine", "Geodesy", "Geocoding", "Contacts",
       ],
       swiftSettings: swiftSettings
     ),
@@ -122,6 +125,7 @@ let package = Package(
     .target(name: "RealComponents", path: "Tests/Support/RealComponents"),
     .testTarget(name: "GeodesyTests", dependencies: ["Geodesy"]),
     .testTarget(name: "LocationModelTests", dependencies: ["LocationModel"]),
+    .testTarget(name: "GeocodingTests", dependencies: ["Geocoding", "RealComponents"]),
     .testTarget(name: "ContactsTests", dependencies: ["Contacts"]),
     .testTarget(name: "LocationFormatsTests", dependencies: ["LocationFormats", "LocationModel"]),
     .testTarget(

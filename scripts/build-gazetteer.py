@@ -63,6 +63,8 @@ MAX_DEPTH = 4
 # Places with alternate names in the name index: those with at least this population, at most
 # ALTERNATES alternate spellings each (Latin script only, after folding).
 ALTERNATE_POPULATION = 100_000
+# The smallest city whose districts are folded into it (see find_sections).
+SECTION_CITY = 100_000
 ALTERNATES = 1000
 
 # Letters that NFKD does not decompose, folded as the Swift side folds them (PlaceNameKey.swift).
@@ -196,6 +198,48 @@ def load_places():
     print(f"places: {len(places)} (population >= 1000), admin names joined for {joined}",
           file=sys.stderr)
     return places, countries
+
+
+def find_sections(places):
+    """GeoNames lists the districts of many cities as places of their own ("Soho", "Mitte",
+    "Zürich (Kreis 1) / Lindenhof"). A place is taken as a section of a city of at least
+    SECTION_CITY people when it is smaller and either its name begins with the city's name
+    (within 25 km), or it lies within 2 km x sqrt(population / 100,000) of the city (the city's
+    rough extent, 25 km at most) in the same second-level area (or, when either has none, the
+    same first-level area). Returns {place index: (city index, sub-locality name)}."""
+    lat = np.array([p["lat"] for p in places])
+    lon = np.array([p["lon"] for p in places])
+    tree = shapely.STRtree(shapely.points(lon, lat))
+    cities = sorted((i for i, p in enumerate(places) if p["population"] >= SECTION_CITY),
+                    key=lambda i: -places[i]["population"])
+    sections = {}
+    for c in cities:
+        city = places[c]
+        if c in sections:
+            continue
+        extent = min(2_000 * math.sqrt(city["population"] / 100_000), 25_000)
+        prefix = fold(city["name"]) + " "
+        degrees = 25_000 / 111_000 / max(math.cos(math.radians(city["lat"])), 0.1)
+        for i in tree.query(shapely.Point(city["lon"], city["lat"]).buffer(degrees)):
+            i = int(i)
+            place = places[i]
+            if i == c or i in sections or place["population"] >= city["population"] \
+                    or place["cc"] != city["cc"]:
+                continue
+            distance = float(haversine_m(city["lat"], city["lon"], place["lat"], place["lon"]))
+            key = fold(place["name"])
+            named = key.startswith(prefix) and distance <= 25_000
+            if place["county"] and city["county"]:
+                same_area = place["county"] == city["county"]
+            else:
+                same_area = place["admin1"] == city["admin1"]
+            if named or (distance <= extent and same_area):
+                name = place["name"]
+                if named:
+                    name = name[len(city["name"]):].strip(" ,-")
+                    name = name.split(" / ")[-1].strip("() ") or place["name"]
+                sections[i] = (c, name)
+    return sections
 
 
 # MARK: Outlines
@@ -663,6 +707,13 @@ def main():
     position = np.empty(len(order), dtype=np.int64)
     position[order] = np.arange(len(order))
 
+    sections = find_sections(places)
+    print(f"sections of cities: {len(sections)}", file=sys.stderr)
+    section_bytes = bytearray()
+    for place_index, (city_index, name) in sorted(
+            (int(position[i]), (int(position[c]), n)) for i, (c, n) in sections.items()):
+        section_bytes += struct.pack("<III", place_index, city_index, strings.add(name))
+
     place_bytes = bytearray()
     for index in order:
         p = places[int(index)]
@@ -725,12 +776,15 @@ def main():
     for tz in time_zones:
         tz_bytes += struct.pack("<I", strings.add(tz))
 
+    inhabited = {p["region"] for p in places}
+
     def region_table(regions, kind):
+        """Per region: name, country (0xFFFF: none), flags (1 sea, 2 inland water, 4 has places)."""
         out = bytearray(struct.pack("<IHBx", 0, 0xFFFF, 0))  # region 0: none
-        for region in regions:
+        for number, region in enumerate(regions, start=1):
             if kind == "land":
                 country = country_index.get(region["iso"], 0xFFFF) if region["iso"] else 0xFFFF
-                flag = 0
+                flag = 4 if number in inhabited else 0
             else:
                 country = 0xFFFF
                 flag = 2 if region["inland"] else 1
@@ -764,7 +818,8 @@ def main():
         assert got == (odd[0] if odd else 0), (lat_s, lon_s, got, odd)
 
     sections = [
-        ("PLAC", place_bytes), ("NAMH", name_hashes), ("NAMP", name_places),
+        ("PLAC", place_bytes), ("SECT", section_bytes), ("NAMH", name_hashes),
+        ("NAMP", name_places),
         ("CTRY", country_bytes),
         ("ADM1", admin1_bytes), ("ADM2", admin2_bytes), ("TZID", tz_bytes),
         ("LRGN", region_table(countries_regions, "land")),
