@@ -164,7 +164,7 @@ open class CNPostalAddress: NSObject, NSCopying, NSMutableCopying, NSSecureCodin
   public required init?(coder: NSCoder) {
     guard coder.allowsKeyedCoding else { return nil }
     var parts = Parts()
-    for (key, path) in Self.codingKeys {
+    for (key, path) in Self.codingKeys where coder.containsValue(forKey: key) {
       if let value = coder.decodeObject(of: NSString.self, forKey: key) {
         parts[keyPath: path] = String(describing: value)
       }

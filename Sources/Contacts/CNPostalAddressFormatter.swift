@@ -155,11 +155,15 @@ open class CNPostalAddressFormatter: Formatter, @unchecked Sendable {
 
   /// City, state and code on one line, code last (United States, Canada, Australia).
   private static let northAmerican: [[Token]] = [
-    [street], [subLocality], [city, space, state, space, postalCode],
+    [street], [city, space, state, space, postalCode],
   ]
   /// Code before city (most of continental Europe, Latin America).
   private static let continental: [[Token]] = [
-    [street], [subLocality], [postalCode, space, city], [state],
+    [street], [postalCode, space, city],
+  ]
+  /// Code before city, then the province (Italy, Spain, Mexico, Brazil).
+  private static let continentalWithProvince: [[Token]] = [
+    [street], [postalCode, space, city, space, state],
   ]
   /// City, then code on its own line (United Kingdom, Ireland).
   private static let british: [[Token]] = [
@@ -181,6 +185,7 @@ open class CNPostalAddressFormatter: Formatter, @unchecked Sendable {
     }
     for code in ["GB", "IE", "IM", "JE", "GG", "GI", "FK", "SH"] { table[code] = british }
     for code in ["JP", "CN", "KR", "TW"] { table[code] = eastAsian }
+    for code in ["IT", "ES", "MX", "BR"] { table[code] = continentalWithProvince }
     for code in ["IN", "NZ", "ZA", "SG", "MY", "PH", "TH", "ID", "PK", "BD", "LK", "NG", "KE"] {
       table[code] = cityStateCode
     }
