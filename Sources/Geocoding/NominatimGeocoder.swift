@@ -163,6 +163,9 @@ package final class NominatimGeocoder: PlaceGeocoder {
         throw GeocodingError(.network, "the server's /search answer is not a JSON array")
       }
       results = array.compactMap { ($0 as? [String: Any]).flatMap(Self.place(from:)) }
+      guard results.count == array.count else {
+        throw GeocodingError(.network, "the server's /search answer has results without a position")
+      }
     } catch {
       guard let fallback, error.code != .canceled else { throw error }
       return try fallback.forward(query, locale: locale)
