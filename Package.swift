@@ -93,11 +93,13 @@ let package = Package(
     ),
 
     // MARK: Programs
-    // whereami's location work goes through the public CoreLocation API only; LocationFormats is
-    // here for reading `--regions` GeoJSON files and for counting the points a GPX replay leaves
-    // out, LocationSources for parsing the source URLs named on its command line.
+    // whereami's location work goes through the public CoreLocation API only (and Contacts for
+    // formatting addresses); LocationFormats is here for reading `--regions` GeoJSON files and for
+    // counting the points a GPX replay leaves out, LocationSources for parsing the source URLs
+    // named on its command line.
     .target(
-      name: "LocationCLI", dependencies: ["CoreLocation", "LocationFormats", "LocationSources"],
+      name: "LocationCLI",
+      dependencies: ["CoreLocation", "Contacts", "LocationFormats", "LocationSources"],
       swiftSettings: swiftSettings),
     .executableTarget(
       name: "whereami", dependencies: ["LocationCLI"], swiftSettings: swiftSettings),
@@ -150,7 +152,10 @@ let package = Package(
         "CoreLocation", "CoreLocationTesting", "Geodesy", "LocationModel", "LocationServices",
         "LocationSources", "RealComponents",
       ]),
-    .testTarget(name: "LocationCLITests", dependencies: ["LocationCLI"]),
+    .testTarget(
+      name: "LocationCLITests",
+      dependencies: ["LocationCLI", "CoreLocation", "CoreLocationTesting"]
+    ),
     .testTarget(
       name: "LocationControlTests",
       dependencies: [
