@@ -116,7 +116,7 @@ let package = Package(
       name: "locbench",
       dependencies: [
         "Geodesy", "LocationModel", "LocationFormats", "LocationEngine", "LocationStore",
-        "LocationSources", "LocationServices", "CLibXML2",
+        "LocationSources", "LocationServices", "CLibXML2", "Geocoding",
       ],
       swiftSettings: swiftSettings
     ),

@@ -50,8 +50,10 @@ open class CLPlacemark: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable
   /// ``region`` as its horizontal accuracy.
   open var location: CLLocation? { storedLocation }
 
-  /// The geographic region associated with the placemark: a circle around the place of half the
-  /// distance to the nearest other place (our rule), or the server's bounding box.
+  /// The geographic region associated with the placemark: for a place found by name, a circle
+  /// around it of half the distance to the nearest other place (our rule); for a server's answer,
+  /// the circle around its bounding box; `nil` for an offline reverse answer, which describes a
+  /// point rather than a place.
   open var region: CLRegion? { storedRegion }
 
   /// The time zone associated with the placemark: the place's IANA zone, the nautical zone
@@ -212,7 +214,7 @@ open class CLPlacemark: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable
       coder.encode(NSString(string: areas.joined(separator: "\n")), forKey: "areasOfInterest")
     }
     if let location = storedLocation {
-      coder.encode(location.timestamp.timeIntervalSince1970, forKey: "timestamp")
+      coder.encode(location.timestamp.timeIntervalSinceReferenceDate, forKey: "timestamp")
     }
   }
 
@@ -239,6 +241,6 @@ open class CLPlacemark: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable
       place.areasOfInterest = String(describing: areas).split(separator: "\n").map(String.init)
     }
     let time = coder.decodeDouble(forKey: "timestamp")
-    self.init(place: place, timestamp: Date(timeIntervalSince1970: time))
+    self.init(place: place, timestamp: Date(timeIntervalSinceReferenceDate: time))
   }
 }

@@ -10,23 +10,36 @@ public struct SimulatedPlacemark: Sendable {
   /// The radius in metres of the circle the place covers: reverse requests inside it are answered
   /// with this place (1,000 m when `nil`), and it is the placemark's region.
   public var radius: CLLocationDistance?
+  /// The placemark's `name` (its locality when `nil`).
   public var name: String?
+  /// The street.
   public var thoroughfare: String?
+  /// The house number.
   public var subThoroughfare: String?
+  /// The city.
   public var locality: String?
+  /// The district.
   public var subLocality: String?
+  /// The state or province.
   public var administrativeArea: String?
+  /// The county or district.
   public var subAdministrativeArea: String?
+  /// The postal code.
   public var postalCode: String?
+  /// The ISO 3166-1 alpha-2 country code.
   public var isoCountryCode: String?
+  /// The country's name.
   public var country: String?
+  /// The inland water body.
   public var inlandWater: String?
+  /// The ocean or sea.
   public var ocean: String?
+  /// Points of interest.
   public var areasOfInterest: [String]?
   /// An IANA time zone identifier.
   public var timeZone: String?
 
-  /// Creates a place.
+  /// Creates a place; every field but the coordinate is optional.
   public init(
     coordinate: CLLocationCoordinate2D, radius: CLLocationDistance? = nil, name: String? = nil,
     thoroughfare: String? = nil, subThoroughfare: String? = nil, locality: String? = nil,

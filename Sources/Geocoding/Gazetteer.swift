@@ -47,6 +47,7 @@ package final class Gazetteer: PlaceGeocoder {
   let namePlaces: ByteRegion
   let sections: ByteRegion
   private let localizedCountries = LocalizedCountryNames()
+  private let countryKeys = CountryKeys()
 
   /// How far a place may be from the point and still be its `locality`, in metres.
   static let localityRadius = 50_000.0
@@ -150,8 +151,14 @@ package final class Gazetteer: PlaceGeocoder {
 
   private func placeRecord(_ index: Int) -> Int { index * GazetteerFormat.placeSize }
 
+  /// The number of places in the file.
+  package var placeCount: Int { tree.count }
+
+  /// The ISO code of the place's country.
+  package func placeCountryCode(_ index: Int) -> String? { countryCode(placeCountry(index)) }
+
   /// The place's location in degrees, from its stored unit vector.
-  func placeCoordinate(_ index: Int) -> (latitude: Double, longitude: Double) {
+  package func placeCoordinate(_ index: Int) -> (latitude: Double, longitude: Double) {
     let x = tree.coordinate(index, 0)
     let y = tree.coordinate(index, 1)
     let z = tree.coordinate(index, 2)
@@ -162,7 +169,7 @@ package final class Gazetteer: PlaceGeocoder {
   }
 
   /// The place's name.
-  func placeName(_ index: Int) -> String? {
+  package func placeName(_ index: Int) -> String? {
     string(tree.places.u32(placeRecord(index) + 12))
   }
 
@@ -381,11 +388,18 @@ package final class Gazetteer: PlaceGeocoder {
     throw GeocodingError(.noResult, "no place matches the query")
   }
 
+  /// A match before its placemark is made (only the best ones get one).
   private struct Candidate {
-    var answer: GeocodedPlace
+    enum Hit {
+      case country(Int)
+      case place(Int)
+      case area(Int)
+    }
+    var hit: Hit
     var tier: Int
     var population: Int
-    var inRegion: Bool
+    var position: SIMD3<Double>
+    var inRegion = false
   }
 
   private func match(_ parts: [String], query: AddressQuery, locale: Locale?) -> [GeocodedPlace] {
@@ -400,13 +414,19 @@ package final class Gazetteer: PlaceGeocoder {
         seenPlaces.insert(place)
         candidates.append(
           Candidate(
-            answer: placemark(place: place, locale: locale), tier: 1,
-            population: placePopulation(place), inRegion: false))
+            hit: .place(place), tier: 1, population: placePopulation(place),
+            position: placeVector(place)))
       }
     }
     if parts.count == 1 {
       for country in countries(withKey: whole, locale: locale) {
-        candidates.append(countryCandidate(country, locale: locale))
+        let record = country * GazetteerFormat.countrySize
+        candidates.append(
+          Candidate(
+            hit: .country(country), tier: 0, population: Int(countries.u32(record + 18)),
+            position: PlaceTree.unitVector(
+              latitude: Double(countries.i32(record + 22)) / 1e5,
+              longitude: Double(countries.i32(record + 26)) / 1e5)))
       }
     }
     addPlaces(named: whole, qualifiers: [])
@@ -422,16 +442,19 @@ package final class Gazetteer: PlaceGeocoder {
     }
     if parts.count == 1 {
       for area in admin1Areas(withKey: whole) {
-        if let candidate = areaCandidate(area, locale: locale) { candidates.append(candidate) }
+        guard let record = admin1Record(area) else { continue }
+        let place = Int(admin1.u32(record + 16))
+        guard place < tree.count else { continue }
+        candidates.append(
+          Candidate(
+            hit: .area(area), tier: 2, population: Int(admin1.u32(record + 20)),
+            position: placeVector(place)))
       }
     }
     if let region = query.preferredRegion {
       let centre = PlaceTree.unitVector(latitude: region.latitude, longitude: region.longitude)
       for index in candidates.indices {
-        let point = PlaceTree.unitVector(
-          latitude: candidates[index].answer.latitude,
-          longitude: candidates[index].answer.longitude)
-        let delta = point - centre
+        let delta = candidates[index].position - centre
         candidates[index].inRegion =
           PlaceTree.metres(chord2: (delta * delta).sum()) <= region.radius
       }
@@ -441,7 +464,18 @@ package final class Gazetteer: PlaceGeocoder {
       if a.inRegion != b.inRegion { return a.inRegion }
       return a.population > b.population
     }
-    return candidates.prefix(Self.maximumAnswers).map(\.answer)
+    return candidates.prefix(Self.maximumAnswers).compactMap { candidate in
+      switch candidate.hit {
+      case .place(let place): return placemark(place: place, locale: locale)
+      case .country(let country): return countryPlacemark(country, locale: locale)
+      case .area(let area): return areaPlacemark(area, locale: locale)
+      }
+    }
+  }
+
+  /// The place's stored unit vector.
+  private func placeVector(_ index: Int) -> SIMD3<Double> {
+    SIMD3(tree.coordinate(index, 0), tree.coordinate(index, 1), tree.coordinate(index, 2))
   }
 
   /// The places whose name key is `key`, largest first.
@@ -482,29 +516,50 @@ package final class Gazetteer: PlaceGeocoder {
   }
 
   private func countryMatches(_ index: Int, key: String, locale: Locale?) -> Bool {
-    guard let record = countryRecord(index) else { return false }
-    let bytes = Array(key.utf8)
-    if strings.stringEquals(Int(countries.u32(record + 10)), bytes) { return true }
-    let iso2 = PlaceNameKey.fold(String(decoding: countries.bytes(record, 2), as: UTF8.self))
-    let iso3 = PlaceNameKey.fold(String(decoding: countries.bytes(record + 2, 3), as: UTF8.self))
-    if key == iso2 || key == iso3 { return true }
-    if let aliases = string(countries.u32(record + 14)),
-      aliases.split(separator: "|").contains(where: { $0 == key })
-    {
-      return true
-    }
-    guard let code = countryCode(index) else { return false }
+    countryKeys.table(self)[key]?.contains(index) ?? false
+      || localizedCountryMatches(index, key: key, locale: locale)
+  }
+
+  /// Whether `key` is the country's name in the locale's language or in English, from the
+  /// system's locale data (only when a locale was given).
+  private func localizedCountryMatches(_ index: Int, key: String, locale: Locale?) -> Bool {
+    guard locale != nil, let code = countryCode(index) else { return false }
     return localizedCountries.names(for: locale)[key] == code
   }
 
-  /// The countries named by `key`.
+  /// The countries named by `key`: their GeoNames name, ISO codes, aliases, or (with a locale)
+  /// their name in the locale's language or in English.
   private func countries(withKey key: String, locale: Locale?) -> [Int] {
-    (0..<(countries.count / GazetteerFormat.countrySize)).filter {
-      countryMatches($0, key: key, locale: locale)
+    var found = countryKeys.table(self)[key] ?? []
+    if locale != nil, let code = localizedCountries.names(for: locale)[key] {
+      for index in 0..<(countries.count / GazetteerFormat.countrySize)
+      where countryCode(index) == code && !found.contains(index) {
+        found.append(index)
+      }
     }
+    return found
   }
 
-  private func countryCandidate(_ index: Int, locale: Locale?) -> Candidate {
+  /// The keys that name each country: its GeoNames name's key, its ISO alpha-2 and alpha-3 codes
+  /// in lower case, and its aliases.
+  fileprivate func makeCountryKeys() -> [String: [Int]] {
+    var table: [String: [Int]] = [:]
+    for index in 0..<(countries.count / GazetteerFormat.countrySize) {
+      let record = index * GazetteerFormat.countrySize
+      var keys: [String] = []
+      if let key = string(countries.u32(record + 10)) { keys.append(key) }
+      keys.append(PlaceNameKey.fold(String(decoding: countries.bytes(record, 2), as: UTF8.self)))
+      keys.append(
+        PlaceNameKey.fold(String(decoding: countries.bytes(record + 2, 3), as: UTF8.self)))
+      if let aliases = string(countries.u32(record + 14)) {
+        keys += aliases.split(separator: "|").map(String.init)
+      }
+      for key in Set(keys) where !key.isEmpty { table[key, default: []].append(index) }
+    }
+    return table
+  }
+
+  private func countryPlacemark(_ index: Int, locale: Locale?) -> GeocodedPlace {
     let record = index * GazetteerFormat.countrySize
     var answer = GeocodedPlace(
       latitude: Double(countries.i32(record + 22)) / 1e5,
@@ -512,8 +567,7 @@ package final class Gazetteer: PlaceGeocoder {
     answer.isoCountryCode = countryCode(index)
     answer.country = countryName(index, locale: locale)
     answer.name = answer.country
-    return Candidate(
-      answer: answer, tier: 0, population: Int(countries.u32(record + 18)), inRegion: false)
+    return answer
   }
 
   /// The first-level areas whose key is `key`.
@@ -524,7 +578,7 @@ package final class Gazetteer: PlaceGeocoder {
     }
   }
 
-  private func areaCandidate(_ index: Int, locale: Locale?) -> Candidate? {
+  private func areaPlacemark(_ index: Int, locale: Locale?) -> GeocodedPlace? {
     guard let record = admin1Record(index) else { return nil }
     let place = Int(admin1.u32(record + 16))
     guard place < tree.count else { return nil }
@@ -533,8 +587,19 @@ package final class Gazetteer: PlaceGeocoder {
     describe(place: place, into: &answer, locale: locale)
     answer.subAdministrativeArea = nil
     answer.name = answer.administrativeArea
-    return Candidate(
-      answer: answer, tier: 2, population: Int(admin1.u32(record + 20)), inRegion: false)
+    return answer
+  }
+}
+
+/// The country key table, made at the first forward request and kept.
+private final class CountryKeys: Sendable {
+  private let table = Mutex<[String: [Int]]?>(nil)
+
+  func table(_ gazetteer: Gazetteer) -> [String: [Int]] {
+    if let made = table.withLock({ $0 }) { return made }
+    let made = gazetteer.makeCountryKeys()
+    table.withLock { $0 = made }
+    return made
   }
 }
 

@@ -38,39 +38,80 @@ struct PlaceTree: Sendable {
 
   /// The nearest place to `target`, optionally only among the places of one land region.
   ///
+  /// Depth-first, nearer side first, with an explicit stack; a far side is visited only when the
+  /// splitting plane is nearer than the best place so far.
+  ///
   /// - Parameters:
   ///   - target: A unit vector.
   ///   - region: The land region the place must lie in, or `nil` for any place.
   /// - Returns: The place's index and its chord distance squared, or `nil` when no place
   ///   qualifies.
   func nearest(to target: SIMD3<Double>, inRegion region: Int?) -> (index: Int, chord2: Double)? {
-    var best: (index: Int, chord2: Double)? = nil
-    search(low: 0, high: count, depth: 0, target: target, region: region, best: &best)
-    return best
-  }
-
-  private func search(
-    low: Int, high: Int, depth: Int, target: SIMD3<Double>, region: Int?,
-    best: inout (index: Int, chord2: Double)?
-  ) {
-    guard low < high, depth < 64 else { return }
-    let middle = (low + high) / 2
-    let point = SIMD3(coordinate(middle, 0), coordinate(middle, 1), coordinate(middle, 2))
-    if region == nil || self.region(middle) == region {
-      let delta = point - target
-      let chord2 = (delta * delta).sum()
-      if best == nil || chord2 < best?.chord2 ?? .infinity {
-        best = (middle, chord2)
+    var bestIndex = -1
+    var bestDistance = Double.infinity
+    // Ranges still to visit: low, high, depth, and the squared distance to their splitting plane
+    // (a lower bound of the distance to any point in them). The tree is at most ~40 levels deep,
+    // and each level pushes at most one range.
+    var lows = InlineArray<64, Int32>(repeating: 0)
+    var highs = InlineArray<64, Int32>(repeating: 0)
+    var depths = InlineArray<64, Int8>(repeating: 0)
+    var bounds = InlineArray<64, Double>(repeating: 0)
+    var top = 0
+    lows[0] = 0
+    highs[0] = Int32(clamping: count)
+    depths[0] = 0
+    bounds[0] = 0
+    top = 1
+    let wanted = region ?? -1
+    while top > 0 {
+      top -= 1
+      guard bounds[top] < bestDistance else { continue }
+      var low = Int(lows[top])
+      var high = Int(highs[top])
+      var depth = Int(depths[top])
+      while low < high {
+        let middle = (low + high) >> 1
+        let record = middle * GazetteerFormat.placeSize
+        let x = Double(places.f32(record))
+        let y = Double(places.f32(record + 4))
+        let z = Double(places.f32(record + 8))
+        if wanted < 0 || Int(places.u16(record + 28)) == wanted {
+          let dx = x - target.x
+          let dy = y - target.y
+          let dz = z - target.z
+          let distance = dx * dx + dy * dy + dz * dz
+          if distance < bestDistance {
+            bestDistance = distance
+            bestIndex = middle
+          }
+        }
+        let axis = depth % 3
+        let difference = target[axis] - (axis == 0 ? x : axis == 1 ? y : z)
+        let bound = difference * difference
+        depth += 1
+        if difference < 0 {
+          if bound < bestDistance, middle + 1 < high, top < 64 {
+            lows[top] = Int32(middle + 1)
+            highs[top] = Int32(high)
+            depths[top] = Int8(clamping: depth)
+            bounds[top] = bound
+            top += 1
+          }
+          high = middle
+        } else {
+          if bound < bestDistance, low < middle, top < 64 {
+            lows[top] = Int32(low)
+            highs[top] = Int32(middle)
+            depths[top] = Int8(clamping: depth)
+            bounds[top] = bound
+            top += 1
+          }
+          low = middle + 1
+        }
+        guard depth < 100 else { break }  // a corrupt count could not loop forever anyway
       }
     }
-    let axis = depth % 3
-    let difference = target[axis] - point[axis]
-    let (near, far) =
-      difference < 0 ? ((low, middle), (middle + 1, high)) : ((middle + 1, high), (low, middle))
-    search(low: near.0, high: near.1, depth: depth + 1, target: target, region: region, best: &best)
-    if best == nil || difference * difference < best?.chord2 ?? .infinity {
-      search(low: far.0, high: far.1, depth: depth + 1, target: target, region: region, best: &best)
-    }
+    return bestIndex < 0 ? nil : (bestIndex, bestDistance)
   }
 
   /// The great-circle distance in metres on a sphere of the mean Earth radius for a chord of

@@ -1,6 +1,7 @@
 import Foundation
-import Geocoding
 import Testing
+
+@testable import Geocoding
 
 /// The gazetteer shipped in Data/gazetteer, opened once for the suite.
 let shippedGazetteer: Gazetteer? = try? Gazetteer(path: Gazetteer.repositoryCopy)
@@ -239,5 +240,56 @@ let shippedGazetteer: Gazetteer? = try? Gazetteer(path: Gazetteer.repositoryCopy
     let defaults = Gazetteer.candidatePaths(environment: [:], executable: "/opt/cl/bin/whereami")
     #expect(defaults.first == "/opt/cl/share/corelocation/gazetteer.clgz")
     #expect(defaults.last == Gazetteer.repositoryCopy)
+  }
+}
+
+/// The cell index against a brute-force count of every outline edge a ray to the east crosses
+/// (half-open in latitude, exact in integers): the same rule, without the index.
+@Suite struct GazetteerCellsTests {
+  @Test func cellIndexAgreesWithBruteForceParity() throws {
+    let gazetteer = try #require(shippedGazetteer)
+    let cells = gazetteer.land
+    let vertexCount = cells.vertices.count / 8
+    let ringCount = cells.rings.count / 8
+    var ringStarts: [Int] = []
+    var ringRegions: [Int] = []
+    for ring in 0..<ringCount {
+      ringStarts.append(Int(cells.rings.u32(ring * 8)))
+      ringRegions.append(Int(cells.rings.u16(ring * 8 + 4)))
+    }
+    ringStarts.append(vertexCount)
+    var state: UInt64 = 99
+    func uniform() -> Double {
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return Double(state >> 11) / Double(1 << 53)
+    }
+    for _ in 0..<60 {
+      // Half the points near places (where outlines are dense), half anywhere.
+      var latitude = uniform() * 160 - 80
+      var longitude = uniform() * 360 - 180
+      if uniform() < 0.5 {
+        let place = gazetteer.placeCoordinate(Int(uniform() * Double(gazetteer.placeCount)))
+        latitude = place.latitude + (uniform() - 0.5) * 0.1
+        longitude = max(-180, min(180, place.longitude + (uniform() - 0.5) * 0.1))
+      }
+      let qLat = Int64((latitude * 1e6).rounded())
+      let qLon = Int64((longitude * 1e6).rounded())
+      var parity: [Int: Bool] = [:]
+      for ring in 0..<ringCount {
+        for k in ringStarts[ring]..<(ringStarts[ring + 1] - 1) {
+          let aLat = Int64(cells.vertices.i32(k * 8))
+          let aLon = Int64(cells.vertices.i32(k * 8 + 4))
+          let bLat = Int64(cells.vertices.i32(k * 8 + 8))
+          let bLon = Int64(cells.vertices.i32(k * 8 + 12))
+          guard (aLat > qLat) != (bLat > qLat) else { continue }
+          let cross = (bLon - aLon) * (qLat - aLat) - (bLat - aLat) * (qLon - aLon)
+          if (cross > 0) == (bLat > aLat) { parity[ringRegions[ring], default: false].toggle() }
+        }
+      }
+      let expected = parity.filter(\.value).keys.min() ?? 0
+      #expect(
+        cells.region(latitude: latitude, longitude: longitude) == expected,
+        "at \(latitude), \(longitude)")
+    }
   }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Geocoding
 import RealComponents
+import Synchronization
 import Testing
 
 /// A Nominatim answer from Tests/Fixtures/nominatim.
@@ -172,6 +173,34 @@ private func gazetteerFallback() throws -> any PlaceGeocoder {
       _ = try geocoder.forward(AddressQuery(text: " "), locale: nil)
     }
     #expect(server.requests.isEmpty)
+  }
+
+  @Test func mutatedAnswersNeverCrash() throws {
+    let originals = [
+      try fixture("reverse-bahnhofstrasse.json"), try fixture("search-paris.json"),
+    ]
+    let answers = Mutex<[String]>([])
+    let server = try server { _ in
+      .answer(status: 200, body: answers.withLock { $0.isEmpty ? "{}" : $0.removeFirst() })
+    }
+    defer { server.stop() }
+    let geocoder = client(server, fallback: nil)
+    var state: UInt64 = 5
+    for round in 0..<120 {
+      var bytes = Array(originals[round % 2].utf8)
+      for _ in 0..<(1 + round % 6) {
+        state = state &* 6_364_136_223_846_793_005 &+ 1
+        let index = Int(state >> 33) % bytes.count
+        bytes[index] = UInt8(truncatingIfNeeded: state >> 17)
+      }
+      answers.withLock { $0.append(String(decoding: bytes, as: UTF8.self)) }
+      if round % 2 == 0 {
+        _ = try? geocoder.reverse(latitude: 47.37, longitude: 8.54, locale: nil)
+      } else {
+        _ = try? geocoder.forward(AddressQuery(text: "Paris"), locale: nil)
+      }
+    }
+    #expect(server.requests.count == 120)
   }
 
   @Test func selectionFollowsTheEnvironment() {
