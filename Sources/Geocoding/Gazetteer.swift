@@ -33,9 +33,12 @@ import Synchronization
 package final class Gazetteer: PlaceGeocoder {
   /// The mapped file.
   package let file: GazetteerFile
-  let tree: PlaceTree
-  let land: GazetteerCells
-  let sea: GazetteerCells
+  /// The places, as a k-d tree.
+  package let tree: PlaceTree
+  /// The country outlines' cell index.
+  package let land: GazetteerCells
+  /// The seas' cell index.
+  package let sea: GazetteerCells
   let strings: ByteRegion
   let countries: ByteRegion
   let admin1: ByteRegion
@@ -53,6 +56,14 @@ package final class Gazetteer: PlaceGeocoder {
   static let localityRadius = 50_000.0
   /// How far at sea a place lends the point its country, in metres (12 nautical miles).
   static let territorialSea = 22_224.0
+  /// The squared chord between unit vectors `metres` apart on the sphere of the mean radius.
+  static func chord2(metres: Double) -> Double {
+    let chord = 2 * sin(metres / (2 * 6_371_008.8))
+    return chord * chord
+  }
+  static let localityChord2 = chord2(metres: localityRadius)
+  static let territorialChord2 = chord2(metres: territorialSea)
+
   /// The most answers a forward request gives.
   static let maximumAnswers = 10
 
@@ -189,8 +200,13 @@ package final class Gazetteer: PlaceGeocoder {
 
   private func countryCode(_ index: Int) -> String? {
     guard let record = countryRecord(index) else { return nil }
-    let code = String(decoding: countries.bytes(record, 2), as: UTF8.self)
-    return code.isEmpty ? nil : code
+    let first = countries.u8(record)
+    let second = countries.u8(record + 1)
+    guard first != 0, second != 0 else { return nil }
+    var code = String.UnicodeScalarView()
+    code.append(Unicode.Scalar(first))
+    code.append(Unicode.Scalar(second))
+    return String(code)
   }
 
   private func countryName(_ index: Int, locale: Locale?) -> String? {
@@ -289,7 +305,7 @@ package final class Gazetteer: PlaceGeocoder {
       let flags = landRegions.u8(regionRecord + 6)
       if flags & 4 != 0, let nearest = tree.nearest(to: target, inRegion: region) {
         describe(place: nearest.index, into: &answer, locale: locale)
-        if PlaceTree.metres(chord2: nearest.chord2) <= Self.localityRadius {
+        if nearest.chord2 <= Self.localityChord2 {
           setLocality(place: nearest.index, into: &answer)
         }
       } else {
@@ -321,7 +337,7 @@ package final class Gazetteer: PlaceGeocoder {
       }
     }
     if let nearest = tree.nearest(to: target, inRegion: nil),
-      PlaceTree.metres(chord2: nearest.chord2) <= Self.territorialSea
+      nearest.chord2 <= Self.territorialChord2
     {
       describe(place: nearest.index, into: &answer, locale: locale)
     } else if water != 0 {

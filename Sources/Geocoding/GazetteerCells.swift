@@ -11,7 +11,7 @@
 /// exact in 64-bit integers; a vertex exactly on the segment counts as lying to its left
 /// (symbolic perturbation), so touching a vertex never miscounts. Where outlines overlap, the
 /// lowest region number wins.
-struct GazetteerCells: Sendable {
+package struct GazetteerCells: Sendable {
   let vertices: ByteRegion
   let rings: ByteRegion
   let top: ByteRegion
@@ -35,7 +35,7 @@ struct GazetteerCells: Sendable {
   /// - Parameters:
   ///   - latitude: Degrees, -90...90.
   ///   - longitude: Degrees, -180...180.
-  func region(latitude: Double, longitude: Double) -> Int {
+  package func region(latitude: Double, longitude: Double) -> Int {
     let qLat = Int64((latitude * 1e6).rounded())
     let qLon = Int64((longitude * 1e6).rounded())
     let row = Int(min(max((qLat + 90 * Self.micro) / Self.micro, 0), 179))

@@ -10,7 +10,7 @@
 /// `depth % 3`, with smaller coordinates to its left. Points are unit vectors, so the straight-line
 /// (chord) distance orders places exactly as the great-circle distance does, with no special case
 /// at the poles or the antimeridian. Nothing is built at run time.
-struct PlaceTree: Sendable {
+package struct PlaceTree: Sendable {
   let places: ByteRegion
   let count: Int
 
@@ -20,7 +20,7 @@ struct PlaceTree: Sendable {
   }
 
   /// The unit vector of a latitude and longitude in degrees.
-  static func unitVector(latitude: Double, longitude: Double) -> SIMD3<Double> {
+  package static func unitVector(latitude: Double, longitude: Double) -> SIMD3<Double> {
     let phi = latitude * .pi / 180
     let lambda = longitude * .pi / 180
     return SIMD3(cos(phi) * cos(lambda), cos(phi) * sin(lambda), sin(phi))
@@ -46,7 +46,9 @@ struct PlaceTree: Sendable {
   ///   - region: The land region the place must lie in, or `nil` for any place.
   /// - Returns: The place's index and its chord distance squared, or `nil` when no place
   ///   qualifies.
-  func nearest(to target: SIMD3<Double>, inRegion region: Int?) -> (index: Int, chord2: Double)? {
+  package func nearest(to target: SIMD3<Double>, inRegion region: Int?)
+    -> (index: Int, chord2: Double)?
+  {
     var bestIndex = -1
     var bestDistance = Double.infinity
     // Ranges still to visit: low, high, depth, and the squared distance to their splitting plane
@@ -86,7 +88,7 @@ struct PlaceTree: Sendable {
           }
         }
         let axis = depth % 3
-        let difference = target[axis] - (axis == 0 ? x : axis == 1 ? y : z)
+        let difference = axis == 0 ? target.x - x : axis == 1 ? target.y - y : target.z - z
         let bound = difference * difference
         depth += 1
         if difference < 0 {
