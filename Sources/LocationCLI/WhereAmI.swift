@@ -103,9 +103,12 @@ public enum WhereAmI {
       MainActor.assumeIsolated {
         guard let placemarks, !placemarks.isEmpty else {
           let code = (error as? CLError)?.code
+          let reason = (error as NSError?)?.userInfo[NSLocalizedDescriptionKey] as? String
+          let detail = reason.map { $0.contains("gazetteer") ? ": " + $0 : "" } ?? ""
           printError(
             "whereami: "
-              + (code == .network ? "the geocoding server failed" : "no place matches '\(text)'"))
+              + (code == .network ? "the geocoding server failed" : "no place matches '\(text)'")
+              + detail)
           exit(ExitCode.noLocation.rawValue)
         }
         if (error as? CLError)?.code == .geocodeFoundPartialResult {

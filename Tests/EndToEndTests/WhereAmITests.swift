@@ -282,6 +282,25 @@ struct WhereAmITests {
     #expect(none.stderr.contains("no place matches"))
   }
 
+  @Test func aMissingOrCorruptGazetteerIsNoResultNotACrash() throws {
+    let missing = try run(
+      ["--geocode", "Zürich"], ["CORELOCATION_GAZETTEER": "/nonexistent/gazetteer.clgz"])
+    #expect(missing.status == 1)
+    #expect(missing.stderr.contains("gazetteer"), "stderr: \(missing.stderr)")
+    let corrupt = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "corrupt-\(getpid()).clgz")
+    try Data("CLGAZ\0\0\u{1}garbage".utf8).write(to: corrupt)
+    defer { try? FileManager.default.removeItem(at: corrupt) }
+    let bad = try run(["--geocode", "Zürich"], ["CORELOCATION_GAZETTEER": corrupt.path])
+    #expect(bad.status == 1)
+    // Locations still print; the address tokens are empty.
+    let located = try run(
+      ["--source", Self.north, "-f", "%latitude|%locality|"],
+      ["CORELOCATION_GAZETTEER": corrupt.path])
+    #expect(located.status == 0)
+    #expect(located.stdout == "52.000000||\n")
+  }
+
   @Test func distanceFilter() throws {
     // The points are 11.13 m apart: with 20 m, every second one.
     let result = try run([
