@@ -14,6 +14,8 @@ let package = Package(
   products: [
     .library(name: "CoreLocation", targets: ["CoreLocation"]),
     .library(name: "CoreLocationTesting", targets: ["CoreLocationTesting"]),
+    // Apple's Contacts framework, the part that CLPlacemark's postal address touches.
+    .library(name: "Contacts", targets: ["Contacts"]),
     .executable(name: "whereami", targets: ["whereami"]),
     .executable(name: "locbench", targets: ["locbench"]),
     .executable(name: "locationd", targets: ["locationd"]),
@@ -51,6 +53,9 @@ let package = Package(
     .target(
       name: "LocationEngine", dependencies: ["LocationModel", "Geodesy"],
       swiftSettings: swiftSettings),
+    // The offline gazetteer (a memory-mapped file built by scripts/build-gazetteer.py, kept in
+    // Data/gazetteer/) and the Nominatim client behind CLGeocoder.
+    .target(name: "Geocoding", swiftSettings: swiftSettings),
 
     // locationd's wire protocol: messages, their one field table, the line reader, socket paths.
     .target(
@@ -70,7 +75,7 @@ let package = Package(
       name: "LocationServices",
       dependencies: [
         "LocationEngine", "LocationSources", "LocationStore", "LocationFormats", "LocationModel",
-        "LocationProtocol", "Geodesy",
+        "LocationProtocol", "Geodesy", "Geocoding",
       ],
       swiftSettings: swiftSettings
     ),
@@ -84,26 +89,30 @@ let package = Package(
       swiftSettings: swiftSettings),
 
     // MARK: Public API
+    // Apple's Contacts API, the postal-address part (CNPostalAddress and its formatter).
+    .target(name: "Contacts", swiftSettings: swiftSettings),
     .target(
       name: "CoreLocation",
-      dependencies: ["LocationServices", "LocationModel", "Geodesy"],
+      dependencies: ["LocationServices", "LocationModel", "Geodesy", "Geocoding", "Contacts"],
       swiftSettings: swiftSettings
     ),
     .target(
       name: "CoreLocationTesting",
       dependencies: [
         "CoreLocation", "LocationServices", "LocationModel", "LocationStore", "LocationSources",
-        "LocationEngine", "Geodesy",
+        "LocationEngine", "Geodesy", "Geocoding", "Contacts",
       ],
       swiftSettings: swiftSettings
     ),
 
     // MARK: Programs
-    // whereami's location work goes through the public CoreLocation API only; LocationFormats is
-    // here for reading `--regions` GeoJSON files and for counting the points a GPX replay leaves
-    // out, LocationSources for parsing the source URLs named on its command line.
+    // whereami's location work goes through the public CoreLocation API only (and Contacts for
+    // formatting addresses); LocationFormats is here for reading `--regions` GeoJSON files and for
+    // counting the points a GPX replay leaves out, LocationSources for parsing the source URLs
+    // named on its command line.
     .target(
-      name: "LocationCLI", dependencies: ["CoreLocation", "LocationFormats", "LocationSources"],
+      name: "LocationCLI",
+      dependencies: ["CoreLocation", "Contacts", "LocationFormats", "LocationSources"],
       swiftSettings: swiftSettings),
     .executableTarget(
       name: "whereami", dependencies: ["LocationCLI"], swiftSettings: swiftSettings),
@@ -129,6 +138,7 @@ let package = Package(
       dependencies: [
         "Geodesy", "LocationModel", "LocationFormats", "LocationEngine", "LocationStore",
         "LocationSources", "LocationServices", "LocationSimulation", "LocationProtocol", "CLibXML2",
+        "Geocoding",
       ],
       swiftSettings: swiftSettings
     ),
@@ -147,6 +157,8 @@ let package = Package(
       path: "Tests/Support/TestSupport"),
     .testTarget(name: "GeodesyTests", dependencies: ["Geodesy", "TestSupport"]),
     .testTarget(name: "LocationModelTests", dependencies: ["LocationModel"]),
+    .testTarget(name: "GeocodingTests", dependencies: ["Geocoding", "TestSupport"]),
+    .testTarget(name: "ContactsTests", dependencies: ["Contacts"]),
     .testTarget(
       name: "LocationFormatsTests",
       dependencies: ["LocationFormats", "LocationModel", "Geodesy", "TestSupport"]),
@@ -190,7 +202,8 @@ let package = Package(
     .testTarget(
       name: "LocationSimulationTests", dependencies: ["LocationSimulation", "LocationServices"]),
     .testTarget(
-      name: "LocationCLITests", dependencies: ["LocationCLI", "CoreLocation", "TestSupport"]),
+      name: "LocationCLITests",
+      dependencies: ["LocationCLI", "CoreLocation", "CoreLocationTesting", "TestSupport"]),
     .testTarget(name: "LocationControlTests", dependencies: ["LocationControl", "TestSupport"]),
     .testTarget(
       name: "EndToEndTests",

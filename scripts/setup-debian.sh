@@ -7,7 +7,8 @@ set -euo pipefail
 # Tests with real components (they start them themselves; see ../shared/RECIPES.md): gpsd and gpsfake,
 # socat for pseudo-terminal pairs, dbus-daemon and GeoClue for a private bus, iio-sensor-proxy
 # and umockdev for a fake compass.
-packages=(pkg-config libsqlite3-dev libxml2-dev sqlite3 libsystemd-dev
+# libcurl4: Foundation's URLSession (the Nominatim client behind CORELOCATION_GEOCODER) loads it.
+packages=(pkg-config libsqlite3-dev libxml2-dev sqlite3 libsystemd-dev libcurl4
   gpsd gpsd-clients socat dbus-daemon geoclue-2.0 geoclue-2-demo iio-sensor-proxy umockdev)
 
 missing=()

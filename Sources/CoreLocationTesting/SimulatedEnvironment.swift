@@ -35,6 +35,8 @@ public final class SimulatedEnvironment: Sendable {
   /// Whether the environment keeps its state in the SQLite file given as `storePath` (false when
   /// none was given or it could not be opened).
   public let isPersistent: Bool
+  /// What `CLGeocoder` answers in this world: the offline gazetteer, or placemarks you set.
+  public let geocoder = SimulatedGeocoder()
   private let deliveries = DeliveryQueue()
   private let persistence: any HubPersistence
 
@@ -86,7 +88,11 @@ public final class SimulatedEnvironment: Sendable {
       policy: policyGrants ? .grant : .deny, clock: clock)
   }
 
-  private var environment: HubEnvironment { HubEnvironment(hub: hub, scheduler: deliveries) }
+  private var environment: HubEnvironment {
+    var environment = HubEnvironment(hub: hub, scheduler: deliveries)
+    environment.geocoder = geocoder.adapter
+    return environment
+  }
 
   /// Runs `body` with this environment bound: managers and sequences it creates belong here.
   public func run<T>(_ body: () throws -> T) rethrows -> T {

@@ -1,46 +1,82 @@
+import Contacts
 import CoreLocation
 import Foundation
 
-/// Turns a `CLLocation` into `whereami`'s output: a format string with `%` tokens, or one JSON object.
+/// Turns a `CLLocation` (and, for the address tokens, its reverse-geocoded `CLPlacemark`) into
+/// `whereami`'s output: a format string with `%` tokens, or one JSON object.
 package enum LocationFormatter {
+  typealias Token = (name: String, value: @Sendable (CLLocation, CLPlacemark?) -> String)
+
   /// Tokens and what they print. Replacement tries the longest token first, so `%time_local` is not
   /// read as `%time` followed by `_local`.
-  static let tokens: [(name: String, value: @Sendable (CLLocation) -> String)] = {
-    let location: [(String, @Sendable (CLLocation) -> String)] = [
-      ("latitude", { String(format: "%.6f", $0.coordinate.latitude) }),
-      ("longitude", { String(format: "%.6f", $0.coordinate.longitude) }),
-      ("altitude", { String(format: "%.2f", $0.altitude) }),
-      ("direction", { String(format: "%.1f", $0.course) }),
-      ("speed", { String(format: "%.2f", $0.speed) }),
-      ("h_accuracy", { String(format: "%.0f", $0.horizontalAccuracy) }),
-      ("v_accuracy", { String(format: "%.0f", $0.verticalAccuracy) }),
-      ("course_accuracy", { String(format: "%.1f", $0.courseAccuracy) }),
-      ("speed_accuracy", { String(format: "%.2f", $0.speedAccuracy) }),
-      ("time", { cliTime($0.timestamp) }),
-      ("floor", { $0.floor.map { String($0.level) } ?? "" }),
-      ("simulated", { ($0.sourceInformation?.isSimulatedBySoftware ?? false) ? "1" : "0" }),
+  static let tokens: [Token] = {
+    let location: [(String, @Sendable (CLLocation, CLPlacemark?) -> String)] = [
+      ("latitude", { location, _ in String(format: "%.6f", location.coordinate.latitude) }),
+      ("longitude", { location, _ in String(format: "%.6f", location.coordinate.longitude) }),
+      ("altitude", { location, _ in String(format: "%.2f", location.altitude) }),
+      ("direction", { location, _ in String(format: "%.1f", location.course) }),
+      ("speed", { location, _ in String(format: "%.2f", location.speed) }),
+      ("h_accuracy", { location, _ in String(format: "%.0f", location.horizontalAccuracy) }),
+      ("v_accuracy", { location, _ in String(format: "%.0f", location.verticalAccuracy) }),
+      ("course_accuracy", { location, _ in String(format: "%.1f", location.courseAccuracy) }),
+      ("speed_accuracy", { location, _ in String(format: "%.2f", location.speedAccuracy) }),
+      ("time", { location, _ in cliTime(location.timestamp) }),
+      ("floor", { location, _ in location.floor.map { String($0.level) } ?? "" }),
+      (
+        "simulated",
+        { location, _ in (location.sourceInformation?.isSimulatedBySoftware ?? false) ? "1" : "0" }
+      ),
     ]
-    let geocoding = [
-      "address", "name", "isoCountryCode", "country", "postalCode", "administrativeArea",
-      "subAdministrativeArea", "locality", "subLocality", "thoroughfare", "subThoroughfare",
-      "region",
-      "timeZone", "time_local",
-    ].map { name -> (String, @Sendable (CLLocation) -> String) in (name, { _ in "" }) }
+    let geocoding = placemarkFields.map {
+      field -> (String, @Sendable (CLLocation, CLPlacemark?) -> String) in
+      (field.name, { location, placemark in field.value(location, placemark) ?? "" })
+    }
     return (location + geocoding).sorted { $0.0.count > $1.0.count }.map {
       (name: $0.0, value: $0.1)
     }
   }()
 
-  /// The reverse-geocoding tokens, which print nothing on Linux.
-  package static let geocodingTokens: Set<String> = [
-    "address", "name", "isoCountryCode", "country", "postalCode", "administrativeArea",
-    "subAdministrativeArea", "locality", "subLocality", "thoroughfare", "subThoroughfare", "region",
-    "timeZone", "time_local",
-  ]
+  /// The reverse-geocoding tokens (CoreLocationCLI's) and, in this order, the JSON keys they give;
+  /// `nil` when the placemark does not know.
+  static let placemarkFields:
+    [(name: String, value: @Sendable (CLLocation, CLPlacemark?) -> String?)] = [
+      ("name", { $1?.name }),
+      ("address", { _, placemark in placemark.flatMap(address) }),
+      ("thoroughfare", { $1?.thoroughfare }),
+      ("subThoroughfare", { $1?.subThoroughfare }),
+      ("locality", { $1?.locality }),
+      ("subLocality", { $1?.subLocality }),
+      ("administrativeArea", { $1?.administrativeArea }),
+      ("subAdministrativeArea", { $1?.subAdministrativeArea }),
+      ("postalCode", { $1?.postalCode }),
+      ("isoCountryCode", { $1?.isoCountryCode }),
+      ("country", { $1?.country }),
+      ("ocean", { $1?.ocean }),
+      ("inlandWater", { $1?.inlandWater }),
+      ("region", { $1?.region?.identifier }),
+      ("timeZone", { $1?.timeZone?.identifier }),
+      (
+        "time_local",
+        { location, placemark in placemark?.timeZone.map { localTime(location.timestamp, $0) } }
+      ),
+    ]
 
-  /// Replaces the tokens of `format` with the location's values; `\n` and `\t` become a newline and a
-  /// tab, `%%` a percent sign; anything else is printed as it is.
-  package static func format(_ location: CLLocation, with format: String) -> String {
+  /// The names of the reverse-geocoding tokens.
+  package static let geocodingTokens: Set<String> = Set(placemarkFields.map(\.name))
+
+  /// The placemark's postal address, formatted for mailing (lines joined with ", ").
+  static func address(_ placemark: CLPlacemark) -> String? {
+    guard let address = placemark.postalAddress else { return nil }
+    let text = CNPostalAddressFormatter.string(from: address, style: .mailingAddress)
+    return text.isEmpty ? nil : text.replacingOccurrences(of: "\n", with: ", ")
+  }
+
+  /// Replaces the tokens of `format` with the location's values, and the placemark's for the
+  /// reverse-geocoding tokens (empty when `placemark` is `nil`); `\n` and `\t` become a newline
+  /// and a tab, `%%` a percent sign; anything else is printed as it is.
+  package static func format(
+    _ location: CLLocation, with format: String, placemark: CLPlacemark? = nil
+  ) -> String {
     var output = ""
     var rest = Substring(format)
     while let first = rest.first {
@@ -57,7 +93,7 @@ package enum LocationFormatter {
           continue
         }
         if let token = tokens.first(where: { after.hasPrefix($0.name) }) {
-          output += token.value(location)
+          output += token.value(location, placemark)
           rest = after.dropFirst(token.name.count)
           continue
         }
@@ -68,8 +104,8 @@ package enum LocationFormatter {
     return output
   }
 
-  /// The tokens of `format` that print nothing on Linux (reverse geocoding).
-  package static func unsupportedTokens(in format: String) -> [String] {
+  /// The reverse-geocoding tokens that `format` uses (so a placemark is needed).
+  package static func geocodingTokens(in format: String) -> [String] {
     var found: [String] = []
     var rest = Substring(format)
     while let percent = rest.firstIndex(of: "%") {
@@ -89,7 +125,10 @@ package enum LocationFormatter {
   /// Latitude and longitude have full precision: the shortest decimal that reads back as the same
   /// double (`52.850155`, `45.772175035`, `9.1697e-05`); the other numbers are rounded to what
   /// they can mean (centimetres, millimetres per second, hundredths of a degree).
-  package static func json(_ location: CLLocation) -> String {
+  ///
+  /// The reverse-geocoding fields follow, under their token names (`"locality":"Zürich"`), `null`
+  /// where the placemark does not know or there is none.
+  package static func json(_ location: CLLocation, placemark: CLPlacemark? = nil) -> String {
     func number(_ value: Double, _ digits: Int) -> String {
       guard value.isFinite else { return "null" }
       var text = String(format: "%.\(digits)f", value)
@@ -127,7 +166,11 @@ package enum LocationFormatter {
         "simulated", (location.sourceInformation?.isSimulatedBySoftware ?? false) ? "true" : "false"
       ),
     ]
-    return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
+    let placemarkFields = Self.placemarkFields.map { field in
+      (field.name, field.value(location, placemark).map(jsonString) ?? "null")
+    }
+    return "{" + (fields + placemarkFields).map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",")
+      + "}"
   }
 
   /// A JSON string literal.
@@ -153,6 +196,18 @@ package enum LocationFormatter {
     return String(
       format: "%04d-%02d-%02d %02d:%02d:%02d +0000", parts.year, parts.month, parts.day, parts.hour,
       parts.minute, parts.second)
+  }
+
+  /// CoreLocationCLI's `%time_local`: the time in the place's time zone,
+  /// `2019-10-03 06:10:05 +0200`.
+  static func localTime(_ date: Date, _ zone: TimeZone) -> String {
+    let offset = zone.secondsFromGMT(for: date)
+    let parts = utcParts(date.addingTimeInterval(TimeInterval(offset)))
+    let sign = offset < 0 ? "-" : "+"
+    let minutes = abs(offset) / 60
+    return String(
+      format: "%04d-%02d-%02d %02d:%02d:%02d ", parts.year, parts.month, parts.day, parts.hour,
+      parts.minute, parts.second) + sign + String(format: "%02d%02d", minutes / 60, minutes % 60)
   }
 
   /// ISO 8601 in UTC, with milliseconds when the time has a fraction: `2019-10-03T04:10:05.250Z`.

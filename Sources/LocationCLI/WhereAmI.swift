@@ -42,6 +42,9 @@ package enum WhereAmI {
       print("whereami \(version) (CoreLocation for Linux)")
       exit(ExitCode.success.rawValue)
     }
+    if let text = options.geocode {
+      geocode(text, options: options)
+    }
     if let source { setenv("CORELOCATION_SOURCE", source, 1) }
     if let sources = source ?? ProcessInfo.processInfo.environment["CORELOCATION_SOURCE"] {
       for notice in replayNotices(sources: sources) { printError("whereami: " + notice) }
@@ -49,14 +52,6 @@ package enum WhereAmI {
     // -v: the library's own log (which source delivered each fix, sources starting and stopping).
     if options.verbose, ProcessInfo.processInfo.environment["CORELOCATION_LOG"] == nil {
       setenv("CORELOCATION_LOG", "debug", 1)
-    }
-    if case .format(let format) = options.output, options.verbose {
-      let unsupported = LocationFormatter.unsupportedTokens(in: format)
-      if !unsupported.isEmpty {
-        printError(
-          "whereami: no reverse geocoder on Linux; these tokens print nothing: "
-            + unsupported.map { "%" + $0 }.joined(separator: " "))
-      }
     }
     var regions: [CLCircularRegion] = []
     if let file = options.regions {
@@ -100,6 +95,49 @@ package enum WhereAmI {
     }
   }
 
+  /// `--geocode TEXT`: prints the matching places, best first, and exits (1 when none matched).
+  @MainActor
+  static func geocode(_ text: String, options: WhereAmIOptions) -> Never {
+    let geocoder = CLGeocoder()
+    geocoder.geocodeAddressString(text) { placemarks, error in
+      MainActor.assumeIsolated {
+        guard let placemarks, !placemarks.isEmpty else {
+          let code = (error as? CLError)?.code
+          let reason = (error as NSError?)?.userInfo[NSLocalizedDescriptionKey] as? String
+          let detail = reason.map { $0.contains("gazetteer") ? ": " + $0 : "" } ?? ""
+          printError(
+            "whereami: "
+              + (code == .network ? "the geocoding server failed" : "no place matches '\(text)'")
+              + detail)
+          exit(ExitCode.noLocation.rawValue)
+        }
+        if (error as? CLError)?.code == .geocodeFoundPartialResult {
+          printError("whereami: only part of '\(text)' matched")
+        }
+        for placemark in placemarks {
+          let location = placemark.location ?? CLLocation(latitude: 0, longitude: 0)
+          switch options.output {
+          case .json:
+            print(LocationFormatter.json(location, placemark: placemark))
+          case .format(let format) where format == WhereAmIOptions().output.formatString:
+            let names = [placemark.name, placemark.administrativeArea, placemark.country]
+              .compactMap { $0 }
+            var unique: [String] = []
+            for name in names where !unique.contains(name) { unique.append(name) }
+            print(
+              LocationFormatter.format(location, with: format) + "  "
+                + unique.joined(separator: ", "))
+          case .format(let format):
+            print(LocationFormatter.format(location, with: format, placemark: placemark))
+          }
+        }
+        fflush(nil)
+        exit(ExitCode.success.rawValue)
+      }
+    }
+    dispatchMain()
+  }
+
   static func printError(_ message: String) {
     FileHandle.standardError.write(Data((message + "\n").utf8))
   }
@@ -118,6 +156,16 @@ final class Runner: NSObject, CLLocationManagerDelegate {
   private var regionStates: [String: CLRegionState] = [:]
   /// Enter or exit callbacks, which come just before the matching `didDetermineState`.
   private var transitions: [String: String] = [:]
+  /// Whether each printed location needs its placemark (address tokens, or JSON).
+  private let needsPlacemark: Bool
+  private let geocoder = CLGeocoder()
+  /// Locations waiting for their placemark, printed in order, one reverse geocode at a time.
+  private var waiting: [CLLocation] = []
+  private var geocoding = false
+  /// Locations accepted for printing (with --count, no more than the count).
+  private var accepted = 0
+  /// An exit that waits for the locations still being geocoded.
+  private var exitWhenPrinted: (WhereAmI.ExitCode, String?)?
 
   init(options: WhereAmIOptions, isReplay: Bool, regions: [CLCircularRegion]) {
     self.options = options
@@ -125,6 +173,11 @@ final class Runner: NSObject, CLLocationManagerDelegate {
     // A progress line only where it cannot mix with the results: results go to a file or a pipe
     // and standard error is a terminal.
     progress = isReplay && options.watch && isatty(STDERR_FILENO) == 1 && isatty(STDOUT_FILENO) == 0
+    switch options.output {
+    case .json: needsPlacemark = true
+    case .format(let format):
+      needsPlacemark = !LocationFormatter.geocodingTokens(in: format).isEmpty
+    }
     super.init()
   }
 
@@ -170,6 +223,58 @@ final class Runner: NSObject, CLLocationManagerDelegate {
     }
   }
 
+  /// Prints one location (with its placemark for the address tokens) and exits when it was the
+  /// last one wanted.
+  private func output(_ location: CLLocation, placemark: CLPlacemark?) {
+    let line: String
+    switch options.output {
+    case .json: line = LocationFormatter.json(location, placemark: placemark)
+    case .format(let format):
+      line = LocationFormatter.format(location, with: format, placemark: placemark)
+    }
+    print(line)
+    printed += 1
+    if options.verbose {
+      WhereAmI.printError("whereami: \(location.description)")
+      if let placemark { WhereAmI.printError("whereami: \(placemark.description)") }
+    }
+    if !options.watch || printed == options.count {
+      finish(.success)
+    }
+  }
+
+  /// Reverse geocodes the oldest waiting location, prints it, and goes on with the next.
+  private func geocodeNext() {
+    guard !geocoding, let next = waiting.first else {
+      if waiting.isEmpty, !geocoding, let (code, message) = exitWhenPrinted {
+        finish(code, message)
+      }
+      return
+    }
+    geocoding = true
+    geocoder.reverseGeocodeLocation(next) { [self] placemarks, error in
+      MainActor.assumeIsolated {
+        geocoding = false
+        waiting.removeFirst()
+        if placemarks == nil, options.verbose, let error {
+          WhereAmI.printError("whereami: no placemark: \((error as NSError).localizedDescription)")
+        }
+        output(next, placemark: placemarks?.first)
+        fflush(nil)
+        geocodeNext()
+      }
+    }
+  }
+
+  /// Exits once the locations being geocoded are printed.
+  private func finishWhenPrinted(_ code: WhereAmI.ExitCode, _ message: String? = nil) -> Never? {
+    guard waiting.isEmpty, !geocoding else {
+      exitWhenPrinted = (code, message)
+      return nil
+    }
+    finish(code, message)
+  }
+
   private func finish(_ code: WhereAmI.ExitCode, _ message: String? = nil) -> Never {
     if progress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
     if let message { WhereAmI.printError(message) }
@@ -198,20 +303,15 @@ final class Runner: NSObject, CLLocationManagerDelegate {
         return
       }
       for location in locations {
-        let line: String
-        switch options.output {
-        case .json: line = LocationFormatter.json(location)
-        case .format(let format): line = LocationFormatter.format(location, with: format)
-        }
-        print(line)
-        printed += 1
-        if options.verbose {
-          WhereAmI.printError("whereami: \(location.description)")
-        }
-        if !options.watch || printed == options.count {
-          finish(.success)
+        guard options.watch ? accepted < (options.count ?? .max) : accepted == 0 else { break }
+        accepted += 1
+        if needsPlacemark {
+          waiting.append(location)
+        } else {
+          output(location, placemark: nil)
         }
       }
+      geocodeNext()
       fflush(nil)
       if progress, let last = locations.last, Date().timeIntervalSince(lastProgress) > 0.2 {
         lastProgress = Date()
@@ -241,7 +341,10 @@ final class Runner: NSObject, CLLocationManagerDelegate {
           "whereami: location access denied"
             + (CLLocationManager.locationServicesEnabled() ? "" : " (location services are off)"))
       } else if clError.code == .locationUnknown, ended {
-        if options.watch && (printed > 0 || !regions.isEmpty) { finish(.success) }
+        if options.watch && (accepted > 0 || !regions.isEmpty) {
+          _ = finishWhenPrinted(.success)
+          return
+        }
         finish(
           .noLocation, "whereami: " + (message ?? "the location source ended before a location"))
       } else if clError.code == .locationUnknown, !options.watch {

@@ -9,6 +9,12 @@ package struct WhereAmIOptions: Equatable, Sendable {
     case format(String)
     /// One JSON object per line.
     case json
+
+    /// The format string, or `nil` for JSON.
+    var formatString: String? {
+      if case .format(let format) = self { return format }
+      return nil
+    }
   }
 
   /// `-w/--watch`: keep printing updates.
@@ -34,6 +40,8 @@ package struct WhereAmIOptions: Equatable, Sendable {
   /// `--regions FILE.geojson`: monitor these regions and print their state changes instead of
   /// locations (implies watch).
   package var regions: String?
+  /// `--geocode TEXT`: print the places that match TEXT instead of a location.
+  package var geocode: String?
   /// `-h/--help`.
   package var help = false
   /// `--version`.
@@ -85,6 +93,7 @@ package struct WhereAmIOptions: Equatable, Sendable {
       case "-h", "--help", "-help": options.help = true
       case "--version", "-version": options.version = true
       case "--source": options.source = try value(argument)
+      case "--geocode": options.geocode = try value(argument)
       case "--accuracy": options.accuracy = try accuracy(try value(argument))
       case "--distance-filter":
         let metres = try number(argument)
@@ -180,20 +189,25 @@ package struct WhereAmIOptions: Equatable, Sendable {
           --regions FILE       Monitor the circles of a GeoJSON FeatureCollection (Points with a
                                "radius" property and an id) and print one line per state change:
                                TIME ID STATE EVENT (JSON with --json); implies --watch
+          --geocode TEXT       Print the places that match TEXT ("Zürich", "Paris, Texas"), best
+                               first, one a line (with the tokens of --format, or --json)
           --version            Print the version
       -h, --help               Show this help
 
     FORMAT TOKENS:
       %latitude %longitude %altitude %direction %speed %h_accuracy %v_accuracy %time
       %course_accuracy %speed_accuracy %floor %simulated %%
-      Reverse-geocoding tokens (%address %name %isoCountryCode %country %postalCode
-      %administrativeArea %subAdministrativeArea %locality %subLocality %thoroughfare
-      %subThoroughfare %region %timeZone %time_local) print nothing: there is no geocoder.
-    Default format: "%latitude %longitude".
+      Reverse-geocoding tokens, from the offline gazetteer (or CORELOCATION_GEOCODER's server):
+      %address %name %isoCountryCode %country %postalCode %administrativeArea
+      %subAdministrativeArea %locality %subLocality %thoroughfare %subThoroughfare %ocean
+      %inlandWater %region %timeZone %time_local (empty when unknown)
+    Default format: "%latitude %longitude"; with --geocode,
+    "%latitude %longitude  %name, %administrativeArea, %country".
 
     EXIT STATUS:
       0 success (with --watch: the replayed source ended, or --count was reached)
-      1 no location (no source, the source failed, or it ended before a location)
+      1 no location (no source, the source failed, or it ended before a location); with
+        --geocode, no place matched
       2 usage error
       3 location access denied or location services off
       4 timed out

@@ -1,4 +1,5 @@
 import Foundation
+import Geocoding
 import Synchronization
 
 /// Runs delegate calls for a simulated environment (instead of a thread's run loop).
@@ -20,6 +21,9 @@ package struct HubEnvironment: Sendable {
   package var hub: any LocationService
   /// Where delegate calls run; `nil` for the run-loop rule.
   package var scheduler: (any DeliveryScheduler)?
+  /// What `CLGeocoder` asks in this environment; `nil` for the live geocoder
+  /// (`GeocoderSelection.live`).
+  package var geocoder: (any PlaceGeocoder)? = nil
 
   /// Creates an environment.
   package init(hub: any LocationService, scheduler: (any DeliveryScheduler)?) {
@@ -35,6 +39,12 @@ package struct HubEnvironment: Sendable {
   /// Binds an environment for the whole process (`nil` unbinds).
   package static func setGlobal(_ environment: HubEnvironment?) {
     global.withLock { $0 = environment }
+  }
+
+  /// The environment a simulation bound to this task or to the process, if any; unlike `current`,
+  /// it never starts the live service.
+  package static var simulated: HubEnvironment? {
+    bound ?? global.withLock { $0 }
   }
 
   /// The environment new managers bind to: the task's, else the process's, else the live service.

@@ -1,7 +1,7 @@
 // locbench: the project's benchmarks. Each prints ratios against a baseline measured in the same run
 // (CONVENTIONS.md, "Style and tooling"); none is part of the test suite's pass/fail.
 //
-//   swift run -c release locbench [geodesy|nmea|replay|regions|power|daemon|all]
+//   swift run -c release locbench [geodesy|nmea|replay|regions|power|daemon|geocode|all]
 import Foundation
 
 let benches: [(name: String, summary: String, run: () -> Void)] = [
@@ -11,11 +11,17 @@ let benches: [(name: String, summary: String, run: () -> Void)] = [
   ("regions", "1,000,000 regions against a moving trace: index vs linear scan", RegionsBench.run),
   ("power", "receiver on-time under significant change and auto-pause on 3 traces", PowerBench.run),
   ("daemon", "locationd vs gpsd: one NMEA feed fanned out to 500 clients", DaemonBench.run),
+  (
+    "geocode", "offline gazetteer vs Python reverse_geocoder; correctness vs timezonefinder",
+    GeocodeBench.run
+  ),
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let wanted = arguments.first ?? "help"
-if wanted == "all" {
+if wanted == GeocodeBench.firstLookupMode {
+  GeocodeBench.firstLookupChild(arguments: Array(arguments.dropFirst()))
+} else if wanted == "all" {
   for bench in benches {
     print("== \(bench.name)")
     bench.run()

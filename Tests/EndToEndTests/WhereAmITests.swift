@@ -129,7 +129,7 @@ struct WhereAmITests {
       "--source", Self.north, "--format=%time|%altitude|%h_accuracy|%simulated|100%%|%locality\\t.",
     ])
     #expect(result.status == 0)
-    #expect(result.stdout == "2024-05-01 12:00:00 +0000|1.00|5|1|100%|\t.\n")
+    #expect(result.stdout == "2024-05-01 12:00:00 +0000|1.00|5|1|100%|IJsselstein\t.\n")
   }
 
   @Test func jsonOverAGPXTrack() throws {
@@ -139,6 +139,10 @@ struct WhereAmITests {
     let keys = [
       "latitude", "longitude", "altitude", "ellipsoidal_altitude", "h_accuracy", "v_accuracy",
       "direction", "course_accuracy", "speed", "speed_accuracy", "floor", "time", "simulated",
+      // The reverse-geocoding fields (issue 16), from the offline gazetteer.
+      "name", "address", "thoroughfare", "subThoroughfare", "locality", "subLocality",
+      "administrativeArea", "subAdministrativeArea", "postalCode", "isoCountryCode", "country",
+      "ocean", "inlandWater", "region", "timeZone", "time_local",
     ]
     #expect(result.lines.count == 10)
     for (index, line) in result.lines.enumerated() {
@@ -248,14 +252,54 @@ struct WhereAmITests {
     }
   }
 
-  @Test func verboseNamesTheTokensThatPrintNothing() throws {
-    let result = try run(["--source", Self.north, "-v", "-f", "%address|%latitude|%locality"])
+  @Test func addressTokensPrintTheReverseGeocodedPlace() throws {
+    let result = try run([
+      "--source", Self.north, "-v", "-f",
+      "%address|%latitude|%locality|%isoCountryCode|%timeZone|%time_local|%postalCode",
+    ])
     #expect(result.status == 0)
-    #expect(result.stdout == "|52.000000|\n")
     #expect(
-      result.stderr.contains(
-        "no reverse geocoder on Linux; these tokens print nothing: %address %locality"))
+      result.stdout
+        == "IJsselstein, The Netherlands|52.000000|IJsselstein|NL|Europe/Amsterdam"
+        + "|2024-05-01 14:00:00 +0200|\n")
     #expect(result.stderr.contains("whereami: authorization"))
+  }
+
+  @Test func geocodePrintsTheCandidatesBestFirst() throws {
+    let result = try run(["--geocode", "Zürich"])
+    #expect(result.status == 0, "stderr: \(result.stderr)")
+    #expect(result.lines.first == "47.366670 8.550000  Zürich, Zurich, Switzerland")
+    let texas = try run([
+      "--geocode", "Paris, Texas", "-f", "%locality %administrativeArea %timeZone",
+    ])
+    #expect(texas.lines.first == "Paris Texas America/Chicago")
+    let json = try run(["--geocode", "Munich", "--json"])
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data((json.lines.first ?? "").utf8)) as? [String: Any])
+    #expect(object["isoCountryCode"] as? String == "DE")
+    let none = try run(["--geocode", "qqqxz zzqk"])
+    #expect(none.status == 1)
+    #expect(none.stdout.isEmpty)
+    #expect(none.stderr.contains("no place matches"))
+  }
+
+  @Test func aMissingOrCorruptGazetteerIsNoResultNotACrash() throws {
+    let missing = try run(
+      ["--geocode", "Zürich"], ["CORELOCATION_GAZETTEER": "/nonexistent/gazetteer.clgz"])
+    #expect(missing.status == 1)
+    #expect(missing.stderr.contains("gazetteer"), "stderr: \(missing.stderr)")
+    let corrupt = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "corrupt-\(getpid()).clgz")
+    try Data("CLGAZ\0\0\u{1}garbage".utf8).write(to: corrupt)
+    defer { try? FileManager.default.removeItem(at: corrupt) }
+    let bad = try run(["--geocode", "Zürich"], ["CORELOCATION_GAZETTEER": corrupt.path])
+    #expect(bad.status == 1)
+    // Locations still print; the address tokens are empty.
+    let located = try run(
+      ["--source", Self.north, "-f", "%latitude|%locality|"],
+      ["CORELOCATION_GAZETTEER": corrupt.path])
+    #expect(located.status == 0)
+    #expect(located.stdout == "52.000000||\n")
   }
 
   @Test func distanceFilter() throws {

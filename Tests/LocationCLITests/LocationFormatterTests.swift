@@ -1,5 +1,7 @@
 import CoreLocation
+import CoreLocationTesting
 import Foundation
+import Synchronization
 import Testing
 
 @testable import LocationCLI
@@ -22,11 +24,46 @@ import Testing
     #expect(LocationFormatter.format(Self.location, with: format) == expected)
   }
 
-  @Test func unsupportedTokensAreListed() {
+  @Test func geocodingTokensAreListed() {
     #expect(
-      LocationFormatter.unsupportedTokens(in: "%latitude %address %time_local") == [
-        "address", "time_local",
+      LocationFormatter.geocodingTokens(in: "%latitude %address %time_local %timeZone") == [
+        "address", "time_local", "timeZone",
       ])
+    #expect(LocationFormatter.geocodingTokens(in: "%latitude %%address").isEmpty)
+  }
+
+  /// The placemark CLGeocoder gives for Zürich in a simulated world (the offline gazetteer).
+  static func zurichPlacemark() throws -> CLPlacemark {
+    let world = SimulatedEnvironment()
+    let found = Mutex<CLPlacemark?>(nil)
+    world.run {
+      CLGeocoder().reverseGeocodeLocation(CLLocation(latitude: 47.3769, longitude: 8.5417)) {
+        placemarks, _ in found.withLock { $0 = placemarks?.first }
+      }
+    }
+    world.pump()
+    return try #require(found.withLock { $0 })
+  }
+
+  @Test func geocodingTokensPrintThePlacemark() throws {
+    let placemark = try Self.zurichPlacemark()
+    let location = CLLocation(
+      coordinate: CLLocationCoordinate2D(latitude: 47.3769, longitude: 8.5417), altitude: 0,
+      horizontalAccuracy: 5, verticalAccuracy: -1,
+      timestamp: Date(timeIntervalSince1970: 1_534_758_456))
+    let line = LocationFormatter.format(
+      location,
+      with: "%locality|%subLocality|%isoCountryCode|%country|%timeZone|%time_local|%address",
+      placemark: placemark)
+    #expect(
+      line
+        == "Zürich|Lindenhof|CH|Switzerland|Europe/Zurich|2018-08-20 11:47:36 +0200|Zürich, Switzerland"
+    )
+    let json = LocationFormatter.json(location, placemark: placemark)
+    #expect(json.contains(#""locality":"Zürich","subLocality":"Lindenhof""#))
+    #expect(json.contains(#""thoroughfare":null"#))
+    #expect(
+      json.hasSuffix(#""timeZone":"Europe/Zurich","time_local":"2018-08-20 11:47:36 +0200"}"#))
   }
 
   @Test func jsonHasAFixedKeyOrderAndNumbersAsNumbers() {
@@ -34,7 +71,11 @@ import Testing
       LocationFormatter.json(Self.location)
         == #"{"latitude":52.8501567,"longitude":-5.3136,"altitude":-4,"ellipsoidal_altitude":-4,"#
         + #""h_accuracy":2.4,"v_accuracy":3.6,"direction":230.5,"course_accuracy":null,"speed":2.88,"#
-        + #""speed_accuracy":null,"floor":null,"time":"2018-08-20T09:47:36.250Z","simulated":false}"#
+        + #""speed_accuracy":null,"floor":null,"time":"2018-08-20T09:47:36.250Z","simulated":false,"#
+        + #""name":null,"address":null,"thoroughfare":null,"subThoroughfare":null,"locality":null,"#
+        + #""subLocality":null,"administrativeArea":null,"subAdministrativeArea":null,"#
+        + #""postalCode":null,"isoCountryCode":null,"country":null,"ocean":null,"inlandWater":null,"#
+        + #""region":null,"timeZone":null,"time_local":null}"#
     )
   }
 
