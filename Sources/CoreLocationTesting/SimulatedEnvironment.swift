@@ -4,7 +4,7 @@ internal import Geodesy
 internal import LocationEngine
 internal import LocationModel
 import LocationServices
-internal import LocationSources
+package import LocationSources
 internal import LocationStore
 import Synchronization
 

@@ -4,6 +4,7 @@ import LocationEngine
 import LocationModel
 import LocationProtocol
 import LocationServices
+import LocationSources
 import LocationStore
 import Synchronization
 

@@ -4,6 +4,7 @@ import Geodesy
 import LocationEngine
 import LocationModel
 import LocationProtocol
+import LocationSources
 import Synchronization
 
 /// A `LocationService` that speaks to `locationd` over its Unix socket (DAEMON.md, protocol v1):

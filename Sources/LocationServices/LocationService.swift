@@ -1,6 +1,7 @@
 import Geodesy
 import LocationEngine
 import LocationModel
+import LocationSources
 
 /// What the public layer (`CLLocationManager`, `CLMonitor`, `CLLocationUpdate.liveUpdates`) asks of
 /// the location runtime: the in-process `LocationHub` (embedded mode) or a `DaemonClient` that

@@ -397,8 +397,10 @@ import Testing
   @Test func autoUsesARunningDaemon() throws {
     let daemon = try FakeDaemon()
     defer { daemon.stop() }
+    // A generous wait for the welcome: a loaded CI machine may take longer than the default 5 s.
     let chosen = LiveServiceSelection.choose(
-      environment: ["CORELOCATION_DAEMON_SOCKET": daemon.path], embedded: { Self.embedded() })
+      environment: ["CORELOCATION_DAEMON_SOCKET": daemon.path], timeout: 60,
+      embedded: { Self.embedded() })
     let client = try #require(chosen as? DaemonClient)
     defer { client.close() }
     #expect(client.isConnected)

@@ -5,6 +5,7 @@ import LocationEngine
 import LocationModel
 import LocationProtocol
 import LocationServices
+import LocationSources
 import LocationStore
 import TestSupport
 import Testing

@@ -2,6 +2,7 @@ import Foundation
 import Geodesy
 import LocationEngine
 import LocationModel
+import LocationSources
 import LocationStore
 import TestSupport
 import Testing

@@ -20,37 +20,28 @@ final class TestContext: SourceContext {
     var at: Double
   }
 
-  private struct Entry {
-    var deadline: Double
-    var sequence: Int
-    var action: @Sendable () -> Void
-  }
-
   private struct State {
-    var monotonic = 0.0
-    var wall: Double
-    var entries: [Entry] = []
-    var sequence = 0
     var emissions: [Emission] = []
     var failures: [SourceError] = []
     var ends = 0
     var onEmit: (@Sendable (Int) -> Void)?
   }
 
-  private let state: Mutex<State>
+  /// The runtime's manual clock, as a hub in a test would give it.
+  let clock: ManualClock
+  private let state = Mutex(State())
 
   /// A context at monotonic time 0 and the given wall-clock time.
   init(wall: Double = 1_767_225_600) {
-    state = Mutex(State(wall: wall))
+    clock = ManualClock(wall: wall)
   }
 
-  var now: EngineInstant {
-    state.withLock { EngineInstant(monotonic: $0.monotonic, wall: $0.wall) }
-  }
+  var now: EngineInstant { clock.now }
 
   func emit(_ fix: Fix) {
+    let at = clock.now.monotonic
     let (count, hook) = state.withLock { state in
-      state.emissions.append(Emission(fix: fix, at: state.monotonic))
+      state.emissions.append(Emission(fix: fix, at: at))
       return (state.emissions.count, state.onEmit)
     }
     hook?(count)
@@ -67,67 +58,21 @@ final class TestContext: SourceContext {
 
   func schedule(after seconds: Double, _ action: @escaping @Sendable () -> Void) -> any Cancellable
   {
-    let sequence = state.withLock { state -> Int in
-      state.sequence += 1
-      state.entries.append(
-        Entry(deadline: state.monotonic + seconds, sequence: state.sequence, action: action))
-      return state.sequence
-    }
-    return Token(context: self, sequence: sequence)
-  }
-
-  private struct Token: Cancellable {
-    let context: TestContext
-    let sequence: Int
-    func cancel() { context.cancel(sequence) }
-  }
-
-  private func cancel(_ sequence: Int) {
-    state.withLock { $0.entries.removeAll { $0.sequence == sequence } }
+    clock.schedule(at: clock.now.monotonic + seconds, action)
   }
 
   /// Moves time forward, running every action that falls due (including ones scheduled by them).
-  func advance(by seconds: Double) {
-    let target = state.withLock { $0.monotonic + seconds }
-    while let action = nextDue(until: target) { action() }
-    state.withLock { state in
-      state.wall += target - state.monotonic
-      state.monotonic = target
-    }
-  }
+  func advance(by seconds: Double) { clock.advance(by: seconds) }
 
   /// Runs what is due now, at most `limit` actions (a guard against a source that keeps scheduling
   /// at the same instant).
-  func runDue(limit: Int = 100_000) {
-    var count = 0
-    while count < limit, let action = nextDue(until: state.withLock({ $0.monotonic })) {
-      action()
-      count += 1
-    }
-  }
-
-  private func nextDue(until target: Double) -> (@Sendable () -> Void)? {
-    state.withLock { state -> (@Sendable () -> Void)? in
-      guard
-        let index = state.entries.indices.min(by: {
-          (state.entries[$0].deadline, state.entries[$0].sequence)
-            < (state.entries[$1].deadline, state.entries[$1].sequence)
-        }), state.entries[index].deadline <= target
-      else { return nil }
-      let entry = state.entries.remove(at: index)
-      if entry.deadline > state.monotonic {
-        state.wall += entry.deadline - state.monotonic
-        state.monotonic = entry.deadline
-      }
-      return entry.action
-    }
-  }
+  func runDue(limit: Int = 100_000) { clock.runDue(limit: limit) }
 
   var emissions: [Emission] { state.withLock { $0.emissions } }
   var fixes: [Fix] { emissions.map(\.fix) }
   var failures: [SourceError] { state.withLock { $0.failures } }
   var ends: Int { state.withLock { $0.ends } }
-  var pendingCount: Int { state.withLock { $0.entries.count } }
+  var pendingCount: Int { clock.pendingCount }
 }
 
 /// A track of `count` points heading due north from 52° N 5° E at `speed` m/s, `interval` seconds

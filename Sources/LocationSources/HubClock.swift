@@ -1,8 +1,6 @@
 import Dispatch
 import Foundation
-import LocationEngine
 import LocationModel
-import LocationSources
 import Synchronization
 
 /// The clock a hub runs on: real time in programs, manual time in tests and virtual replays.
@@ -113,8 +111,16 @@ package final class ManualClock: HubClock {
     }
   }
 
-  /// Runs every action due now (deadline at or before the current time) without moving time.
-  package func runDue() { advance(by: 0) }
+  /// Runs the actions due now (deadline at or before the current time) without moving time: at
+  /// most `limit` of them, a guard against an action that keeps scheduling at the same instant.
+  package func runDue(limit: Int = .max) {
+    let target = state.withLock { $0.monotonic }
+    var count = 0
+    while count < limit, let entry = nextDue(until: target) {
+      entry.action()
+      count += 1
+    }
+  }
 
   private func nextDue(until target: Double) -> Entry? {
     state.withLock { state -> Entry? in
