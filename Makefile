@@ -20,13 +20,16 @@ demo: build
 	@$$($(SWIFT) build --show-bin-path)/whereami --watch --source "replay://$(TRACK)" --speed 30 \
 	  --format '%time  %latitude %longitude  %speed m/s  course %direction'
 
+# The formatter's lint, then the architecture's mechanical rules (docs/architecture.md, "Rules").
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+	$(SWIFT) package describe --type json | /usr/bin/python3 scripts/check-architecture.py
 
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
 
-# The test command: formatter, a warnings-as-errors build of everything, then every test.
+# The test command: formatter and architecture checks, a warnings-as-errors build of everything,
+# then every test.
 test: setup lint
 	$(SWIFT) build $(STRICT) --build-tests
 	$(SWIFT) test $(STRICT) --skip-build

@@ -1,6 +1,7 @@
 // swift-tools-version:6.0
 // CoreLocation for Linux: Apple's CoreLocation API on gpsd, NMEA, GeoClue2, static and replayed sources.
-// Layers and import rules: DESIGN.md ("Layers"). Imports go downward only.
+// Layers and import rules: docs/architecture.md ("Layers"). Imports go downward only;
+// scripts/check-architecture.py checks them.
 import PackageDescription
 
 // Every Swift target builds in Swift 6 language mode (strict concurrency). Warnings are turned into

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 # Build: pkg-config and the -dev packages of the C libraries (SQLite, libxml2, sd-bus).
-# Tests with real components (they start them themselves; see ../shared/RECIPES.md): gpsd and gpsfake,
+# Tests with real components (they start them themselves; see CONTRIBUTING.md, "Real components"): gpsd and gpsfake,
 # socat for pseudo-terminal pairs, dbus-daemon and GeoClue for a private bus, iio-sensor-proxy
 # and umockdev for a fake compass.
 # libcurl4: Foundation's URLSession (the Nominatim client behind CORELOCATION_GEOCODER) loads it.

@@ -3,7 +3,7 @@ internal import LocationEngine
 internal import LocationModel
 import LocationServices
 
-// Heading (DESIGN.md, "Heading"; the engine's `HeadingPipeline` holds the rules: true north from
+// Heading (README, "Behaviour beyond Apple's documentation", Heading; the engine's `HeadingPipeline` holds the rules: true north from
 // the World Magnetic Model, the filter on the circle, the orientation table, interference).
 //
 // Calibration on Linux: when a magnetometer reads a field far from the Earth's (the World Magnetic

@@ -3,7 +3,7 @@ internal import LocationEngine
 internal import LocationModel
 import LocationServices
 
-// Region monitoring (DESIGN.md, "Regions").
+// Region monitoring (README, "Behaviour beyond Apple's documentation", Regions).
 //
 // The rule, which Apple does not publish: a location at distance `d` from the centre of a circle of
 // radius `r`, with horizontal accuracy `a`, is evidence of *inside* when `d <= r - max(a, h)` and of

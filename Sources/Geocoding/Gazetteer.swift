@@ -49,8 +49,8 @@ package final class Gazetteer: PlaceGeocoder {
   let nameHashes: ByteRegion
   let namePlaces: ByteRegion
   let sections: ByteRegion
-  private let localizedCountries = LocalizedCountryNames()
-  private let countryKeys = CountryKeys()
+  let localizedCountries = LocalizedCountryNames()
+  let countryKeys = CountryKeys()
 
   /// How far a place may be from the point and still be its `locality`, in metres.
   static let localityRadius = 50_000.0
@@ -155,12 +155,12 @@ package final class Gazetteer: PlaceGeocoder {
 
   // MARK: Records
 
-  private func string(_ offset: UInt32) -> String? {
+  func string(_ offset: UInt32) -> String? {
     let text = strings.string(Int(offset))
     return text.isEmpty ? nil : text
   }
 
-  private func placeRecord(_ index: Int) -> Int { index * GazetteerFormat.placeSize }
+  func placeRecord(_ index: Int) -> Int { index * GazetteerFormat.placeSize }
 
   /// The number of places in the file.
   package var placeCount: Int { tree.count }
@@ -189,16 +189,16 @@ package final class Gazetteer: PlaceGeocoder {
     Int(tree.places.u32(placeRecord(index) + 16))
   }
 
-  private func placeCountry(_ index: Int) -> Int { Int(tree.places.u16(placeRecord(index) + 26)) }
-  private func placeAdmin1(_ index: Int) -> Int { Int(tree.places.u16(placeRecord(index) + 20)) }
-  private func placeAdmin2(_ index: Int) -> Int { Int(tree.places.u16(placeRecord(index) + 22)) }
+  func placeCountry(_ index: Int) -> Int { Int(tree.places.u16(placeRecord(index) + 26)) }
+  func placeAdmin1(_ index: Int) -> Int { Int(tree.places.u16(placeRecord(index) + 20)) }
+  func placeAdmin2(_ index: Int) -> Int { Int(tree.places.u16(placeRecord(index) + 22)) }
 
-  private func countryRecord(_ index: Int) -> Int? {
+  func countryRecord(_ index: Int) -> Int? {
     let record = index * GazetteerFormat.countrySize
     return index >= 0 && record + GazetteerFormat.countrySize <= countries.count ? record : nil
   }
 
-  private func countryCode(_ index: Int) -> String? {
+  func countryCode(_ index: Int) -> String? {
     guard let record = countryRecord(index) else { return nil }
     let first = countries.u8(record)
     let second = countries.u8(record + 1)
@@ -209,7 +209,7 @@ package final class Gazetteer: PlaceGeocoder {
     return String(code)
   }
 
-  private func countryName(_ index: Int, locale: Locale?) -> String? {
+  func countryName(_ index: Int, locale: Locale?) -> String? {
     guard let record = countryRecord(index) else { return nil }
     if let locale, let code = countryCode(index),
       let localized = locale.localizedString(forRegionCode: code)
@@ -219,13 +219,13 @@ package final class Gazetteer: PlaceGeocoder {
     return string(countries.u32(record + 6))
   }
 
-  private func admin1Record(_ index: Int) -> Int? {
+  func admin1Record(_ index: Int) -> Int? {
     let record = index * GazetteerFormat.admin1Size
     return index >= 0 && record + GazetteerFormat.admin1Size <= admin1.count ? record : nil
   }
 
   /// Fills in what a place's record says: country, areas, time zone.
-  private func describe(place index: Int, into answer: inout GeocodedPlace, locale: Locale?) {
+  func describe(place index: Int, into answer: inout GeocodedPlace, locale: Locale?) {
     let record = placeRecord(index)
     let country = placeCountry(index)
     answer.isoCountryCode = countryCode(country)
@@ -261,7 +261,7 @@ package final class Gazetteer: PlaceGeocoder {
   }
 
   /// Sets `locality` and `subLocality` for a place: a district gives its city and its own name.
-  private func setLocality(place index: Int, into answer: inout GeocodedPlace) {
+  func setLocality(place index: Int, into answer: inout GeocodedPlace) {
     if let section = section(of: index) {
       answer.locality = placeName(section.city)
       answer.subLocality = section.name ?? placeName(index)
@@ -271,7 +271,7 @@ package final class Gazetteer: PlaceGeocoder {
   }
 
   /// The placemark of a place itself (forward answers).
-  private func placemark(place index: Int, locale: Locale?) -> GeocodedPlace {
+  func placemark(place index: Int, locale: Locale?) -> GeocodedPlace {
     let coordinate = placeCoordinate(index)
     var answer = GeocodedPlace(latitude: coordinate.latitude, longitude: coordinate.longitude)
     answer.name = placeName(index)
@@ -360,256 +360,11 @@ package final class Gazetteer: PlaceGeocoder {
     if hours == 0 { return "Etc/GMT" }
     return hours > 0 ? "Etc/GMT-\(hours)" : "Etc/GMT+\(-hours)"
   }
-
-  // MARK: Forward
-
-  /// The places, countries and areas that match a query, by the rule in the type's documentation.
-  ///
-  /// - Parameters:
-  ///   - query: Free text or a structured address.
-  ///   - locale: The language of country names (`nil`: English), also accepted in the query.
-  /// - Returns: At most 10 placemarks, best first.
-  /// - Throws: `GeocodingError` `.noResult` when nothing matches, or for empty or absurd text
-  ///   (more than 256 characters).
-  package func forward(_ query: AddressQuery, locale: Locale?) throws(GeocodingError)
-    -> [GeocodedPlace]
-  {
-    var parts: [String]
-    if let text = query.text {
-      parts = text.split(separator: ",").map { PlaceNameKey.fold(String($0)) }
-    } else {
-      parts = [query.street, query.city, query.subAdministrativeArea, query.state]
-        .compactMap { $0 }.map(PlaceNameKey.fold)
-      if let country = query.country ?? query.isoCountryCode {
-        parts.append(PlaceNameKey.fold(country))
-      }
-    }
-    parts.removeAll { $0.isEmpty }
-    guard !parts.isEmpty, query.singleLine.count <= 256, parts.count <= 8 else {
-      throw GeocodingError(.noResult, "the query is empty or too long")
-    }
-    var dropped = 0
-    while dropped < parts.count {
-      let remaining = Array(parts[dropped...])
-      let answers = match(remaining, query: query, locale: locale)
-      if !answers.isEmpty {
-        return answers.map { answer in
-          var answer = answer
-          answer.isPartialMatch = dropped > 0
-          return answer
-        }
-      }
-      dropped += 1
-    }
-    throw GeocodingError(.noResult, "no place matches the query")
-  }
-
-  /// A match before its placemark is made (only the best ones get one).
-  private struct Candidate {
-    enum Hit {
-      case country(Int)
-      case place(Int)
-      case area(Int)
-    }
-    var hit: Hit
-    var tier: Int
-    var population: Int
-    var position: SIMD3<Double>
-    var inRegion = false
-  }
-
-  private func match(_ parts: [String], query: AddressQuery, locale: Locale?) -> [GeocodedPlace] {
-    var candidates: [Candidate] = []
-    var seenPlaces = Set<Int>()
-    let whole = parts.joined(separator: " ")
-    func addPlaces(named name: String, qualifiers: [String]) {
-      for place in places(withKey: name) where !seenPlaces.contains(place) {
-        guard qualifiers.allSatisfy({ qualifies(place: place, $0, locale: locale) }) else {
-          continue
-        }
-        seenPlaces.insert(place)
-        candidates.append(
-          Candidate(
-            hit: .place(place), tier: 1, population: placePopulation(place),
-            position: placeVector(place)))
-      }
-    }
-    if parts.count == 1 {
-      for country in countries(withKey: whole, locale: locale) {
-        let record = country * GazetteerFormat.countrySize
-        candidates.append(
-          Candidate(
-            hit: .country(country), tier: 0, population: Int(countries.u32(record + 18)),
-            position: PlaceTree.unitVector(
-              latitude: Double(countries.i32(record + 22)) / 1e5,
-              longitude: Double(countries.i32(record + 26)) / 1e5)))
-      }
-    }
-    addPlaces(named: whole, qualifiers: [])
-    if parts.count > 1 {
-      addPlaces(named: parts[0], qualifiers: Array(parts[1...]))
-    } else if candidates.isEmpty {
-      let words = whole.split(separator: " ").map(String.init)
-      for qualifierWords in [1, 2] where words.count > qualifierWords {
-        let name = words.dropLast(qualifierWords).joined(separator: " ")
-        let qualifier = words.suffix(qualifierWords).joined(separator: " ")
-        addPlaces(named: name, qualifiers: [qualifier])
-      }
-    }
-    if parts.count == 1 {
-      for area in admin1Areas(withKey: whole) {
-        guard let record = admin1Record(area) else { continue }
-        let place = Int(admin1.u32(record + 16))
-        guard place < tree.count else { continue }
-        candidates.append(
-          Candidate(
-            hit: .area(area), tier: 2, population: Int(admin1.u32(record + 20)),
-            position: placeVector(place)))
-      }
-    }
-    if let region = query.preferredRegion {
-      let centre = PlaceTree.unitVector(latitude: region.latitude, longitude: region.longitude)
-      for index in candidates.indices {
-        let delta = candidates[index].position - centre
-        candidates[index].inRegion =
-          PlaceTree.metres(chord2: (delta * delta).sum()) <= region.radius
-      }
-    }
-    candidates.sort { a, b in
-      if a.tier != b.tier { return a.tier < b.tier }
-      if a.inRegion != b.inRegion { return a.inRegion }
-      return a.population > b.population
-    }
-    return candidates.prefix(Self.maximumAnswers).compactMap { candidate in
-      switch candidate.hit {
-      case .place(let place): return placemark(place: place, locale: locale)
-      case .country(let country): return countryPlacemark(country, locale: locale)
-      case .area(let area): return areaPlacemark(area, locale: locale)
-      }
-    }
-  }
-
-  /// The place's stored unit vector.
-  private func placeVector(_ index: Int) -> SIMD3<Double> {
-    SIMD3(tree.coordinate(index, 0), tree.coordinate(index, 1), tree.coordinate(index, 2))
-  }
-
-  /// The places whose name key is `key`, largest first.
-  func places(withKey key: String) -> [Int] {
-    guard !key.isEmpty else { return [] }
-    let hash = PlaceNameKey.hash(key)
-    let count = min(nameHashes.count / 8, namePlaces.count / 4)
-    var low = 0
-    var high = count
-    while low < high {
-      let middle = (low + high) / 2
-      if nameHashes.u64(middle * 8) < hash { low = middle + 1 } else { high = middle }
-    }
-    var found: [Int] = []
-    var index = low
-    while index < count, nameHashes.u64(index * 8) == hash, found.count < 1000 {
-      let place = Int(namePlaces.u32(index * 4))
-      if place < tree.count { found.append(place) }
-      index += 1
-    }
-    return found
-  }
-
-  /// Whether `qualifier` (a key) names the place's country, first- or second-level area.
-  private func qualifies(place: Int, _ qualifier: String, locale: Locale?) -> Bool {
-    let key = Array(qualifier.utf8)
-    if let area = admin1Record(placeAdmin1(place)) {
-      if strings.stringEquals(Int(admin1.u32(area + 8)), key) { return true }
-      if let code = string(admin1.u32(area + 12)), PlaceNameKey.fold(code) == qualifier {
-        return true
-      }
-    }
-    let county = placeAdmin2(place)
-    if county > 0, let name = string(admin2.u32(county * 4)), PlaceNameKey.fold(name) == qualifier {
-      return true
-    }
-    return countryMatches(placeCountry(place), key: qualifier, locale: locale)
-  }
-
-  private func countryMatches(_ index: Int, key: String, locale: Locale?) -> Bool {
-    countryKeys.table(self)[key]?.contains(index) ?? false
-      || localizedCountryMatches(index, key: key, locale: locale)
-  }
-
-  /// Whether `key` is the country's name in the locale's language or in English, from the
-  /// system's locale data (only when a locale was given).
-  private func localizedCountryMatches(_ index: Int, key: String, locale: Locale?) -> Bool {
-    guard locale != nil, let code = countryCode(index) else { return false }
-    return localizedCountries.names(for: locale)[key] == code
-  }
-
-  /// The countries named by `key`: their GeoNames name, ISO codes, aliases, or (with a locale)
-  /// their name in the locale's language or in English.
-  private func countries(withKey key: String, locale: Locale?) -> [Int] {
-    var found = countryKeys.table(self)[key] ?? []
-    if locale != nil, let code = localizedCountries.names(for: locale)[key] {
-      for index in 0..<(countries.count / GazetteerFormat.countrySize)
-      where countryCode(index) == code && !found.contains(index) {
-        found.append(index)
-      }
-    }
-    return found
-  }
-
-  /// The keys that name each country: its GeoNames name's key, its ISO alpha-2 and alpha-3 codes
-  /// in lower case, and its aliases.
-  fileprivate func makeCountryKeys() -> [String: [Int]] {
-    var table: [String: [Int]] = [:]
-    for index in 0..<(countries.count / GazetteerFormat.countrySize) {
-      let record = index * GazetteerFormat.countrySize
-      var keys: [String] = []
-      if let key = string(countries.u32(record + 10)) { keys.append(key) }
-      keys.append(PlaceNameKey.fold(String(decoding: countries.bytes(record, 2), as: UTF8.self)))
-      keys.append(
-        PlaceNameKey.fold(String(decoding: countries.bytes(record + 2, 3), as: UTF8.self)))
-      if let aliases = string(countries.u32(record + 14)) {
-        keys += aliases.split(separator: "|").map(String.init)
-      }
-      for key in Set(keys) where !key.isEmpty { table[key, default: []].append(index) }
-    }
-    return table
-  }
-
-  private func countryPlacemark(_ index: Int, locale: Locale?) -> GeocodedPlace {
-    let record = index * GazetteerFormat.countrySize
-    var answer = GeocodedPlace(
-      latitude: Double(countries.i32(record + 22)) / 1e5,
-      longitude: Double(countries.i32(record + 26)) / 1e5)
-    answer.isoCountryCode = countryCode(index)
-    answer.country = countryName(index, locale: locale)
-    answer.name = answer.country
-    return answer
-  }
-
-  /// The first-level areas whose key is `key`.
-  private func admin1Areas(withKey key: String) -> [Int] {
-    let bytes = Array(key.utf8)
-    return (0..<(admin1.count / GazetteerFormat.admin1Size)).filter {
-      strings.stringEquals(Int(admin1.u32($0 * GazetteerFormat.admin1Size + 8)), bytes)
-    }
-  }
-
-  private func areaPlacemark(_ index: Int, locale: Locale?) -> GeocodedPlace? {
-    guard let record = admin1Record(index) else { return nil }
-    let place = Int(admin1.u32(record + 16))
-    guard place < tree.count else { return nil }
-    let coordinate = placeCoordinate(place)
-    var answer = GeocodedPlace(latitude: coordinate.latitude, longitude: coordinate.longitude)
-    describe(place: place, into: &answer, locale: locale)
-    answer.subAdministrativeArea = nil
-    answer.name = answer.administrativeArea
-    return answer
-  }
 }
 
 /// The country key table, made at the first forward request and kept.
-private final class CountryKeys: Sendable {
-  private let table = Mutex<[String: [Int]]?>(nil)
+final class CountryKeys: Sendable {
+  let table = Mutex<[String: [Int]]?>(nil)
 
   func table(_ gazetteer: Gazetteer) -> [String: [Int]] {
     if let made = table.withLock({ $0 }) { return made }
@@ -621,8 +376,8 @@ private final class CountryKeys: Sendable {
 
 /// Country names in a locale's language (and English), by key, from Foundation's locale data;
 /// made once per locale and kept.
-private final class LocalizedCountryNames: Sendable {
-  private let cache = Mutex<[String: [String: String]]>([:])
+final class LocalizedCountryNames: Sendable {
+  let cache = Mutex<[String: [String: String]]>([:])
 
   func names(for locale: Locale?) -> [String: String] {
     let identifier = locale?.identifier ?? "en"

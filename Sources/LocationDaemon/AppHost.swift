@@ -9,7 +9,7 @@ import LocationStore
 import Synchronization
 
 /// One app inside the daemon: its `LocationHub`, its connections, and the events kept for it while
-/// it is away (DAEMON.md, "Architecture").
+/// it is away (`docs/architecture.md`, "locationd").
 ///
 /// The host is itself a permanent client of its hub. Deliveries meant for every manager
 /// (`authorization`, `regionEvents`) reach the app through the host, once per connection (the

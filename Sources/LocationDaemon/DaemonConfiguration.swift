@@ -226,7 +226,7 @@ package struct DaemonConfiguration: Sendable, Equatable {
         policy = parsed
       case "--help", "-h":
         throw DaemonConfigurationError(message: usage, isHelp: true)
-      default:
+      default:  // an argument or a key
         throw DaemonConfigurationError(message: "unknown option \(argument)\n\(usage)")
       }
       index += 1
@@ -325,7 +325,7 @@ package struct DaemonConfiguration: Sendable, Equatable {
           apps[app].executables.append(value)
         case "launch":
           apps[app].launch = value
-        default:
+        default:  // an argument or a key
           throw DaemonConfigurationError(
             message: "\(place): unknown key \(key) in an app section (executable, launch)")
         }
@@ -349,7 +349,7 @@ package struct DaemonConfiguration: Sendable, Equatable {
       case "strikes": strikes = try Self.positive(value, place: place, key: key)
       case "max-connections": maximumConnections = try Self.positive(value, place: place, key: key)
       case "max-regions": maximumRegions = try Self.positive(value, place: place, key: key)
-      default:
+      default:  // an argument or a key
         throw DaemonConfigurationError(message: "\(place): unknown key \(key)")
       }
     }

@@ -31,7 +31,7 @@ package struct DaemonPeer: Sendable, Equatable {
 /// Who may use the control and agent roles.
 package enum DaemonAccess {
   /// Whether a peer may use the control or agent role: root, or the daemon's own user (our rule,
-  /// DAEMON.md "Store location"). A user daemon's socket admits only its user anyway; a system
+  /// `docs/architecture.md`, "Store"). A user daemon's socket admits only its user anyway; a system
   /// daemon's admits everyone, so this is what keeps other users to the app role.
   /// - Parameters:
   ///   - peerUID: The peer's uid from `SO_PEERCRED`.
@@ -47,7 +47,7 @@ package enum DaemonAccess {
 /// Anyone may send (hub executors deliver from their own threads): a message is encoded outside
 /// the lock and written at once, without blocking, when nothing is queued before it; what the
 /// socket does not take waits in the queue, and the I/O thread writes it when the socket is
-/// writable again. Rules of the queue (DAEMON.md, "Bounded memory per client"):
+/// writable again. Rules of the queue (`docs/security.md`, "Caps"):
 /// - over `limit` queued bytes, queued `locations` deliveries are dropped, except the newest one
 ///   (and one already partly written); other deliveries are kept;
 /// - over four times `limit` even so, the connection is marked overflowed: nothing more is queued

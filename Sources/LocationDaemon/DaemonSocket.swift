@@ -108,7 +108,7 @@ enum DaemonSyscall {
       switch Glibc.errno {
       case EINTR: continue
       case EAGAIN, EWOULDBLOCK, ECONNABORTED, EPROTO: return nil
-      default: throw DaemonSystemError(operation: "accept", errno: Glibc.errno)
+      default: throw DaemonSystemError(operation: "accept", errno: Glibc.errno)  // an errno
       }
     }
   }
@@ -132,7 +132,7 @@ enum DaemonSyscall {
       switch Glibc.errno {
       case EINTR: continue
       case EAGAIN, EWOULDBLOCK: return .wouldBlock
-      default: return .closed
+      default: return .closed  // an errno
       }
     }
   }
@@ -147,7 +147,7 @@ enum DaemonSyscall {
       switch Glibc.errno {
       case EINTR: continue
       case EAGAIN, EWOULDBLOCK: return 0
-      default: return nil
+      default: return nil  // an errno
       }
     }
   }

@@ -6,7 +6,7 @@ import LocationServices
 import LocationSources
 import Synchronization
 
-/// One set of real sources shared by many app hubs (DAEMON.md, "One set of sources").
+/// One set of real sources shared by many app hubs (`docs/architecture.md`, "locationd").
 ///
 /// The pool owns the real `LocationSource` objects. Each app hub gets its own relays
 /// (`relays()`): one `RelaySource` per pool source, with the same descriptor, so that every hub's

@@ -1,7 +1,7 @@
 import Geodesy
 import LocationModel
 
-/// Heading in the step function (DESIGN.md, "Heading"; the rules are `HeadingPipeline`'s): each
+/// Heading in the step function (README, "Behaviour beyond Apple's documentation", Heading; the rules are `HeadingPipeline`'s): each
 /// client with heading updates has its own pipeline (filter, orientation, interference watch); a
 /// sample goes through every pipeline with the latest location and whether that client has location
 /// updates running (Apple's condition for a true heading).

@@ -1,7 +1,7 @@
 import Geodesy
 import LocationModel
 
-/// Region monitoring in the step function (DESIGN.md, "Regions"; the rule itself is
+/// Region monitoring in the step function (README, "Behaviour beyond Apple's documentation", Regions; the rule itself is
 /// `RegionEvidence`): regions live in groups, each with its own `RegionMonitor` (spatial index and
 /// state machines). Every fix is evaluated against every group while the app is allowed location;
 /// changes become `regionEvents` effects, which the runtime persists before delivering.

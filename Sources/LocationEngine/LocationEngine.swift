@@ -1,7 +1,7 @@
 import Geodesy
 import LocationModel
 
-/// The deterministic core: `handle(_:at:) -> [EngineEffect]` (DESIGN.md, "The engine is a step
+/// The deterministic core: `handle(_:at:) -> [EngineEffect]` (`docs/architecture.md`, "The engine is a step
 /// function"). No I/O, no threads, no clock: time comes in with each event.
 ///
 /// Rules it implements (documented in the public API as well):

@@ -3,7 +3,7 @@ import LocationModel
 
 /// Approximate locations for apps with reduced accuracy authorization (`accuracy: 1`,
 /// `CLAccuracyAuthorization.reducedAccuracy`): every fix is moved to a fixed point of the ~3 km
-/// cell it falls in (DAEMON.md, "Authorization").
+/// cell it falls in (`docs/security.md`, "Reduced accuracy").
 ///
 /// Rules (ours):
 /// - **Grid.** Latitude is cut into `bandCount` bands of equal angular height (`180° / bandCount`,

@@ -21,7 +21,7 @@ package struct SourceCandidate: Sendable, Equatable {
   }
 }
 
-/// Source arbitration (DESIGN.md, "Sources"; issue 5): which sources run, and which fix wins.
+/// Source arbitration (`docs/architecture.md`, "Sources"): which sources run, and which fix wins.
 ///
 /// Selection: with an accuracy demand `D` (metres; negative is Apple's "best"), the sources are
 /// ranked: for "best", by nominal accuracy, then power; otherwise the sources whose nominal accuracy

@@ -137,7 +137,7 @@ package struct JSONWriter {
         bytes.append(contentsOf: Array("\\u00".utf8))
         bytes.append(hex[Int(byte >> 4)])
         bytes.append(hex[Int(byte & 0xF)])
-      default: bytes.append(byte)
+      default: bytes.append(byte)  // a byte
       }
     }
     bytes.append(UInt8(ascii: "\""))

@@ -1,6 +1,6 @@
 import LocationModel
 
-/// One message of `locationd`'s protocol, version 1, in either direction (DAEMON.md,
+/// One message of `locationd`'s protocol, version 1, in either direction (`docs/protocol.md`,
 /// "Protocol v1"; `docs/protocol.md`).
 ///
 /// Every message is one JSON object on one line with a `"type"` member; the case names are the

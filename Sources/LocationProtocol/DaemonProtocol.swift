@@ -2,7 +2,7 @@ import LocationFormats
 import LocationModel
 
 /// `locationd`'s wire protocol, version 1: line-delimited JSON over a Unix stream socket
-/// (DAEMON.md, "Protocol v1"; `docs/protocol.md`).
+/// (`docs/protocol.md`).
 ///
 /// Rules of this codec (ours, documented for both sides):
 /// - One JSON object per line, UTF-8, terminated by `\n` (a `\r` before it is tolerated); at most

@@ -193,7 +193,7 @@ extension DaemonClient {
           $0.locationRequest = nil
         }
       case .sourcesEnded: engineError = .sourcesEnded
-      default:
+      default:  // DaemonErrorCode is an open set of strings
         engineError = .locationUnknown
         _ = update(ClientID(client)) { $0.locationRequest = nil }
       }

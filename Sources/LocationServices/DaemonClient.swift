@@ -7,7 +7,7 @@ import LocationProtocol
 import LocationSources
 import Synchronization
 
-/// A `LocationService` that speaks to `locationd` over its Unix socket (DAEMON.md, protocol v1):
+/// A `LocationService` that speaks to `locationd` over its Unix socket (`docs/protocol.md`, protocol v1):
 /// one connection per process, shared by every manager, monitor and live-updates stream.
 ///
 /// Rules (ours; Apple's `locationd` is private):

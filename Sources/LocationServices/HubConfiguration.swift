@@ -54,13 +54,13 @@ package struct HubConfiguration: Sendable {
     switch environment["CORELOCATION_AUTHORIZATION"]?.lowercased() {
     case nil, "", "grant", "allow": policy = .grant
     // Anything else, a typo included, fails closed.
-    default: policy = .deny
+    default: policy = .deny  // an environment variable
     }
     let storePath: String?
     switch environment["CORELOCATION_STORE"] {
     case ":memory:": storePath = nil
     case .some(let path) where !path.isEmpty: storePath = path
-    default: storePath = LocationStore.defaultPath(environment: environment)
+    default: storePath = LocationStore.defaultPath(environment: environment)  // an environment variable
     }
     return HubConfiguration(
       app: app,

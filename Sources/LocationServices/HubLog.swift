@@ -23,7 +23,7 @@ package enum HubLog {
     switch ProcessInfo.processInfo.environment["CORELOCATION_LOG"]?.lowercased() {
     case "debug": return .debug
     case "info", "1", "on": return .info
-    default: return .off
+    default: return .off  // an environment variable
     }
   }()
 

@@ -280,7 +280,7 @@ package final class LocationHub: Sendable {
     case .regionRemoved(let group, let identifier):
       persistence.deleteRegion(identifier: identifier, group: group, app: app)
     case .regionEvents(let group, let events):
-      // Committed before anyone is told (DESIGN.md, "Store").
+      // Committed before anyone is told (`docs/architecture.md`, "Store").
       persistence.commitRegionEvents(events, group: group, app: app, time: clock.now.wall)
       let clients = state.withLock { $0.clients.sorted { $0.key < $1.key }.map(\.value) }
       for client in clients { client.hub(self, deliver: .regionEvents(group: group, events)) }

@@ -13,7 +13,7 @@ package enum PowerCost: Int, Sendable, Comparable {
   package static func < (lhs: PowerCost, rhs: PowerCost) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
-/// What a source says about itself (DESIGN.md, "Sources": sources describe themselves as data).
+/// What a source says about itself (`docs/architecture.md`, "Sources": sources describe themselves as data).
 package struct SourceDescriptor: Sendable, Equatable {
   /// The URL that names the source (`replay:///path`, `static:///etc/geolocation`, ...).
   package var url: String

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Finding sources when none is configured (DESIGN.md, "Sources"; issue 5): gpsd on localhost if it
+/// Finding sources when none is configured (`docs/architecture.md`, "Sources"): gpsd on localhost if it
 /// answers, GeoClue if its name is on the system bus, `/etc/geolocation` if it exists. Everything
 /// found is offered to the arbiter, which runs the cheapest that meets the demand.
 package enum SourceDiscovery {

@@ -1,4 +1,4 @@
-/// A parsed source URL (DESIGN.md, "Sources"): configuration, the CLI and the daemon name sources the
+/// A parsed source URL (`docs/architecture.md`, "Sources"): configuration, the CLI and the daemon name sources the
 /// same way.
 ///
 /// ```

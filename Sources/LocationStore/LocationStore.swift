@@ -4,7 +4,7 @@ import Synchronization
 
 /// The SQLite store behind the location services: per-app authorization, settings, the last known
 /// location, monitored regions with their last state, and events pending for apps that are not
-/// running (DESIGN.md, "Store").
+/// running (`docs/architecture.md`, "Store").
 ///
 /// Rules of this store:
 /// - One database per user at `defaultPath(environment:)`, or a path the caller gives (the system
@@ -12,7 +12,7 @@ import Synchronization
 ///   with mode 0700 and a new database file with mode 0600.
 /// - WAL journal mode (readers never block the writer; other processes may open the same file),
 ///   a busy timeout of 5 s, foreign keys on.
-/// - `synchronous=FULL`: every commit is on stable storage when the call returns. DESIGN.md asks
+/// - `synchronous=FULL`: every commit is on stable storage when the call returns. The architecture (`docs/architecture.md`, "Store") asks
 ///   that every write an event depends on be committed before the event is delivered; with
 ///   `NORMAL`, a power loss may roll back the last commits in WAL mode, so a region state change
 ///   or an appended pending event could vanish after its event was delivered, and the event would

@@ -16,7 +16,7 @@ package struct StoredRegion: Sendable, Equatable {
   package var longitude: Double
   /// Radius in metres, not negative.
   package var radius: Double
-  /// The margin in metres a fix must clear to count as evidence (DESIGN.md, "Regions").
+  /// The margin in metres a fix must clear to count as evidence (README, "Behaviour beyond Apple's documentation", Regions).
   package var hysteresis: Double
   /// Whether entering the region is reported.
   package var notifyOnEntry: Bool

@@ -4,7 +4,7 @@ import Testing
 
 /// The public API on a real gpsd: `whereami` (which uses only `CLLocationManager`) reads
 /// `gpsd://127.0.0.1:PORT` from a gpsd that `gpsfake` starts and feeds with a real capture
-/// (../shared/RECIPES.md, "gpsd + gpsfake").
+/// (CONTRIBUTING.md, "Real components").
 ///
 /// The test starts gpsfake itself on a free loopback port and stops it by pid. `whereami` needs no
 /// readiness poll: the gpsd source reconnects with backoff until gpsd answers. Missing gpsd or

@@ -4,7 +4,7 @@ import Testing
 
 @testable import LocationSources
 
-/// Real GeoClue 2 on a private bus, started by the test (shared/RECIPES.md, "GeoClue2 on a private
+/// Real GeoClue 2 on a private bus, started by the test (CONTRIBUTING.md, "Real components": "GeoClue2 on a private
 /// bus"): a permissive system-type `dbus-daemon`, an NMEA server on a Unix socket playing a real
 /// capture, `geoclue` in a private mount namespace with the test's configuration bind-mounted on
 /// `/etc/geoclue/geoclue.conf`, and the demo agent. Everything is stopped by pid in `stop()`.

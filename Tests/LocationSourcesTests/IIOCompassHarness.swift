@@ -4,7 +4,7 @@ import Testing
 
 @testable import LocationSources
 
-/// The real iio-sensor-proxy on a private bus, started by the test (shared/RECIPES.md, "Compass
+/// The real iio-sensor-proxy on a private bus, started by the test (CONTRIBUTING.md, "Real components": "Compass
 /// (iio-sensor-proxy)"): a permissive system-type `dbus-daemon`, then
 /// `umockdev-run -d powerbtn.umockdev -- env FAKE_COMPASS=1 iio-sensor-proxy -v`, whose fake
 /// compass (an input device named "Power Button") turns 10° every 2 s while claimed. The daemon's

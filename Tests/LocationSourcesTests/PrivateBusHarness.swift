@@ -4,8 +4,8 @@ import Testing
 
 @testable import LocationSources
 
-/// What the GeoClue and iio-sensor-proxy harnesses share (shared/RECIPES.md, "GeoClue2 on a
-/// private bus"): a temporary directory, a permissive system-type `dbus-daemon` on a socket in it,
+/// What the GeoClue and iio-sensor-proxy harnesses share (CONTRIBUTING.md, "Real components":
+/// GeoClue2): a temporary directory, a permissive system-type `dbus-daemon` on a socket in it,
 /// children started with an empty signal mask (`GeoClueChildProcess`) and stopped by pid, and a
 /// bounded wait for a bus name.
 class PrivateBusHarness {

@@ -2,7 +2,7 @@ import Geodesy
 import LocationModel
 
 /// One client's heading updates: turns source samples into the headings the client sees
-/// (DESIGN.md, "Heading"). A value type; time and location come in with each sample.
+/// (README, "Behaviour beyond Apple's documentation", Heading). A value type; time and location come in with each sample.
 ///
 /// For each sample, in this order:
 ///

@@ -1,4 +1,4 @@
-/// What one fix says about one region, by the project's region rule (DESIGN.md, "Regions").
+/// What one fix says about one region, by the project's region rule (README, "Behaviour beyond Apple's documentation", Regions).
 ///
 /// A fix with centre distance `d` (geodesic, WGS-84) from a circle of radius `r`, horizontal
 /// accuracy `a` and the region's hysteresis `h` is evidence of *inside* when `d <= r - max(a, h)`

@@ -59,7 +59,7 @@ enum RegionGeometry {
     case 0: return (s, c)
     case 1: return (c, -s)
     case 2: return (-s, -c)
-    default: return (-c, s)
+    default: return (-c, s)  // a quadrant number
     }
   }
 

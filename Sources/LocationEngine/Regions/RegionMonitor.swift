@@ -4,7 +4,7 @@ import LocationModel
 /// Monitors many circular regions against a stream of fixes: the engine half of Apple's region
 /// monitoring (`startMonitoring(for:)`, `CLMonitor`). A value type: pure, deterministic, no I/O.
 ///
-/// The rule (DESIGN.md, "Regions"). A fix with centre distance `d` (geodesic on WGS-84,
+/// The rule (README, "Behaviour beyond Apple's documentation", Regions). A fix with centre distance `d` (geodesic on WGS-84,
 /// `Geodesic.wgs84.distance` from the fix to the centre) from a circle of radius `r`, horizontal
 /// accuracy `a` and the region's hysteresis `h` is evidence of *inside* when `d <= r - max(a, h)`
 /// and of *outside* when `d >= r + max(a, h)`; anything between is no evidence, and so is a fix with

@@ -2,7 +2,7 @@ import LocationModel
 
 /// The state of one monitored region, as a value type that turns evidence into actions.
 ///
-/// Rule (DESIGN.md, "Regions"): the first decisive fix of a region whose state is unknown sets the
+/// Rule (README, "Behaviour beyond Apple's documentation", Regions): the first decisive fix of a region whose state is unknown sets the
 /// state and reports a determination only (no enter or exit). Later changes of state report an
 /// enter or an exit (the caller adds the determination that goes with it). A region restored with a
 /// persisted state starts in that state, so a decisive fix of the other state is a transition: the

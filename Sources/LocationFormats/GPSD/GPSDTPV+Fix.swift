@@ -10,7 +10,7 @@ extension GPSDTPV {
   /// For a circular two-dimensional normal error with standard deviation s per axis, the radius
   /// holding probability p is s * sqrt(-2 ln(1 - p)) (the Rayleigh distribution). The ratio of
   /// the 68 % radius to the 95 % radius is sqrt(-2 ln 0.32) / sqrt(-2 ln 0.05)
-  /// = 1.5096 / 2.4477 = 0.617 (DESIGN.md, "Accuracy").
+  /// = 1.5096 / 2.4477 = 0.617 (README, "Behaviour beyond Apple's documentation", Accuracy).
   package static let horizontal95To68 = 0.617
 
   /// Converts gpsd's one-dimensional 95 % errors (`epv`, `eps`, `epd`) to one standard deviation

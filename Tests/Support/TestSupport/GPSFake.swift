@@ -1,5 +1,5 @@
 // Test support shared by the test targets that need a real gpsd (CoreLocationTests, EndToEndTests):
-// gpsfake started on a free loopback port and stopped by pid (shared/RECIPES.md, "gpsd + gpsfake").
+// gpsfake started on a free loopback port and stopped by pid (CONTRIBUTING.md, "Real components").
 import Foundation
 
 /// A running `gpsfake` (which starts its own gpsd) playing one capture once.
