@@ -60,7 +60,8 @@ package struct HubConfiguration: Sendable {
     switch environment["CORELOCATION_STORE"] {
     case ":memory:": storePath = nil
     case .some(let path) where !path.isEmpty: storePath = path
-    default: storePath = LocationStore.defaultPath(environment: environment)  // an environment variable
+    default:  // an environment variable
+      storePath = LocationStore.defaultPath(environment: environment)
     }
     return HubConfiguration(
       app: app,
