@@ -54,7 +54,7 @@ struct GPSDHeadingTests {
     manager.headingFilter = kCLHeadingFilterNone
     manager.startUpdatingHeading()
     // Bounded polling of a real daemon's output (gpsd probes the device for about 1.5 s).
-    _ = await eventually(timeout: 20, interval: 0.05) {
+    _ = await eventually(timeout: 60, interval: 0.05) {
       !delegate.headings.withLock { $0.isEmpty }
     }
     manager.stopUpdatingHeading()

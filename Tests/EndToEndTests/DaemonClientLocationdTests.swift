@@ -44,7 +44,7 @@ struct DaemonClientLocationdTests {
         (try? control.hello("control")) != nil
       else { return [] }
       control.send(#"{"type":"apps","id":1}"#)
-      let reply = try? control.waitFor(timeout: 5, "the apps") {
+      let reply = try? control.waitFor(timeout: 30, "the apps") {
         $0.type == "reply" || $0["id"] != nil
       }
       return reply?.match.objects("apps") ?? []
@@ -72,7 +72,7 @@ struct DaemonClientLocationdTests {
     #expect(await eventually { FileManager.default.fileExists(atPath: daemon.socketPath) })
 
     let first = App(socketPath: daemon.socketPath)
-    #expect(first.client.waitForConnection(timeout: 10))
+    #expect(first.client.waitForConnection(timeout: 60))
     let pumpHere = {
       feed.feed(latitude: Self.here.latitude, longitude: Self.here.longitude)
       first.scheduler.pump()
@@ -83,7 +83,7 @@ struct DaemonClientLocationdTests {
 
     first.manager.startUpdatingLocation()
     #expect(
-      await eventually(timeout: 20, pump: pumpHere) {
+      await eventually(timeout: 60, pump: pumpHere) {
         !first.delegate.locations.withLock { $0.isEmpty }
       })
     let location = try #require(first.delegate.locations.withLock { $0.last })
@@ -97,7 +97,7 @@ struct DaemonClientLocationdTests {
     first.manager.startMonitoring(for: region)
     #expect(await eventually(pump: pumpHere) { first.delegate.contains("start there") })
     #expect(
-      await eventually(timeout: 20, pump: pumpHere) {
+      await eventually(timeout: 60, pump: pumpHere) {
         first.client.region(identifier: "there", group: "manager")?.state == .outside
       })
 
@@ -108,12 +108,12 @@ struct DaemonClientLocationdTests {
       feed.feed(latitude: Self.there.latitude, longitude: Self.there.longitude)
     }
     let pending = { daemon.apps().first { $0["app"] as? String == app }?["pendingEvents"] as? Int }
-    #expect(await eventually(timeout: 20, interval: 0.05, pump: pumpThere) { (pending() ?? 0) > 0 })
+    #expect(await eventually(timeout: 60, interval: 0.05, pump: pumpThere) { (pending() ?? 0) > 0 })
 
     // The next manager of the app hears it, once, and the daemon forgets it.
     let second = App(socketPath: daemon.socketPath)
     defer { second.client.close() }
-    #expect(second.client.waitForConnection(timeout: 10))
+    #expect(second.client.waitForConnection(timeout: 60))
     #expect(
       await eventually(pump: second.scheduler.pump) { second.delegate.contains("enter there") })
     #expect(await eventually(interval: 0.05) { pending() == 0 })
@@ -131,8 +131,8 @@ struct DaemonClientLocationdTests {
     defer { first.client.close() }
     let second = App(socketPath: daemon.socketPath)
     defer { second.client.close() }
-    #expect(first.client.waitForConnection(timeout: 10))
-    #expect(second.client.waitForConnection(timeout: 10))
+    #expect(first.client.waitForConnection(timeout: 60))
+    #expect(second.client.waitForConnection(timeout: 60))
     #expect(second.manager.monitoredRegions.isEmpty)
 
     first.manager.requestAlwaysAuthorization()
@@ -168,14 +168,14 @@ struct DaemonClientLocationdTests {
     #expect(await eventually { FileManager.default.fileExists(atPath: daemon.socketPath) })
     let app = App(socketPath: daemon.socketPath)
     defer { app.client.close() }
-    #expect(app.client.waitForConnection(timeout: 10))
+    #expect(app.client.waitForConnection(timeout: 60))
     let pump = {
       feed.feed(latitude: Self.here.latitude, longitude: Self.here.longitude)
       app.scheduler.pump()
     }
     app.manager.startUpdatingLocation()
     #expect(
-      await eventually(timeout: 20, pump: pump) { !app.delegate.locations.withLock { $0.isEmpty } })
+      await eventually(timeout: 60, pump: pump) { !app.delegate.locations.withLock { $0.isEmpty } })
 
     daemon.kill(SIGKILL)
     #expect(await eventually(pump: pump) { app.delegate.contains("error 0") })  // locationUnknown
@@ -184,10 +184,10 @@ struct DaemonClientLocationdTests {
 
     // A stale socket file is left behind by kill -9; the new daemon replaces it.
     try daemon.restart()
-    #expect(await eventually(timeout: 20, pump: pump) { app.client.isConnected })
+    #expect(await eventually(timeout: 60, pump: pump) { app.client.isConnected })
     app.delegate.locations.withLock { $0.removeAll() }
     #expect(
-      await eventually(timeout: 20, pump: pump) { !app.delegate.locations.withLock { $0.isEmpty } })
+      await eventually(timeout: 60, pump: pump) { !app.delegate.locations.withLock { $0.isEmpty } })
     #expect(app.manager.authorizationStatus == .authorizedWhenInUse)
   }
 }

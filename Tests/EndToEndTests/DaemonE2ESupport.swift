@@ -273,7 +273,7 @@ final class SocatChannel: LineChannel {
   /// Closes socat's standard input (it ends the conversation) and waits for it to exit.
   func finish() {
     try? input.fileHandleForWriting.close()
-    if process.isRunning { _ = try? readUntilClosed(timeout: 5) }
+    if process.isRunning { _ = try? readUntilClosed(timeout: 30) }
     if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     process.waitUntilExit()
   }

@@ -44,7 +44,7 @@ import Testing
     func next() throws -> DaemonMessage {
       let line: [UInt8]?
       do {
-        line = try reader.next(timeout: 20)
+        line = try reader.next(timeout: 60)
       } catch {
         throw TestFailure("the other app said nothing in time")
       }

@@ -209,7 +209,7 @@ import Testing
     _ = machine.allow(untilTraveled: 1000, timeout: 600, conditions: Self.good, at: 0)
     var bad = Self.good
     bad.distanceFilter = 10
-    let rejected = machine.allow(untilTraveled: 10, timeout: 10, conditions: bad, at: 1)
+    let rejected = machine.allow(untilTraveled: 10, timeout: 60, conditions: bad, at: 1)
     #expect(rejected == .reject(.deferredDistanceFiltered))
     #expect(machine.isDeferring)
     #expect(machine.deadline == 600)

@@ -26,7 +26,7 @@ import Testing
         "-N", "-S", String(port), "-F", directory.appendingPathComponent("ctl.sock").path,
         "tcp://127.0.0.1:\(feedPort)",
       ], name: "gpsd")
-    let ready = await eventually(timeout: 5) { Loopback.accepts(port: port) }
+    let ready = await eventually(timeout: 30) { Loopback.accepts(port: port) }
     if !ready {
       await gpsd.stop()
       throw TestFailure("gpsd did not listen on 127.0.0.1:\(port) within 5 s")
@@ -127,7 +127,7 @@ import Testing
     let relay = try ChildProcess(
       RealComponents.socat, ["UNIX-LISTEN:\(socketPath),fork", "TCP:127.0.0.1:\(port)"],
       name: "socat")
-    let listening = await eventually(timeout: 5) {
+    let listening = await eventually(timeout: 30) {
       FileManager.default.fileExists(atPath: socketPath)
     }
     #expect(listening)

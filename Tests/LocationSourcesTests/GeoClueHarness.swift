@@ -98,7 +98,7 @@ final class GeoClueHarness: PrivateBusHarness {
         "mount --bind '\(config)' /etc/geoclue/geoclue.conf && exec \(Self.geoclue) -t 0",
       ], stderrFile: errors)
     guard let geoclue else { return }
-    try waitForName(GeoClueClient.service, process: geoclue, timeout: 10) {
+    try waitForName(GeoClueClient.service, process: geoclue, timeout: 60) {
       let text = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
       if text.contains("mount") {
         return Unavailable(description: "cannot bind-mount GeoClue's configuration: \(text)")
@@ -132,7 +132,7 @@ final class GeoClueHarness: PrivateBusHarness {
   private static func run(_ path: String, _ arguments: [String]) throws -> Int32 {
     let process = try GeoClueChildProcess(
       name: path, path: path, arguments: arguments, environment: [:])
-    guard let code = process.waitForExit(timeout: 5) else {
+    guard let code = process.waitForExit(timeout: 30) else {
       process.stop()
       return -1
     }

@@ -90,7 +90,7 @@ final class GeoClueRecordingContext: SourceContext, @unchecked Sendable {
       accuracyLevel: .exact, desktopId: GeoClueHarness.allowedId, busAddress: harness.busAddress)
     let context = GeoClueRecordingContext()
     source.start(context: context)
-    let arrived = context.wait(timeout: 10) { $0.fixes.count >= 3 || !$0.failures.isEmpty }
+    let arrived = context.wait(timeout: 60) { $0.fixes.count >= 3 || !$0.failures.isEmpty }
     #expect(source.clientPath != nil)
     // GeoClue reads its NMEA socket only while a client is active.
     let server = try #require(harness.nmeaServer)
@@ -115,7 +115,7 @@ final class GeoClueRecordingContext: SourceContext, @unchecked Sendable {
 
     // With our client stopped GeoClue has no active client and closes its NMEA connection.
     #expect(source.clientPath == nil)
-    #expect(server.waitForClients(timeout: 5) { $0 == 0 }, "GeoClue still reads the NMEA socket")
+    #expect(server.waitForClients(timeout: 30) { $0 == 0 }, "GeoClue still reads the NMEA socket")
     let count = context.snapshot.fixes.count
     #expect(count == fixes.count, "no fix after stop()")
   }
@@ -134,10 +134,10 @@ final class GeoClueRecordingContext: SourceContext, @unchecked Sendable {
     let context = GeoClueRecordingContext()
     source.start(context: context)
     defer { source.stop() }
-    #expect(context.wait(timeout: 10) { !$0.fixes.isEmpty })
+    #expect(context.wait(timeout: 60) { !$0.fixes.isEmpty })
 
     harness.stopGeoClue()
-    #expect(context.wait(timeout: 10) { !$0.failures.isEmpty && !$0.delays.isEmpty })
+    #expect(context.wait(timeout: 60) { !$0.failures.isEmpty && !$0.delays.isEmpty })
     var (fixes, failures, delays) = context.snapshot
     let lost = try #require(failures.first)
     #expect(lost.code == .disconnected && !lost.isPermanent, "\(lost)")
@@ -146,7 +146,7 @@ final class GeoClueRecordingContext: SourceContext, @unchecked Sendable {
     try harness.restartGeoClue()
     let before = fixes.count
     context.runScheduled(at: 0)
-    #expect(context.wait(timeout: 10) { $0.fixes.count > before || $0.failures.count > 1 })
+    #expect(context.wait(timeout: 60) { $0.fixes.count > before || $0.failures.count > 1 })
     (fixes, failures, delays) = context.snapshot
     #expect(fixes.count > before, "fixes again after GeoClue came back")
     #expect(failures.count == 1, "\(failures)")
@@ -166,7 +166,7 @@ final class GeoClueRecordingContext: SourceContext, @unchecked Sendable {
       accuracyLevel: .exact, desktopId: GeoClueHarness.deniedId, busAddress: harness.busAddress)
     let context = GeoClueRecordingContext()
     source.start(context: context)
-    #expect(context.wait(timeout: 10) { !$0.failures.isEmpty })
+    #expect(context.wait(timeout: 60) { !$0.failures.isEmpty })
     source.stop()
     let (fixes, failures, delays) = context.snapshot
     let failure = try #require(failures.first)
@@ -194,7 +194,7 @@ final class GeoClueRecordingContext: SourceContext, @unchecked Sendable {
       callTimeout: 300_000)
     let context = GeoClueRecordingContext()
     source.start(context: context)
-    #expect(context.wait(timeout: 10) { !$0.failures.isEmpty && !$0.delays.isEmpty })
+    #expect(context.wait(timeout: 60) { !$0.failures.isEmpty && !$0.delays.isEmpty })
     source.stop()
     let (fixes, failures, delays) = context.snapshot
     let failure = try #require(failures.first)
@@ -222,7 +222,7 @@ final class GeoClueRecordingContext: SourceContext, @unchecked Sendable {
       if attempt > 1 { context.runScheduled(at: attempt - 2) }
       // Each failed attempt reports the error and then schedules the next one.
       #expect(
-        context.wait(timeout: 10) { $0.failures.count >= attempt && $0.delays.count >= attempt })
+        context.wait(timeout: 60) { $0.failures.count >= attempt && $0.delays.count >= attempt })
     }
     source.stop()
     let (_, failures, delays) = context.snapshot
@@ -242,7 +242,7 @@ final class GeoClueRecordingContext: SourceContext, @unchecked Sendable {
       accuracyLevel: .exact, desktopId: "x", busAddress: "unix:path=\(directory)/bus")
     let context = GeoClueRecordingContext()
     source.start(context: context)
-    #expect(context.wait(timeout: 10) { !$0.failures.isEmpty && !$0.delays.isEmpty })
+    #expect(context.wait(timeout: 60) { !$0.failures.isEmpty && !$0.delays.isEmpty })
     source.stop()
     let (_, failures, delays) = context.snapshot
     #expect(failures.count == 1)

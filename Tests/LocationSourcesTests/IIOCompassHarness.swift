@@ -78,7 +78,7 @@ final class IIOCompassHarness: PrivateBusHarness {
         Self.sensorProxy, "-v",
       ], stdoutFD: log, stderrFile: errors)
     daemon = process
-    try waitForName(IIOCompassClient.service, process: process, timeout: 10) {
+    try waitForName(IIOCompassClient.service, process: process, timeout: 60) {
       let text = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
       return Failure(
         description: "iio-sensor-proxy exited (\(process.exitCode ?? -1)): \(text) \(self.log())")

@@ -102,7 +102,7 @@ final class IIOCompassRecordingContext: SourceContext, @unchecked Sendable {
     let context = IIOCompassRecordingContext()
     source.start(context: context)
     defer { source.stop() }
-    #expect(context.wait(timeout: 5) { $0.delays.count >= 1 && !$0.failures.isEmpty })
+    #expect(context.wait(timeout: 30) { $0.delays.count >= 1 && !$0.failures.isEmpty })
     let arrived = context.snapshot
     let failure = try #require(arrived.failures.first)
     #expect(!failure.isPermanent)
@@ -131,7 +131,7 @@ final class IIOCompassRecordingContext: SourceContext, @unchecked Sendable {
     source.start(context: context)
     // The claim turns the fake compass to 10° at once, then 10° more every 2 s. Under load the
     // sensor's resting 0° can be read before the claim's first change: it is skipped.
-    let arrivedTwo = context.wait(timeout: 10) { recorded in
+    let arrivedTwo = context.wait(timeout: 60) { recorded in
       recorded.headings.filter { ($0.magneticHeading ?? 0) != 0 }.count >= 2
         || !recorded.failures.isEmpty
     }
@@ -172,9 +172,9 @@ final class IIOCompassRecordingContext: SourceContext, @unchecked Sendable {
     let context = IIOCompassRecordingContext()
     source.start(context: context)
     defer { source.stop() }
-    #expect(context.wait(timeout: 5) { $0.delays.count >= 1 && !$0.failures.isEmpty })
+    #expect(context.wait(timeout: 30) { $0.delays.count >= 1 && !$0.failures.isEmpty })
     context.runScheduled(at: 0)
-    #expect(context.wait(timeout: 5) { $0.delays.count >= 2 })
+    #expect(context.wait(timeout: 30) { $0.delays.count >= 2 })
     let arrived = context.snapshot
     #expect(arrived.failures.allSatisfy { !$0.isPermanent && $0.code == .unavailable })
     #expect(arrived.failures.first?.message.contains("net.hadess.SensorProxy") == true)
@@ -197,7 +197,7 @@ final class IIOCompassRecordingContext: SourceContext, @unchecked Sendable {
     let context = IIOCompassRecordingContext()
     source.start(context: context)
     defer { source.stop() }
-    #expect(context.wait(timeout: 5) { !$0.failures.isEmpty })
+    #expect(context.wait(timeout: 30) { !$0.failures.isEmpty })
     source.stop()
     let arrived = context.snapshot
     #expect(arrived.failures.count == 1)
@@ -224,9 +224,9 @@ final class IIOCompassRecordingContext: SourceContext, @unchecked Sendable {
     let context = IIOCompassRecordingContext()
     source.start(context: context)
     defer { source.stop() }
-    #expect(context.wait(timeout: 10) { !$0.headings.isEmpty || !$0.failures.isEmpty })
+    #expect(context.wait(timeout: 60) { !$0.headings.isEmpty || !$0.failures.isEmpty })
     harness.stopDaemon()
-    #expect(context.wait(timeout: 10) { !$0.failures.isEmpty })
+    #expect(context.wait(timeout: 60) { !$0.failures.isEmpty })
     let failure = try #require(context.snapshot.failures.first)
     #expect(failure.code == .disconnected)
     #expect(!failure.isPermanent)
@@ -237,7 +237,7 @@ final class IIOCompassRecordingContext: SourceContext, @unchecked Sendable {
     try harness.startDaemon()
     let count = context.snapshot.headings.count
     context.runScheduled(at: 0)
-    #expect(context.wait(timeout: 10) { $0.headings.count > count })
+    #expect(context.wait(timeout: 60) { $0.headings.count > count })
     #expect(source.isClaimed)
   }
 }

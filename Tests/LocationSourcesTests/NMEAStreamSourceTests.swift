@@ -33,7 +33,7 @@ import Testing
           "pty,raw,echo=0,link=\(feed),perm=0666",
         ], name: "socat")
       let (device, feed) = (device, feed)
-      let ready = await eventually(timeout: 5) {
+      let ready = await eventually(timeout: 30) {
         FileManager.default.fileExists(atPath: device)
           && FileManager.default.fileExists(atPath: feed)
       }

@@ -58,7 +58,7 @@ class PrivateBusHarness {
       throw error
     }
     close(pipeFDs[1])
-    guard let line = Self.readLine(pipeFDs[0], timeout: 5), line.hasPrefix("unix:") else {
+    guard let line = Self.readLine(pipeFDs[0], timeout: 30), line.hasPrefix("unix:") else {
       let errors = (try? String(contentsOfFile: directory + "/dbus.err", encoding: .utf8)) ?? ""
       throw Failure(
         description: "dbus-daemon did not print its address "
