@@ -29,8 +29,15 @@ import LocationSources
 /// | `store` | the store path |
 /// | `queue-limit` | bytes queued for one slow client before its location deliveries are thinned (default 1 MiB; four times this disconnects it) |
 /// | `strikes` | protocol errors a connection may make before it is closed (default 3) |
-/// | `max-connections` | connections served at once (default 4096; more are refused) |
+/// | `max-connections` | connections served at once (default 4096; more wait in the listen queue) |
+/// | `max-connections-per-uid` | connections one uid may have open at once (default 256; more get `tooMany` and are closed) |
+/// | `hello-timeout` | seconds a new connection has to say `hello` before it is closed (default 5) |
 /// | `max-regions` | regions one app may monitor at once, every group together (default 50000) |
+/// | `max-held-requests` | requests of one app kept while an agent decides (default 256; more get `tooMany`) |
+/// | `max-apps-per-uid` | app identities one uid may have the daemon remember (default 256; a new one beyond gets `tooMany` at `hello`) |
+/// | `max-pending-events` | region events kept for one app while it is away (default 10000; the oldest are dropped first, and logged) |
+/// | `pending-event-days` | days a kept event waits for its app before it is dropped (default 30) |
+/// | `control-group` | system daemon: the group (name or number) whose members may use the control and agent roles besides root (default: none) |
 ///
 /// One section per app that has a desktop-file-style identifier:
 ///
@@ -40,8 +47,11 @@ import LocationSources
 /// launch = /usr/bin/maps --background # run with /bin/sh -c when a region event waits for it
 /// ```
 ///
-/// A process whose executable is not listed is identified by its executable's path. The file is
-/// trusted (it names commands the daemon runs): it must be owned by the daemon's user or root.
+/// A process whose executable is not listed is identified by its executable's path (or, for an
+/// interpreter, its script's; `docs/security.md`). `launch` applies to a user daemon only: a system
+/// daemon never starts programs, and a `launch` line in its file is an error. The file is trusted
+/// (it names commands the daemon runs): it must be owned by root or the daemon's user and not be
+/// writable by group or others, or the daemon refuses to start.
 package struct DaemonConfiguration: Sendable, Equatable {
   /// An app with a configured identity.
   package struct App: Sendable, Equatable {
@@ -88,6 +98,20 @@ package struct DaemonConfiguration: Sendable, Equatable {
   package var strikes = 3
   /// Connections served at once.
   package var maximumConnections = 4096
+  /// Connections one uid may have open at once (`max-connections-per-uid`).
+  package var maximumConnectionsPerUID = 256
+  /// Seconds a new connection has to say `hello` (`hello-timeout`).
+  package var helloTimeout = 5.0
+  /// Requests of one app kept while an agent decides (`max-held-requests`).
+  package var maximumHeldRequests = 256
+  /// App identities one uid may have the daemon remember (`max-apps-per-uid`).
+  package var maximumAppsPerUID = 256
+  /// Region events kept for one app while it is away (`max-pending-events`).
+  package var maximumPendingEvents = 10_000
+  /// Days a kept event waits for its app (`pending-event-days`).
+  package var pendingEventDays = 30.0
+  /// The system daemon's control group (`control-group`): a name or a number.
+  package var controlGroup: String?
   /// Managers one connection may register.
   package var maximumManagers = 1024
   /// Regions one app may monitor at once, every group together (`max-regions`): the store, the
@@ -109,7 +133,16 @@ package struct DaemonConfiguration: Sendable, Equatable {
   /// - Parameter executable: The absolute path of the peer's executable.
   /// - Returns: The identifier.
   package func appID(forExecutable executable: String) -> String {
-    apps.first { $0.executables.contains(executable) }?.id ?? executable
+    appID(forExecutable: executable, configured: true) ?? executable
+  }
+
+  /// The configured app identifier of an executable (or a script), if an `[app]` section lists it.
+  /// - Parameters:
+  ///   - executable: The absolute path.
+  ///   - configured: Always true (tells this overload apart).
+  /// - Returns: The identifier, or nil.
+  package func appID(forExecutable executable: String, configured: Bool) -> String? {
+    apps.first { $0.executables.contains(executable) }?.id
   }
 
   /// The app identifier for a peer. A system daemon serves every user, and one user's
@@ -181,12 +214,18 @@ package struct DaemonConfiguration: Sendable, Equatable {
   ///   - arguments: The arguments without the program name.
   ///   - environment: The process environment.
   ///   - readFile: Reads a file; nil when it does not exist or cannot be read.
+  ///   - fileOwner: A file's owner and permission bits (`stat`); nil when it cannot be found.
+  ///   - daemonUID: The daemon's effective uid.
   /// - Returns: The configuration.
   /// - Throws: ``DaemonConfigurationError`` for an unknown option, a missing value, a bad value, a
-  ///   missing `--config` file or a bad line in the file (with its path and line number).
+  ///   missing `--config` file, a file that is not trusted (owned by another user than root and the
+  ///   daemon's, or writable by group or others), a `launch` line for a system daemon, or a bad
+  ///   line in the file (with its path and line number).
   package static func fromCommandLine(
     _ arguments: [String], environment: [String: String],
-    readFile: (String) -> String? = DaemonConfiguration.readTextFile
+    readFile: (String) -> String? = DaemonConfiguration.readTextFile,
+    fileOwner: (String) -> (uid: UInt32, mode: UInt32)? = DaemonConfiguration.owner,
+    daemonUID: UInt32 = geteuid()
   ) throws(DaemonConfigurationError) -> DaemonConfiguration {
     var system = false
     var foreground = false
@@ -236,8 +275,26 @@ package struct DaemonConfiguration: Sendable, Equatable {
       socketPath: defaultSocketPath(system: system, environment: environment),
       storePath: defaultStorePath(system: system, environment: environment))
     if let text = readFile(configPath) {
+      // The file names commands the daemon runs and who may control it: only root or the
+      // daemon's own user may be able to change it.
+      // Character devices (`/dev/null`, an empty configuration) are made by root only.
+      if let owner = fileOwner(configPath), owner.mode & UInt32(S_IFMT) != UInt32(S_IFCHR),
+        (owner.uid != 0 && owner.uid != daemonUID) || owner.mode & 0o022 != 0
+      {
+        throw DaemonConfigurationError(
+          message:
+            "\(configPath): not trusted: it must be owned by root or uid \(daemonUID) and not "
+            + "writable by group or others (owner \(owner.uid), mode "
+            + String(owner.mode & 0o7777, radix: 8) + ")")
+      }
       try configuration.apply(file: text, path: configPath)
       configuration.configPath = configPath
+      if system, let app = configuration.apps.first(where: { $0.launch != nil }) {
+        throw DaemonConfigurationError(
+          message:
+            "\(configPath): [app \(app.id)]: launch is for a user daemon only; a system daemon "
+            + "never starts programs")
+      }
     } else if config != nil {
       throw DaemonConfigurationError(message: "\(configPath): cannot be read")
     }
@@ -270,6 +327,15 @@ package struct DaemonConfiguration: Sendable, Equatable {
       guard bytes.count <= 1 << 20 else { return nil }
     }
     return String(validating: bytes, as: UTF8.self)
+  }
+
+  /// A file's owner and permission bits (`stat(2)`); nil when it cannot be found.
+  /// - Parameter path: The file.
+  /// - Returns: Its owner's uid and its mode.
+  package static func owner(_ path: String) -> (uid: UInt32, mode: UInt32)? {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return nil }
+    return (info.st_uid, UInt32(info.st_mode))
   }
 
   /// Applies a configuration file's settings.
@@ -349,6 +415,17 @@ package struct DaemonConfiguration: Sendable, Equatable {
       case "strikes": strikes = try Self.positive(value, place: place, key: key)
       case "max-connections": maximumConnections = try Self.positive(value, place: place, key: key)
       case "max-regions": maximumRegions = try Self.positive(value, place: place, key: key)
+      case "max-connections-per-uid":
+        maximumConnectionsPerUID = try Self.positive(value, place: place, key: key)
+      case "hello-timeout": helloTimeout = Double(try Self.positive(value, place: place, key: key))
+      case "max-held-requests":
+        maximumHeldRequests = try Self.positive(value, place: place, key: key)
+      case "max-apps-per-uid": maximumAppsPerUID = try Self.positive(value, place: place, key: key)
+      case "max-pending-events":
+        maximumPendingEvents = try Self.positive(value, place: place, key: key)
+      case "pending-event-days":
+        pendingEventDays = Double(try Self.positive(value, place: place, key: key))
+      case "control-group": controlGroup = value
       default:  // an argument or a key
         throw DaemonConfigurationError(message: "\(place): unknown key \(key)")
       }

@@ -2,8 +2,9 @@ import LocationProtocol
 import LocationServices
 import Synchronization
 
-/// Who is at the other end of a connection, as the kernel says (`SO_PEERCRED`,
-/// `/proc/PID/exe`); never what the peer claims.
+/// Who is at the other end of a connection, as the kernel says when it connects (`SO_PEERCRED`,
+/// `SO_PEERGROUPS`, `SO_PEERSEC`, a pidfd); never what the peer claims. Its app identity is read
+/// at `hello` (`PeerFacts`, `PeerIdentity`).
 package struct DaemonPeer: Sendable, Equatable {
   /// The peer's pid when it connected.
   package var pid: Int32
@@ -11,34 +12,60 @@ package struct DaemonPeer: Sendable, Equatable {
   package var uid: UInt32
   /// Its gid.
   package var gid: UInt32
-  /// Its executable's path, if it could be read.
-  package var executable: String?
+  /// Its supplementary groups when it connected.
+  package var groups: [UInt32]
+  /// Its security label, when a security module labels it.
+  package var label: String?
+  /// A pidfd of the process (closed with the connection), when the kernel gives one.
+  package var pidfd: Int32?
 
   /// Creates a peer description.
   /// - Parameters:
   ///   - pid: The pid.
   ///   - uid: The uid.
   ///   - gid: The gid.
-  ///   - executable: The executable's path.
-  package init(pid: Int32, uid: UInt32, gid: UInt32, executable: String?) {
+  ///   - groups: Its supplementary groups.
+  ///   - label: Its security label.
+  ///   - pidfd: Its pidfd.
+  package init(
+    pid: Int32, uid: UInt32, gid: UInt32, groups: [UInt32] = [], label: String? = nil,
+    pidfd: Int32? = nil
+  ) {
     self.pid = pid
     self.uid = uid
     self.gid = gid
-    self.executable = executable
+    self.groups = groups
+    self.label = label
+    self.pidfd = pidfd
   }
 }
 
-/// Who may use the control and agent roles.
+/// Who may use the control and agent roles (`docs/security.md`, "Roles").
 package enum DaemonAccess {
-  /// Whether a peer may use the control or agent role: root, or the daemon's own user (our rule,
-  /// `docs/architecture.md`, "Store"). A user daemon's socket admits only its user anyway; a system
-  /// daemon's admits everyone, so this is what keeps other users to the app role.
+  /// Whether a peer may use the control or agent role. Never a confined app. A system daemon: root
+  /// and the members of its control group (primary or supplementary). A user daemon: the user's
+  /// unconfined processes (and root); they are one principal with the user, who may change every
+  /// setting anyway.
   /// - Parameters:
-  ///   - peerUID: The peer's uid from `SO_PEERCRED`.
+  ///   - confined: Whether the kernel confines the peer (Flatpak, AppArmor, SELinux).
+  ///   - uid: The peer's uid from `SO_PEERCRED`.
+  ///   - gid: The peer's gid.
+  ///   - groups: The peer's supplementary groups (`SO_PEERGROUPS`).
+  ///   - system: Whether this is the system daemon.
   ///   - daemonUID: The daemon's effective uid.
+  ///   - controlGroup: The system daemon's control group, if configured.
   /// - Returns: Whether control is allowed.
-  package static func mayControl(peerUID: UInt32, daemonUID: UInt32) -> Bool {
-    peerUID == 0 || peerUID == daemonUID
+  package static func mayControl(
+    confined: Bool, uid: UInt32, gid: UInt32, groups: [UInt32], system: Bool, daemonUID: UInt32,
+    controlGroup: UInt32?
+  ) -> Bool {
+    guard !confined else { return false }
+    if uid == 0 { return true }
+    if system {
+      guard let controlGroup else { return false }
+      return gid == controlGroup || groups.contains(controlGroup)
+    }
+    return uid == daemonUID
   }
 }
 

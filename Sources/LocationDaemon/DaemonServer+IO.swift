@@ -3,6 +3,7 @@ import LocationEngine
 import LocationModel
 import LocationProtocol
 import LocationServices
+import LocationSources
 import Synchronization
 
 #if canImport(Glibc)
@@ -35,7 +36,10 @@ extension DaemonServer {
     while !shared.withLock({ $0.stopping }) {
       fds.removeAll(keepingCapacity: true)
       order.removeAll(keepingCapacity: true)
-      let accepting = loop.sessions.count < configuration.maximumConnections
+      let now = LiveClock.monotonicSeconds()
+      closeSilentConnections(now: now)
+      let accepting =
+        loop.sessions.count < configuration.maximumConnections && now >= loop.acceptPausedUntil
       fds.append(pollfd(fd: loop.listener, events: Int16(accepting ? POLLIN : 0), revents: 0))
       fds.append(pollfd(fd: loop.wakeRead, events: Int16(POLLIN), revents: 0))
       for (id, session) in loop.sessions {
@@ -44,7 +48,7 @@ extension DaemonServer {
         fds.append(pollfd(fd: session.connection.fd, events: events, revents: 0))
         order.append(id)
       }
-      let ready = poll(&fds, nfds_t(fds.count), -1)
+      let ready = poll(&fds, nfds_t(fds.count), pollTimeout(now: now))
       if ready < 0 {
         if errno == EINTR { continue }
         DaemonLog.write("poll failed: \(String(cString: strerror(errno)))")
@@ -80,22 +84,51 @@ extension DaemonServer {
     }
   }
 
+  /// How long `poll` may wait: until the next `hello` deadline or the end of an accept pause.
+  private func pollTimeout(now: Double) -> Int32 {
+    var next = loop.acceptPausedUntil > now ? loop.acceptPausedUntil : Double.infinity
+    if let hello = loop.helloDeadlines.first { next = min(next, hello.deadline) }
+    guard next.isFinite else { return -1 }
+    return Int32(min(60_000, max(1, ((next - now) * 1000).rounded(.up))))
+  }
+
+  /// Closes connections that said no `hello` in time (a peer may not hold a descriptor for free).
+  private func closeSilentConnections(now: Double) {
+    while let first = loop.helloDeadlines.first, first.deadline <= now {
+      loop.helloDeadlines.removeFirst()
+      guard let session = loop.sessions[first.id], session.role == nil else { continue }
+      session.connection.send(
+        .error(
+          DaemonErrorMessage(
+            code: .outOfOrder,
+            message: "no hello within \(configuration.helloTimeout) seconds; closing")))
+      close(session)
+    }
+  }
+
   private func acceptAll() {
     while loop.sessions.count < configuration.maximumConnections {
       let fd: Int32?
       do {
         fd = try DaemonSyscall.accept(loop.listener)
       } catch {
-        DaemonLog.write("\(error)")
+        // Out of descriptors (EMFILE, ENFILE): stop accepting for a moment instead of spinning on
+        // a listener that stays readable; said once per episode.
+        if !loop.acceptFailing { DaemonLog.write("\(error); not accepting for a moment") }
+        loop.acceptFailing = true
+        loop.acceptPausedUntil = LiveClock.monotonicSeconds() + 0.1
         return
       }
       guard let fd else { return }
+      loop.acceptFailing = false
       let peer: DaemonPeer
       do {
         let credentials = try DaemonSyscall.peerCredentials(fd)
+        try DaemonSyscall.passCredentials(fd)
         peer = DaemonPeer(
           pid: credentials.pid, uid: credentials.uid, gid: credentials.gid,
-          executable: DaemonSyscall.executable(pid: credentials.pid))
+          groups: DaemonSyscall.peerGroups(fd), label: DaemonSyscall.peerSecurityLabel(fd),
+          pidfd: DaemonSyscall.peerPidfd(fd, pid: credentials.pid))
       } catch {
         DaemonLog.write("\(error); connection refused")
         DaemonSyscall.close(fd)
@@ -106,7 +139,22 @@ extension DaemonServer {
       let connection = DaemonConnection(
         id: id, fd: fd, peer: peer, limit: configuration.queueLimit
       ) { [weak self] connection in self?.attention(connection) }
-      loop.sessions[id] = Session(connection: connection)
+      let session = Session(connection: connection)
+      loop.sessions[id] = session
+      let open = loop.connectionsPerUID[peer.uid, default: 0] + 1
+      loop.connectionsPerUID[peer.uid] = open
+      guard open <= configuration.maximumConnectionsPerUID else {
+        connection.send(
+          .error(
+            DaemonErrorMessage(
+              code: .tooMany,
+              message:
+                "uid \(peer.uid) has \(configuration.maximumConnectionsPerUID) connections open")))
+        close(session)
+        continue
+      }
+      loop.helloDeadlines.append(
+        deadline: LiveClock.monotonicSeconds() + configuration.helloTimeout, id: id)
     }
   }
 
@@ -114,10 +162,26 @@ extension DaemonServer {
     // A few reads per turn, so that one busy peer cannot starve the others.
     for _ in 0..<4 {
       let result = buffer.withUnsafeMutableBytes {
-        DaemonSyscall.read(session.connection.fd, into: $0)
+        DaemonSyscall.receive(session.connection.fd, into: $0)
       }
       switch result {
-      case .data(let count):
+      case .data(let count, let sender):
+        // Only the process that connected speaks on its connection: bytes another process writes
+        // on a socket it was handed (or kept across the connecting process's exec) are refused.
+        guard Self.spokeItself(sender, session.connection.peer) else {
+          session.connection.send(
+            .error(
+              DaemonErrorMessage(
+                code: .forbidden,
+                message:
+                  "pid \(sender.map(String.init) ?? "unknown") wrote on the connection of pid "
+                  + "\(session.connection.peer.pid); only the process that connected may speak")))
+          DaemonLog.write(
+            "pid \(session.connection.peer.pid): another process (pid "
+              + "\(sender.map(String.init) ?? "unknown")) wrote on its connection; disconnected")
+          close(session)
+          return
+        }
         session.reader.append(buffer[0..<count])
         processLines(session)
         if loop.sessions[session.connection.id] == nil { return }
@@ -162,6 +226,17 @@ extension DaemonServer {
     }
   }
 
+  /// Whether bytes came from the process that connected. The kernel reports the writer's pid, or 0
+  /// when the writer has exited since; that is the connecting process itself only if it has
+  /// exited too (a peer that writes its last requests and ends), which its pidfd tells.
+  static func spokeItself(_ sender: Int32?, _ peer: DaemonPeer) -> Bool {
+    guard let sender else { return false }
+    if sender == peer.pid { return true }
+    guard sender == 0 else { return false }
+    guard let pidfd = peer.pidfd else { return true }
+    return !DaemonSyscall.isAlive(pidfd: pidfd)
+  }
+
   /// Sends an error to the peer and counts a strike; closes the connection at the last one.
   func fail(_ session: Session, _ error: DaemonProtocolError) {
     guard loop.sessions[session.connection.id] != nil else { return }
@@ -195,6 +270,11 @@ extension DaemonServer {
       else { break }
     }
     DaemonSyscall.close(connection.fd)
+    if let pidfd = connection.peer.pidfd { DaemonSyscall.close(pidfd) }
+    let uid = connection.peer.uid
+    if let open = loop.connectionsPerUID[uid] {
+      loop.connectionsPerUID[uid] = open > 1 ? open - 1 : nil
+    }
     switch session.role {
     case .app:
       guard let host = session.host else { break }
@@ -260,4 +340,35 @@ final class IOLoop: @unchecked Sendable {
   var nextConnectionID = 1
   /// The authorization broker: agents, questions, held requests and every app's machine.
   var broker = AuthorizationBroker()
+  /// Connections open per uid.
+  var connectionsPerUID: [UInt32: Int] = [:]
+  /// When connections that have not said `hello` are closed, in order (monotonic seconds).
+  var helloDeadlines = DeadlineQueue()
+  /// No connection is accepted before this (monotonic seconds): a pause after `EMFILE`.
+  var acceptPausedUntil = 0.0
+  /// Whether the last accept failed (the failure is logged once per episode).
+  var acceptFailing = false
+}
+
+/// Deadlines in the order they were made (each later than the one before): appended at the end,
+/// taken from the front, both in amortized constant time.
+struct DeadlineQueue {
+  private var entries: [(deadline: Double, id: Int)] = []
+  private var head = 0
+
+  /// The earliest deadline.
+  var first: (deadline: Double, id: Int)? { head < entries.count ? entries[head] : nil }
+
+  /// Adds a deadline (not earlier than any before it).
+  mutating func append(deadline: Double, id: Int) { entries.append((deadline, id)) }
+
+  /// Takes the earliest deadline away.
+  mutating func removeFirst() {
+    guard head < entries.count else { return }
+    head += 1
+    if head > 1024, head * 2 > entries.count {
+      entries.removeFirst(head)
+      head = 0
+    }
+  }
 }

@@ -66,14 +66,43 @@ extension DaemonServer {
       return
     }
     let peer = connection.peer
+    // Identity is read now, at hello, from what the kernel keeps about the process that connected
+    // (and only that process may speak on the connection, see `read`).
+    let facts = PeerFacts.read(pid: peer.pid, pidfd: peer.pidfd, label: peer.label)
+    let principal: PeerIdentity.Principal
+    switch PeerIdentity.resolve(
+      facts, configuredID: { configuration.appID(forExecutable: $0, configured: true) },
+      fileExists: PeerFacts.isRegularFile)
+    {
+    case .success(let found):
+      principal = found
+    case .failure(let refusal):
+      connection.send(
+        .error(
+          DaemonErrorMessage(
+            code: .forbidden,
+            message: "pid \(peer.pid) cannot be identified: \(refusal.reason); refusing to guess")))
+      DaemonLog.write("pid \(peer.pid) (uid \(peer.uid)) refused: \(refusal.reason)")
+      close(session)
+      return
+    }
     switch role {
     case .control, .agent:
-      guard DaemonAccess.mayControl(peerUID: peer.uid, daemonUID: daemonUID) else {
+      guard
+        DaemonAccess.mayControl(
+          confined: principal.isConfined, uid: peer.uid, gid: peer.gid, groups: peer.groups,
+          system: configuration.system, daemonUID: daemonUID, controlGroup: controlGroupID)
+      else {
+        let who =
+          principal.isConfined
+          ? "a confined app (\(PeerIdentity.displayable(principal.app))) never gets it"
+          : configuration.system
+            ? "it needs root or the control group"
+            : "it needs uid 0 or the daemon's uid \(daemonUID)"
         connection.send(
           .error(
-            DaemonErrorMessage(
-              code: .forbidden,
-              message: "the \(role) role needs uid 0 or the daemon's uid \(daemonUID)")))
+            DaemonErrorMessage(code: .forbidden, message: "the \(role) role is refused: \(who)")))
+        DaemonLog.write("pid \(peer.pid) (uid \(peer.uid)): the \(role) role refused")
         close(session)
         return
       }
@@ -90,16 +119,7 @@ extension DaemonServer {
             headingAvailable: pool?.descriptors.contains(where: \.producesHeading) ?? false,
             significantChangeAvailable: pool != nil)))
     case .app:
-      guard let executable = peer.executable else {
-        connection.send(
-          .error(
-            DaemonErrorMessage(
-              code: .forbidden,
-              message: "the executable of pid \(peer.pid) cannot be read; refusing to guess")))
-        close(session)
-        return
-      }
-      let app = configuration.appID(forExecutable: executable, uid: peer.uid)
+      let app = configuration.system ? "\(principal.app)@\(peer.uid)" : principal.app
       for _ in 0..<2 {
         let host = host(for: app)
         let maximumRadius = host.hub.maximumRegionRadius
@@ -117,7 +137,8 @@ extension DaemonServer {
         session.role = .app
         session.host = host
         session.deliveredSequence = sent
-        DaemonLog.write("pid \(peer.pid) (uid \(peer.uid)) connected as app \(app)")
+        DaemonLog.write(
+          "pid \(peer.pid) (uid \(peer.uid)) connected as app \(PeerIdentity.displayable(app))")
         return
       }
       connection.send(

@@ -60,6 +60,8 @@ package final class DaemonServer: Sendable {
   private let sourcesProblem: String?
   private let clock: (any HubClock)?
   let daemonUID: UInt32
+  /// The system daemon's control group (`control-group`), resolved to a gid at start.
+  let controlGroupID: UInt32?
   private let reducer: ReducedAccuracy
 
   struct Shared {
@@ -100,6 +102,7 @@ package final class DaemonServer: Sendable {
     self.persistence = StorePersistence(store: store)
     self.clock = clock
     self.daemonUID = daemonUID
+    self.controlGroupID = configuration.controlGroup.flatMap(Self.groupID)
     var made = sources
     var problem: String?
     if made == nil {
@@ -125,6 +128,16 @@ package final class DaemonServer: Sendable {
     }
     sourcesProblem = problem
     reducer = ReducedAccuracy(secret: Self.secret(in: store))
+  }
+
+  /// A group's id from its name or number; nil (and logged) when there is no such group.
+  static func groupID(_ name: String) -> UInt32? {
+    if let number = UInt32(name) { return number }
+    guard let entry = getgrnam(name) else {
+      DaemonLog.write("control-group \(name): no such group; only root may use control and agent")
+      return nil
+    }
+    return entry.pointee.gr_gid
   }
 
   /// The reduced-accuracy secret: read from the store, or made and kept there on first use, so that
@@ -166,6 +179,10 @@ package final class DaemonServer: Sendable {
       guard chmod(path, configuration.system ? 0o666 : 0o600) == 0 else {
         throw DaemonSystemError(operation: "chmod \(path)", errno: errno)
       }
+      // Credentials on every message from the first byte: set on the listener, so that each
+      // accepted socket has it from its accept (set after, bytes written in between would carry
+      // none).
+      try DaemonSyscall.passCredentials(listener)
       try DaemonSyscall.listen(listener, backlog: 128)
     } catch {
       DaemonSyscall.close(listener)
@@ -271,7 +288,8 @@ package final class DaemonServer: Sendable {
     if let existing = shared.withLock({ $0.hosts[app] }) { return existing }
     let host = AppHost(
       app: app, sources: hubSources, persistence: persistence, store: store,
-      clock: clock, launch: configuration.app(id: app)?.launch,
+      // A system daemon never starts programs (its configuration may name none).
+      clock: clock, launch: configuration.system ? nil : configuration.app(id: app)?.launch,
       reducer: reducer, maximumRegions: configuration.maximumRegions)
     shared.withLock { $0.hosts[app] = host }
     host.start()

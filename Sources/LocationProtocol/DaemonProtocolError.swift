@@ -30,6 +30,9 @@ package struct DaemonErrorCode: RawRepresentable, Sendable, Hashable, CustomStri
   package static let forbidden = DaemonErrorCode(rawValue: "forbidden")
   /// The named app, region or request does not exist.
   package static let notFound = DaemonErrorCode(rawValue: "notFound")
+  /// A cap of the daemon's configuration was reached for this peer (connections of its uid, app
+  /// identities of its uid, requests held for its app); the request is refused, nothing else.
+  package static let tooMany = DaemonErrorCode(rawValue: "tooMany")
   /// Understood but not available in this daemon.
   package static let unsupported = DaemonErrorCode(rawValue: "unsupported")
   /// Out of order: a message before `hello`, a second `hello`, a manager number registered twice, a

@@ -296,11 +296,28 @@ import Testing
       try peer.sync().contains(.authorization(AuthorizationSnapshot(status: .authorizedWhenInUse))))
   }
 
-  @Test func controlAndAgentNeedTheDaemonsUIDOrRoot() {
-    #expect(DaemonAccess.mayControl(peerUID: 0, daemonUID: 1000))
-    #expect(DaemonAccess.mayControl(peerUID: 1000, daemonUID: 1000))
-    #expect(!DaemonAccess.mayControl(peerUID: 1001, daemonUID: 1000))
-    #expect(!DaemonAccess.mayControl(peerUID: 1001, daemonUID: 0))
+  /// A user daemon: root and the user's unconfined processes. A system daemon: root and the
+  /// control group (primary or supplementary). Never a confined app (F1).
+  @Test func whoMayUseTheControlAndAgentRoles() {
+    func may(
+      confined: Bool = false, uid: UInt32, gid: UInt32 = 100, groups: [UInt32] = [],
+      system: Bool, daemonUID: UInt32, group: UInt32? = nil
+    ) -> Bool {
+      DaemonAccess.mayControl(
+        confined: confined, uid: uid, gid: gid, groups: groups, system: system,
+        daemonUID: daemonUID, controlGroup: group)
+    }
+    #expect(may(uid: 0, system: false, daemonUID: 1000))
+    #expect(may(uid: 1000, system: false, daemonUID: 1000))
+    #expect(!may(uid: 1001, system: false, daemonUID: 1000))
+    #expect(!may(confined: true, uid: 1000, system: false, daemonUID: 1000))
+    #expect(!may(confined: true, uid: 0, system: true, daemonUID: 0))
+    #expect(may(uid: 0, system: true, daemonUID: 0))
+    #expect(!may(uid: 1001, system: true, daemonUID: 0))
+    #expect(!may(uid: 1001, system: true, daemonUID: 1001), "the system daemon's own uid: no")
+    #expect(may(uid: 1001, gid: 990, system: true, daemonUID: 0, group: 990))
+    #expect(may(uid: 1001, groups: [27, 990], system: true, daemonUID: 0, group: 990))
+    #expect(!may(uid: 1001, groups: [27], system: true, daemonUID: 0, group: 990))
   }
 
   @Test func controlFromAnotherUIDIsForbidden() throws {
