@@ -4,12 +4,14 @@
 set -euo pipefail
 
 # Build: pkg-config and the -dev packages of the C libraries (SQLite, libxml2, sd-bus).
-# Tests with real components (they start them themselves; see CONTRIBUTING.md, "Real components"): gpsd and gpsfake,
-# socat for pseudo-terminal pairs, dbus-daemon and GeoClue for a private bus, iio-sensor-proxy
-# and umockdev for a fake compass.
+# Tests with real components (they start them themselves; see CONTRIBUTING.md, "Real
+# components"): gpsd and gpsfake, socat for pseudo-terminal pairs, dbus-daemon and GeoClue for a
+# private bus, iio-sensor-proxy and umockdev for a fake compass, bubblewrap for a Flatpak-style
+# confined app (locationd's trust tests).
 # libcurl4: Foundation's URLSession (the Nominatim client behind CORELOCATION_GEOCODER) loads it.
 packages=(pkg-config libsqlite3-dev libxml2-dev sqlite3 libsystemd-dev libcurl4
-  gpsd gpsd-clients socat dbus-daemon geoclue-2.0 geoclue-2-demo iio-sensor-proxy umockdev)
+  gpsd gpsd-clients socat dbus-daemon geoclue-2.0 geoclue-2-demo iio-sensor-proxy umockdev
+  bubblewrap)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -55,14 +55,20 @@ final class AppHost: HubClient {
 
   /// The store's kind for a kept `regionEvents` message.
   static let pendingKind = "regionEvents"
+  /// The kind a kept message that can no longer be read is set aside under: kept for a person to
+  /// look at, never acknowledged unseen.
+  static let unreadableKind = "unreadable"
+  /// Events kept for the app at most (`max-pending-events`); the oldest go first, logged.
+  private let maximumPendingEvents: Int
   /// Seconds between two launches of an app that does not connect.
   static let launchInterval: Double = 60
 
   init(
     app: String, sources: LocationHub.Sources, persistence: any HubPersistence,
     store: LocationStore, clock: (any HubClock)?, launch: String?,
-    reducer: ReducedAccuracy, maximumRegions: Int? = nil
+    reducer: ReducedAccuracy, maximumRegions: Int? = nil, maximumPendingEvents: Int = .max
   ) {
+    self.maximumPendingEvents = maximumPendingEvents
     self.app = app
     self.store = store
     self.launchCommand = launch
@@ -134,8 +140,15 @@ final class AppHost: HubClient {
       do {
         let sequence = try store.transaction {
           base.commitRegionEvents(events, group: group, app: app, time: time)
-          return try store.appendEvent(
+          let sequence = try store.appendEvent(
             PendingEvent(app: app, kind: Self.pendingKind, payload: payload, time: time))
+          let dropped = try store.trimEvents(app: app, keeping: maximumPendingEvents)
+          if dropped > 0 {
+            DaemonLog.write(
+              "app \(app): \(dropped) old region events dropped: at most "
+                + "\(maximumPendingEvents) are kept (max-pending-events)")
+          }
+          return sequence
         }
         state.kept.append(sequence)
       } catch {
@@ -201,11 +214,16 @@ final class AppHost: HubClient {
       var highest: Int64 = 0
       for event in pending {
         highest = max(highest, event.sequence)
-        guard event.kind == Self.pendingKind,
+        guard event.kind == Self.pendingKind else { continue }
+        // The daemon's own record, however long: not a peer's line, so no peer line limit.
+        guard
           case .regionEvents(let group, let events, _) = try? DaemonProtocol.decode(
-            line: Array(event.payload.utf8))
+            line: Array(event.payload.utf8), limit: .max)
         else {
-          DaemonLog.write("app \(app): pending event \(event.sequence) is unreadable; skipped")
+          DaemonLog.write(
+            "app \(app): pending event \(event.sequence) is unreadable; kept aside (kind "
+              + "\(Self.unreadableKind)), not delivered")
+          try? store.setEventKind(app: app, sequence: event.sequence, kind: Self.unreadableKind)
           continue
         }
         connection.send(.regionEvents(group: group, events: events, sequence: event.sequence))
@@ -273,7 +291,7 @@ final class AppHost: HubClient {
   /// Deletes pending events up to and including `sequence` (the app's `ack`).
   func acknowledge(through sequence: Int64) {
     do {
-      try store.deleteEvents(app: app, throughSequence: sequence)
+      try store.deleteEvents(app: app, throughSequence: sequence, kind: Self.pendingKind)
     } catch {
       DaemonLog.write("app \(app): acknowledged events could not be deleted: \(error)")
     }

@@ -56,6 +56,7 @@ package enum DaemonCommand {
     // SIGPIPE is never wanted (writes use MSG_NOSIGNAL; this covers anything else); SIGTERM and
     // SIGINT are taken by dispatch sources, installed before the server starts so that a signal
     // arriving while it starts is not lost: it stops the server as soon as it has started.
+    raiseDescriptorLimit()
     signal(SIGPIPE, SIG_IGN)
     signal(SIGTERM, SIG_IGN)
     signal(SIGINT, SIG_IGN)
@@ -91,4 +92,16 @@ package enum DaemonCommand {
 private final class SignalFlags: Sendable {
   let started = Atomic(false)
   let stopRequested = Atomic(false)
+}
+
+/// Raises the soft limit on open descriptors to the hard limit: every connection holds one (and
+/// a pidfd), and a daemon that runs out turns away everyone (`docs/security.md`, "Caps").
+func raiseDescriptorLimit() {
+  var limit = rlimit()
+  guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max
+  else { return }
+  limit.rlim_cur = limit.rlim_max
+  if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) != 0 {
+    DaemonLog.write("the descriptor limit could not be raised: \(String(cString: strerror(errno)))")
+  }
 }

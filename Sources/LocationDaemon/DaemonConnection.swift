@@ -75,8 +75,13 @@ package enum DaemonAccess {
 /// the lock and written at once, without blocking, when nothing is queued before it; what the
 /// socket does not take waits in the queue, and the I/O thread writes it when the socket is
 /// writable again. Rules of the queue (`docs/security.md`, "Caps"):
+/// - the queue counts the memory it holds, not the payload: each chunk's allocated capacity plus
+///   a fixed overhead; lines that may not be dropped are appended to one chunk, so a peer that
+///   asks for thousands of small answers and never reads costs their bytes, not an allocation
+///   each;
 /// - over `limit` queued bytes, queued `locations` deliveries are dropped, except the newest one
-///   (and one already partly written); other deliveries are kept;
+///   (and one already partly written); other deliveries are kept; each delivery is looked at a
+///   bounded number of times, so thinning is amortized constant time per delivery;
 /// - over four times `limit` even so, the connection is marked overflowed: nothing more is queued
 ///   and the I/O thread disconnects it.
 ///
@@ -92,9 +97,15 @@ final class DaemonConnection: Sendable {
   /// The queue limit in bytes.
   let limit: Int
 
+  /// What one queued chunk costs besides its bytes: the array's header and the allocator's
+  /// rounding, about.
+  static let chunkOverhead = 64
+
   private struct Chunk {
     var bytes: [UInt8]
     var droppable: Bool
+    /// The memory counted for it (capacity and overhead).
+    var counted: Int
   }
 
   private struct Output {
@@ -102,7 +113,12 @@ final class DaemonConnection: Sendable {
     var head = 0
     /// Bytes of `chunks[head]` already written.
     var offset = 0
+    /// Memory held by the queue, counted as allocated.
     var bytes = 0
+    /// Indices of queued droppable chunks not dropped yet, ascending.
+    var droppables: [Int] = []
+    /// Chunks dropped (emptied) but not yet compacted away.
+    var dead = 0
     var closed = false
     var overflowed = false
     var broken = false
@@ -164,14 +180,16 @@ final class DaemonConnection: Sendable {
           return true
         }
         if written == bytes.count { return false }
-        output.chunks.append(Chunk(bytes: bytes, droppable: droppable))
+        output.chunks.removeAll(keepingCapacity: true)
+        output.head = 0
+        output.dead = 0
+        output.droppables.removeAll(keepingCapacity: true)
+        let counted = Self.append(bytes, droppable: droppable, alone: regionList, to: &output)
         output.offset = written
-        output.bytes = bytes.count - written
-        if regionList { output.allowance = bytes.count }
+        if regionList { output.allowance = counted }
       } else {
-        output.chunks.append(Chunk(bytes: bytes, droppable: droppable))
-        output.bytes += bytes.count
-        if regionList { output.allowance = max(output.allowance, bytes.count) }
+        let counted = Self.append(bytes, droppable: droppable, alone: regionList, to: &output)
+        if regionList { output.allowance = max(output.allowance, counted) }
         if output.bytes > limit + output.allowance { Self.thin(&output) }
         if output.bytes > 4 * limit + output.allowance {
           output.overflowed = true
@@ -185,28 +203,76 @@ final class DaemonConnection: Sendable {
     if needsWake { wake(self) }
   }
 
-  /// Drops queued `locations` chunks except the newest (and the one partly written).
-  private static func thin(_ output: inout Output) {
-    guard let newest = output.chunks.indices.last(where: { output.chunks[$0].droppable }) else {
-      return
+  /// Lines shorter than this that may not be dropped are appended to the last chunk.
+  static let smallLine = 4096
+
+  /// Appends bytes: a small line that may not be dropped to the last chunk when it is such too
+  /// (one allocation for many small lines), anything else as a chunk of its own (`alone`: always).
+  /// Counts the memory as allocated.
+  /// - Returns: The memory counted for the chunk the bytes went to.
+  @discardableResult
+  private static func append(
+    _ bytes: [UInt8], droppable: Bool, alone: Bool = false, to output: inout Output
+  ) -> Int {
+    if !droppable, !alone, bytes.count < smallLine, let last = output.chunks.indices.last,
+      last >= output.head, !output.chunks[last].droppable,
+      !output.chunks[last].bytes.isEmpty, output.chunks[last].bytes.count < 1 << 20
+    {
+      let before = output.chunks[last].counted
+      output.chunks[last].bytes.append(contentsOf: bytes)
+      output.chunks[last].counted = output.chunks[last].bytes.capacity + chunkOverhead
+      output.bytes += output.chunks[last].counted - before
+      return output.chunks[last].counted
     }
-    var kept: [Chunk] = []
-    kept.reserveCapacity(output.chunks.count - output.head)
-    var bytes = 0
-    for index in output.head..<output.chunks.count {
-      let chunk = output.chunks[index]
+    // Written and dropped slots before the head are compacted away when they are the most.
+    if output.head > 1024, output.head * 2 > output.chunks.count { compact(&output) }
+    let counted = bytes.capacity + chunkOverhead
+    output.chunks.append(Chunk(bytes: bytes, droppable: droppable, counted: counted))
+    output.bytes += counted
+    if droppable { output.droppables.append(output.chunks.count - 1) }
+    return counted
+  }
+
+  /// Drops queued `locations` chunks except the newest (and the one partly written). Only the
+  /// droppable chunks not dropped yet are looked at, and each is dropped once, so the work is
+  /// amortized constant per delivery; dropped chunks are compacted away when they are many.
+  private static func thin(_ output: inout Output) {
+    guard let newest = output.droppables.last else { return }
+    var kept: [Int] = []
+    for index in output.droppables where index >= output.head {
       let partlyWritten = index == output.head && output.offset > 0
-      if chunk.droppable, index != newest, !partlyWritten {
-        output.dropped += 1
+      if index == newest || partlyWritten {
+        kept.append(index)
         continue
       }
-      bytes += chunk.bytes.count - (index == output.head ? output.offset : 0)
-      kept.append(chunk)
+      output.bytes -= output.chunks[index].counted
+      output.chunks[index] = Chunk(bytes: [], droppable: false, counted: 0)
+      output.dropped += 1
+      output.dead += 1
     }
-    // A partly written head is kept first, so `offset` still applies to it.
-    output.chunks = kept
+    output.droppables = kept
+    if output.dead > 64, output.dead * 2 > output.chunks.count - output.head {
+      compact(&output)
+    }
+  }
+
+  /// Removes written and dropped chunks (a partly written head stays first, so that `offset` still
+  /// applies to it).
+  private static func compact(_ output: inout Output) {
+    var chunks: [Chunk] = []
+    var droppables: [Int] = []
+    chunks.reserveCapacity(output.chunks.count - output.head - output.dead)
+    for index in output.head..<output.chunks.count {
+      let chunk = output.chunks[index]
+      // An empty chunk was dropped; one partly written is never empty.
+      guard !chunk.bytes.isEmpty else { continue }
+      if chunk.droppable { droppables.append(chunks.count) }
+      chunks.append(chunk)
+    }
+    output.chunks = chunks
+    output.droppables = droppables
     output.head = 0
-    output.bytes = bytes
+    output.dead = 0
   }
 
   /// What the I/O thread should do with the connection.
@@ -226,6 +292,12 @@ final class DaemonConnection: Sendable {
       if output.closed { return .idle }
       while output.head < output.chunks.count {
         let chunk = output.chunks[output.head]
+        if chunk.bytes.isEmpty {
+          // Dropped.
+          output.head += 1
+          output.dead -= 1
+          continue
+        }
         let written = chunk.bytes.withUnsafeBytes { raw in
           DaemonSyscall.send(fd, UnsafeRawBufferPointer(rebasing: raw[output.offset...]))
         }
@@ -235,14 +307,19 @@ final class DaemonConnection: Sendable {
         }
         if written == 0 { return .pending }
         output.offset += written
-        output.bytes -= written
         if output.offset == chunk.bytes.count {
           output.offset = 0
+          output.bytes -= chunk.counted
+          // The bytes are gone; the slot stays (empty) until the queue is empty or compacted.
+          output.chunks[output.head] = Chunk(bytes: [], droppable: false, counted: 0)
           output.head += 1
         }
       }
       output.chunks.removeAll(keepingCapacity: output.chunks.count < 64)
+      output.droppables.removeAll(keepingCapacity: true)
       output.head = 0
+      output.dead = 0
+      output.bytes = 0
       output.wantsWrite = false
       output.allowance = 0
       return .idle
@@ -271,7 +348,9 @@ final class DaemonConnection: Sendable {
       defer {
         output.closed = true
         output.chunks = []
+        output.droppables = []
         output.head = 0
+        output.dead = 0
         output.bytes = 0
       }
       return !output.closed

@@ -135,6 +135,14 @@ extension DaemonServer {
     }
     switch action {
     case .hold:
+      // Kept in place (no copy per message), and at most `max-held-requests` per app: a peer
+      // that floods while the user decides gets an error, not the daemon's memory.
+      guard loop.broker.held[app, default: []].count < configuration.maximumHeldRequests else {
+        throw DaemonProtocolError(
+          code: .tooMany,
+          message:
+            "\(configuration.maximumHeldRequests) requests already wait for the user's decision")
+      }
       loop.broker.held[app, default: []].append((session.connection.id, run))
     case .ask(let always):
       loop.broker.held[app, default: []].append((session.connection.id, run))

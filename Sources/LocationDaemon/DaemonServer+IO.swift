@@ -348,6 +348,9 @@ final class IOLoop: @unchecked Sendable {
   var acceptPausedUntil = 0.0
   /// Whether the last accept failed (the failure is logged once per episode).
   var acceptFailing = false
+  /// The app identities the daemon remembers (stored decisions, regions, or a connection since
+  /// it started), to cap them per uid.
+  var knownApps: Set<String> = []
 }
 
 /// Deadlines in the order they were made (each later than the one before): appended at the end,

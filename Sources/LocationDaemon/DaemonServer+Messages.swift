@@ -120,6 +120,23 @@ extension DaemonServer {
             significantChangeAvailable: pool != nil)))
     case .app:
       let app = configuration.system ? "\(principal.app)@\(peer.uid)" : principal.app
+      // Identities are not free: each may keep a decision, regions and events in the store.
+      if !loop.knownApps.contains(app) {
+        let owned = loop.knownApps.reduce(0) { $0 + (owner(of: $1) == peer.uid ? 1 : 0) }
+        guard owned < configuration.maximumAppsPerUID else {
+          connection.send(
+            .error(
+              DaemonErrorMessage(
+                code: .tooMany,
+                message:
+                  "uid \(peer.uid) already has \(configuration.maximumAppsPerUID) app "
+                  + "identities (max-apps-per-uid)")))
+          DaemonLog.write("uid \(peer.uid): a new app refused (max-apps-per-uid)")
+          close(session)
+          return
+        }
+        loop.knownApps.insert(app)
+      }
       for _ in 0..<2 {
         let host = host(for: app)
         let maximumRadius = host.hub.maximumRegionRadius

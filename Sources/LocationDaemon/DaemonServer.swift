@@ -265,7 +265,15 @@ package final class DaemonServer: Sendable {
 
   /// Apps with monitored regions get their hub at once: their regions are watched while they are
   /// away.
+  /// Also learns which app identities the store knows (`max-apps-per-uid`), and drops kept events
+  /// nobody collected for `pending-event-days`.
   private func restoreHosts() {
+    let expiry = Date().timeIntervalSince1970 - configuration.pendingEventDays * 86_400
+    if let expired = try? store.expireEvents(before: expiry), expired > 0 {
+      DaemonLog.write(
+        "\(expired) region events nobody collected in \(configuration.pendingEventDays) days dropped"
+      )
+    }
     let apps: Set<String>
     do {
       apps = Set(try store.allRegions().map(\.app))
@@ -273,7 +281,15 @@ package final class DaemonServer: Sendable {
       DaemonLog.write("stored regions unreadable: \(error)")
       return
     }
+    loop.knownApps = apps.union((try? store.apps()) ?? [])
     for app in apps.sorted() { _ = host(for: app) }
+  }
+
+  /// The uid an app identifier belongs to: a system daemon's end in `@UID`; a user daemon's are
+  /// all its user's.
+  func owner(of app: String) -> UInt32? {
+    guard configuration.system else { return daemonUID }
+    return app.split(separator: "@").last.flatMap { UInt32($0) }
   }
 
   // MARK: Hosts
@@ -290,7 +306,8 @@ package final class DaemonServer: Sendable {
       app: app, sources: hubSources, persistence: persistence, store: store,
       // A system daemon never starts programs (its configuration may name none).
       clock: clock, launch: configuration.system ? nil : configuration.app(id: app)?.launch,
-      reducer: reducer, maximumRegions: configuration.maximumRegions)
+      reducer: reducer, maximumRegions: configuration.maximumRegions,
+      maximumPendingEvents: configuration.maximumPendingEvents)
     shared.withLock { $0.hosts[app] = host }
     host.start()
     return host

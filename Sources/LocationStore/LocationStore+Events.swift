@@ -56,12 +56,64 @@ extension LocationStore {
   ///   - app: The app.
   ///   - throughSequence: The last delivered sequence number.
   /// - Throws: `StoreError` if the write fails.
-  package func deleteEvents(app: String, throughSequence: Int64) throws(StoreError) {
+  ///   - kind: Only events of this kind (nil: every kind).
+  package func deleteEvents(app: String, throughSequence: Int64, kind: String? = nil)
+    throws(StoreError)
+  {
     try writing("deleteEvents") { (connection) throws(StoreError) in
-      try connection.withStatement("DELETE FROM events WHERE app = ? AND sequence <= ?") {
-        (statement) throws(StoreError) in
+      try connection.withStatement(
+        "DELETE FROM events WHERE app = ? AND sequence <= ? AND (?3 IS NULL OR kind = ?3)"
+      ) { (statement) throws(StoreError) in
         try statement.bind(app, at: 1)
         try statement.bind(throughSequence, at: 2)
+        if let kind { try statement.bind(kind, at: 3) } else { try statement.bindNull(at: 3) }
+        while try statement.step() {}
+      }
+    }
+  }
+
+  /// Keeps at most the `keeping` newest events of `app` (by sequence), deleting older ones;
+  /// committed on return.
+  /// - Returns: How many were deleted.
+  package func trimEvents(app: String, keeping: Int) throws(StoreError) -> Int {
+    try writing("trimEvents") { (connection) throws(StoreError) in
+      try connection.withStatement(
+        """
+        DELETE FROM events WHERE app = ?1 AND sequence NOT IN
+          (SELECT sequence FROM events WHERE app = ?1 ORDER BY sequence DESC LIMIT ?2)
+        """
+      ) { (statement) throws(StoreError) in
+        try statement.bind(app, at: 1)
+        try statement.bind(Int64(max(0, keeping)), at: 2)
+        while try statement.step() {}
+      }
+      return connection.changes
+    }
+  }
+
+  /// Deletes every event made before `time` (seconds since 1970), whoever it waited for;
+  /// committed on return.
+  /// - Returns: How many were deleted.
+  package func expireEvents(before time: Double) throws(StoreError) -> Int {
+    try writing("expireEvents") { (connection) throws(StoreError) in
+      try connection.withStatement("DELETE FROM events WHERE time < ?") {
+        (statement) throws(StoreError) in
+        try statement.bind(time, at: 1)
+        while try statement.step() {}
+      }
+      return connection.changes
+    }
+  }
+
+  /// Changes the kind of one event (an event that can no longer be read is set aside under
+  /// another kind, kept for a person to look at, instead of being acknowledged unseen).
+  package func setEventKind(app: String, sequence: Int64, kind: String) throws(StoreError) {
+    try writing("setEventKind") { (connection) throws(StoreError) in
+      try connection.withStatement("UPDATE events SET kind = ? WHERE app = ? AND sequence = ?") {
+        (statement) throws(StoreError) in
+        try statement.bind(kind, at: 1)
+        try statement.bind(app, at: 2)
+        try statement.bind(sequence, at: 3)
         while try statement.step() {}
       }
     }

@@ -70,6 +70,8 @@ import Testing
     let (directory, arguments) = try Self.makeDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let app = HubConfiguration.executablePath()
+    // Recent: kept events older than pending-event-days (30) are dropped at start.
+    let time = Date().timeIntervalSince1970 - 3_600
     let payload = String(
       decoding: DaemonProtocol.encode(
         .regionEvents(
@@ -78,13 +80,13 @@ import Testing
             DaemonRegionEvent(
               RegionEvent(
                 identifier: "far", kind: .exited, notifyOnEntry: true, notifyOnExit: true),
-              date: 1_767_225_600)
+              date: time)
           ], sequence: nil)
       ).dropLast(), as: UTF8.self)
     do {
       let store = try LocationStore(path: LocationdProcess.store(directory))
       _ = try store.appendEvent(
-        PendingEvent(app: app, kind: "regionEvents", payload: payload, time: 1_767_225_600))
+        PendingEvent(app: app, kind: "regionEvents", payload: payload, time: time))
     }
 
     func connect() throws -> (TestPeer, [DaemonMessage]) {

@@ -31,8 +31,12 @@ package enum BuiltPrograms {
 
   /// The built `whereami`, if there is one.
   package static let whereami = path("whereami")
-  /// The built `locationd`, if there is one.
-  package static let locationd = path("locationd")
+  /// The built `locationd`, if there is one; `CORELOCATION_TEST_LOCATIOND` names another build
+  /// (to run the end-to-end tests against an older daemon, such as the one before a fix).
+  package static let locationd =
+    ProcessInfo.processInfo.environment["CORELOCATION_TEST_LOCATIOND"].flatMap {
+      $0.isEmpty ? nil : $0
+    } ?? path("locationd")
   /// The built `locationctl`, if there is one.
   package static let locationctl = path("locationctl")
 }
