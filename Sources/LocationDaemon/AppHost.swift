@@ -77,7 +77,7 @@ final class AppHost: HubClient {
     hub = LocationHub(
       // The server's authorization broker decides; the hub holds what it decided.
       app: app, sources: sources, persistence: keeping, policy: nil, clock: clock,
-      maximumRegionCount: maximumRegions)
+      maximumRegionCount: maximumRegions, reducer: reducer)
     state = Mutex(State(groups: Set(persistence.regions(app: app).keys)))
     keeping.host.withLock { $0.value = self }
   }
@@ -191,10 +191,13 @@ final class AppHost: HubClient {
 
   /// Adds a connection of the app: sends the welcome, then every pending event in sequence order.
   /// Both are queued under the host's lock, so that no live event can come between them.
+  /// - Parameters:
+  ///   - withholding: The app may not have precise locations: its regions go without their
+  ///     states and its pending events stay kept for a later connection.
   /// - Returns: The highest sequence sent (0 when none), or nil when the host was retired (the
   ///   caller makes a new one).
   func attach(
-    _ connection: DaemonConnection,
+    _ connection: DaemonConnection, withholding: Bool = false,
     welcome: (AuthorizationSnapshot, [DaemonRegionEntry]) ->
       DaemonMessage
   ) -> Int64? {
@@ -203,7 +206,12 @@ final class AppHost: HubClient {
       state.connections[connection.id] = connection
       state.current.insert(connection.id)
       state.lastLaunch = nil
-      connection.send(welcome(hub.authorization, entries(groups: state.groups)))
+      var entries = entries(groups: state.groups)
+      if withholding {
+        for index in entries.indices { entries[index].state = .unknown }
+      }
+      connection.send(welcome(hub.authorization, entries))
+      guard !withholding else { return 0 }
       let pending: [PendingEvent]
       do {
         pending = try store.pendingEvents(app: app)

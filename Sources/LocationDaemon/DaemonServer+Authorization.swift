@@ -69,6 +69,10 @@ extension DaemonServer {
     return AuthorizationMachine(current: current, policy: configuration.policy)
   }
 
+  /// The authorization in force for an app now, as the broker decided it (the hub hears of a
+  /// decision a moment later, on its own executor; requests are checked against this one).
+  func currentAuthorization(_ app: String) -> AuthorizationSnapshot { machine(app).current }
+
   /// Runs one transition of an app's machine and keeps its new state.
   func transition(
     _ app: String, _ body: (inout AuthorizationMachine) -> AuthorizationMachine.Action

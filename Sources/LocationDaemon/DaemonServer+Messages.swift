@@ -142,10 +142,14 @@ extension DaemonServer {
         let maximumRadius = host.hub.maximumRegionRadius
         let heading = host.hub.headingAvailable
         let significant = host.hub.significantChangeAvailable
-        let sent = host.attach(connection) { authorization, regions in
+        // An app that may not have precise locations is told its regions without their states,
+        // and its kept events wait until it may (issue 14, F10).
+        let current = currentAuthorization(app)
+        let withholding = !current.allowsLocation || current.isReduced
+        let sent = host.attach(connection, withholding: withholding) { _, regions in
           .welcome(
             DaemonWelcome(
-              app: app, uid: Int(peer.uid), authorization: authorization, regions: regions,
+              app: app, uid: Int(peer.uid), authorization: current, regions: regions,
               maximumRegionRadius: maximumRadius, headingAvailable: heading,
               significantChangeAvailable: significant))
         }
@@ -226,7 +230,10 @@ extension DaemonServer {
       break
     case .addRegion(let client, let group, let region, let initialState):
       let id = try manager(session, client)
-      if hub.authorization.isReduced {
+      // The broker's decision, not the hub's copy: a request held while the agent decided runs
+      // against the answer (an "approximate" answer gets no region; issue 14, F3).
+      let authorization = currentAuthorization(host.app)
+      if authorization.isReduced || !authorization.allowsLocation {
         session.connection.send(
           .regionFailed(
             client: client, group: group, identifier: region.identifier, failure: .denied))
@@ -242,8 +249,10 @@ extension DaemonServer {
       host.refreshRegions(session.connection)
     case .requestRegionState(let client, let group, let identifier):
       let id = try manager(session, client)
-      // An app that may not have locations learns nothing, not even a state stored earlier.
-      guard hub.authorization.allowsLocation else { return }
+      // An app that may not have a precise location learns nothing, not even a state stored
+      // earlier.
+      let authorization = currentAuthorization(host.app)
+      guard authorization.allowsLocation, !authorization.isReduced else { return }
       hub.requestRegionState(identifier: identifier, group: group, requester: id)
     case .startHeading(let client, let filter, let orientation):
       hub.send(

@@ -282,6 +282,11 @@ package final class DaemonServer: Sendable {
       return
     }
     loop.knownApps = apps.union((try? store.apps()) ?? [])
+    // No app is connected yet: every "allow once" has ended (a crash or a `kill -9` included).
+    for app in (try? store.onceApps()) ?? [] {
+      persistence.setAuthorization(AuthorizationSnapshot(status: .notDetermined), app: app)
+      DaemonLog.write("app \(PeerIdentity.displayable(app)): allow once ended (the daemon started)")
+    }
     for app in apps.sorted() { _ = host(for: app) }
   }
 

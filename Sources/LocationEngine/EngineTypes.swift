@@ -92,8 +92,11 @@ package enum EngineEvent: Sendable {
   case sourcesDenied
   /// A timer armed by an earlier effect fired.
   case timerFired(EngineTimer)
-  /// The app's authorization (and the global services switch) allows location, or not.
-  case authorization(allowed: Bool)
+  /// The app's authorization (and the global services switch) allows location, or not; headings,
+  /// or not (`AuthorizationSnapshot.allowsHeadings`); and, for an app with reduced accuracy, the
+  /// reduction its locations get: its regions are then not evaluated and its true heading is
+  /// derived at the reduced location (issue 14, F3).
+  case authorization(allowed: Bool, headings: Bool = true, reduction: ReducedAccuracy? = nil)
   /// `startMonitoring(for:)` or `CLMonitor.add`: monitor a region in a group ("manager" for the
   /// app's `CLLocationManager` regions, "monitor:NAME" for a `CLMonitor`), replacing any region of
   /// that identifier, starting in `initialState` (`CLMonitor`'s `assuming:`; `.unknown` for

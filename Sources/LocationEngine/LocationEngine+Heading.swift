@@ -6,11 +6,15 @@ import LocationModel
 /// sample goes through every pipeline with the latest location and whether that client has location
 /// updates running (Apple's condition for a true heading).
 ///
-/// Headings do not depend on location authorization (as on Apple platforms), but the location used
-/// for true north is only the app's own when it is allowed location.
+/// An app that has not asked for authorization may have headings (as on Apple platforms); a denied
+/// or restricted one, or any with location services off, gets none and runs no compass. The
+/// location used for true north is the app's own only when it is allowed location, and for an app
+/// with reduced accuracy it is the reduced location it receives: the declination says no more
+/// than its locations do (issue 14, F3).
 extension LocationEngine {
   mutating func receiveHeading(_ sample: HeadingSample, into effects: inout [EngineEffect]) {
-    let location = allowed ? latestFix : nil
+    guard headingsAllowed else { return }
+    let location = allowed ? latestFix.map { reduction?.apply($0) ?? $0 } : nil
     for client in headingSessions.keys.sorted() {
       let running = isActive(client)
       guard

@@ -10,7 +10,8 @@ extension LocationEngine {
     group: String, _ spec: RegionSpec, initialState: RegionState, requester: ClientID?,
     into effects: inout [EngineEffect]
   ) {
-    guard allowed else {
+    // Apple's rule: an app with reduced accuracy cannot monitor regions.
+    guard allowed, reduction == nil else {
       effects.append(
         .regionRejected(group: group, identifier: spec.identifier, .denied, requester: requester))
       return

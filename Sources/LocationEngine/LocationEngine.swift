@@ -42,6 +42,11 @@ package struct LocationEngine: Sendable {
   var dutyCycles: [ClientID: DutyCycle] = [:]
   var lastHeadingDemand: Bool?
   private(set) var allowed: Bool
+  /// Whether headings may be delivered (`AuthorizationSnapshot.allowsHeadings`).
+  package var headingsAllowed = true
+  /// The reduction of an app with reduced accuracy: no region is evaluated, and true north comes
+  /// from the reduced location; nil for full accuracy.
+  package var reduction: ReducedAccuracy?
   var sources: [SourceInfo] = []
   private var bestPossible: Double = 0
   private var lastDemand: Double?? = .none
@@ -151,8 +156,10 @@ package struct LocationEngine: Sendable {
       startSignificantChanges(client, at: now, into: &effects)
     case .stopSignificantChanges(let client):
       stopSignificantChanges(client, into: &effects)
-    case .authorization(let isAllowed):
+    case .authorization(let isAllowed, let headings, let reduced):
       allowed = isAllowed
+      headingsAllowed = headings
+      reduction = reduced
       if !isAllowed {
         for client in sessions.keys.sorted() {
           clearPause(client, into: &effects)
@@ -182,12 +189,14 @@ package struct LocationEngine: Sendable {
     case .stopHeading(let client):
       headingSessions[client] = nil
     case .requestRegionState(let client, let group, let identifier):
-      if let event = regions[group]?.requestState(identifier: identifier) {
+      // An app that may not have a precise location learns no state, not even one stored earlier.
+      if allowed, reduction == nil, let event = regions[group]?.requestState(identifier: identifier)
+      {
         effects.append(.regionStateReply(client, group: group, event))
       }
     }
     updateDemand(into: &effects)
-    let headingDemand = !headingSessions.isEmpty
+    let headingDemand = headingsAllowed && !headingSessions.isEmpty
     if lastHeadingDemand != headingDemand {
       lastHeadingDemand = headingDemand
       effects.append(.demandHeading(headingDemand))
@@ -296,7 +305,7 @@ package struct LocationEngine: Sendable {
       }
     }
     // Region events after the locations, so that a manager's `location` is the fix behind them.
-    if !regions.isEmpty { evaluateRegions(fix, into: &effects) }
+    if !regions.isEmpty, reduction == nil { evaluateRegions(fix, into: &effects) }
     return completed
   }
 
@@ -366,7 +375,7 @@ package struct LocationEngine: Sendable {
 
   /// Emits `demandSources` when the strongest accuracy asked for changes.
   private mutating func updateDemand(into effects: inout [EngineEffect]) {
-    var demand: Double? = allowed && !regions.isEmpty ? regionAccuracy : nil
+    var demand: Double? = allowed && reduction == nil && !regions.isEmpty ? regionAccuracy : nil
     for (client, session) in sessions {
       guard let request = session.request, let wanted = updatesDemand(client, request) else {
         continue

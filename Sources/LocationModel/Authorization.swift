@@ -39,23 +39,39 @@ package struct AuthorizationSnapshot: Sendable, Equatable {
   package var accuracy: AccuracyAuthorization
   /// The global switch behind `locationServicesEnabled()`.
   package var servicesEnabled: Bool
+  /// Whether the decision is an "allow once" (`locationd`'s agent): it ends with the app's last
+  /// connection, and when the daemon starts. Kept in the store; not sent to apps.
+  package var once: Bool
 
   /// Creates a snapshot.
   /// - Parameters:
   ///   - status: The status.
   ///   - accuracy: The accuracy (default full).
   ///   - servicesEnabled: The global switch (default on).
+  ///   - once: Whether it is an "allow once" (default no).
   package init(
     status: AuthorizationStatus, accuracy: AccuracyAuthorization = .fullAccuracy,
-    servicesEnabled: Bool = true
+    servicesEnabled: Bool = true, once: Bool = false
   ) {
     self.status = status
     self.accuracy = accuracy
     self.servicesEnabled = servicesEnabled
+    self.once = once
   }
 
   /// Whether locations may be delivered: services on, and authorized always or when in use.
   package var allowsLocation: Bool { servicesEnabled && status.isAuthorized }
+
+  /// Whether headings may be delivered (and a compass run for the app): services on and the app
+  /// not denied or restricted. An app that has not asked may have headings, as on Apple
+  /// platforms; its true heading needs location updates, which it cannot have.
+  package var allowsHeadings: Bool {
+    guard servicesEnabled else { return false }
+    switch status {
+    case .notDetermined, .authorizedAlways, .authorizedWhenInUse: return true
+    case .denied, .restricted: return false
+    }
+  }
 
   /// Whether the app receives approximate locations only.
   package var isReduced: Bool { accuracy == .reducedAccuracy }

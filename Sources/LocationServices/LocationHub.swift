@@ -68,6 +68,9 @@ package final class LocationHub: Sendable {
   /// Whether this hub answers authorization requests itself (embedded mode), or only holds what
   /// another decides (`locationd`, whose broker asks its agents).
   private let decidesAuthorization: Bool
+  /// The reduction of locations for reduced accuracy (`locationd`'s; nil in embedded mode, where
+  /// the app and the hub are one process).
+  private let reducer: ReducedAccuracy?
   let executor: HubExecutor
   let state: Mutex<State>
 
@@ -82,11 +85,14 @@ package final class LocationHub: Sendable {
   ///     use, in which case every event is handled synchronously on the sending thread.
   ///   - maximumRegionCount: the most regions the app may monitor at once (`locationd`'s
   ///     per-app limit); nil: no limit.
+  ///   - reducer: the reduction an app with reduced accuracy gets (`locationd`'s), which its
+  ///     engine applies to what it derives from locations.
   package init(
     app: String, sources: Sources, persistence: any HubPersistence,
     policy: AuthorizationPolicy? = .grant, clock: (any HubClock)? = nil,
-    maximumRegionCount: Int? = nil
+    maximumRegionCount: Int? = nil, reducer: ReducedAccuracy? = nil
   ) {
+    self.reducer = reducer
     self.app = app
     self.sources = sources
     self.persistence = persistence
@@ -106,6 +112,8 @@ package final class LocationHub: Sendable {
     var engine = LocationEngine(
       allowed: authorization.allowsLocation, cachedLocation: persistence.lastKnownLocation())
     engine.maximumRegionCount = maximumRegionCount
+    engine.headingsAllowed = authorization.allowsHeadings
+    engine.reduction = authorization.isReduced ? reducer : nil
     // Regions survive restarts: restore them with their last states, so that a crossing that
     // happened while the process was not running is reported at the first decisive fix.
     for (group, regions) in persistence.regions(app: app).sorted(by: { $0.key < $1.key }) {
@@ -198,7 +206,10 @@ package final class LocationHub: Sendable {
       return (changed, state.clients.sorted { $0.key < $1.key })
     }
     guard changed else { return }
-    process(.authorization(allowed: next.allowsLocation))
+    process(
+      .authorization(
+        allowed: next.allowsLocation, headings: next.allowsHeadings,
+        reduction: next.isReduced ? reducer : nil))
     for (_, client) in clients { client.hub(self, deliver: .authorization(next)) }
   }
 

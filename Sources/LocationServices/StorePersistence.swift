@@ -23,7 +23,8 @@ package final class StorePersistence: HubPersistence {
     guard let stored = (try? store.authorization(app: app)) ?? nil else {
       return fallback.authorization(app: app)
     }
-    return AuthorizationSnapshot(status: stored.status, accuracy: stored.accuracy)
+    return AuthorizationSnapshot(
+      status: stored.status, accuracy: stored.accuracy, once: stored.once)
   }
 
   package func setAuthorization(_ snapshot: AuthorizationSnapshot, app: String) {
@@ -32,7 +33,7 @@ package final class StorePersistence: HubPersistence {
       try store.setAuthorization(
         StoredAuthorization(
           status: snapshot.status, accuracy: snapshot.accuracy,
-          updated: Date().timeIntervalSince1970),
+          updated: Date().timeIntervalSince1970, once: snapshot.once),
         app: app)
     }
   }

@@ -8,7 +8,7 @@ extension LocationStore {
   package func authorization(app: String) throws(StoreError) -> StoredAuthorization? {
     try locked("authorization") { (connection) throws(StoreError) in
       try connection.withStatement(
-        "SELECT status, accuracy, updated FROM authorization WHERE app = ?"
+        "SELECT status, accuracy, updated, once FROM authorization WHERE app = ?"
       ) { (statement) throws(StoreError) -> StoredAuthorization? in
         try statement.bind(app, at: 1)
         guard try statement.step() else { return nil }
@@ -22,7 +22,7 @@ extension LocationStore {
           status: status,
           accuracy: AccuracyAuthorization(rawValue: Int(truncatingIfNeeded: statement.int64(at: 1)))
             ?? .reducedAccuracy,
-          updated: statement.double(at: 2))
+          updated: statement.double(at: 2), once: statement.int64(at: 3) != 0)
       }
     }
   }
@@ -41,15 +41,17 @@ extension LocationStore {
     try writing("setAuthorization") { (connection) throws(StoreError) in
       try connection.withStatement(
         """
-        INSERT INTO authorization (app, status, accuracy, updated) VALUES (?, ?, ?, ?)
+        INSERT INTO authorization (app, status, accuracy, updated, once) VALUES (?, ?, ?, ?, ?)
         ON CONFLICT (app) DO UPDATE SET
-          status = excluded.status, accuracy = excluded.accuracy, updated = excluded.updated
+          status = excluded.status, accuracy = excluded.accuracy, updated = excluded.updated,
+          once = excluded.once
         """
       ) { (statement) throws(StoreError) in
         try statement.bind(app, at: 1)
         try statement.bind(Int64(value.status.rawValue), at: 2)
         try statement.bind(Int64(value.accuracy.rawValue), at: 3)
         try statement.bind(value.updated, at: 4)
+        try statement.bind(Int64(value.once ? 1 : 0), at: 5)
         while try statement.step() {}
       }
     }
@@ -74,6 +76,20 @@ extension LocationStore {
   package func apps() throws(StoreError) -> [String] {
     try locked("apps") { (connection) throws(StoreError) in
       try connection.withStatement("SELECT app FROM authorization ORDER BY app") {
+        (statement) throws(StoreError) in
+        var apps: [String] = []
+        while try statement.step() { apps.append(statement.text(at: 0)) }
+        return apps
+      }
+    }
+  }
+
+  /// The apps whose stored decision is an "allow once".
+  /// - Returns: The apps, sorted by their identity (byte order).
+  /// - Throws: `StoreError` if the store cannot be read.
+  package func onceApps() throws(StoreError) -> [String] {
+    try locked("onceApps") { (connection) throws(StoreError) in
+      try connection.withStatement("SELECT app FROM authorization WHERE once != 0 ORDER BY app") {
         (statement) throws(StoreError) in
         var apps: [String] = []
         while try statement.step() { apps.append(statement.text(at: 0)) }

@@ -73,6 +73,12 @@ struct Migration: Sendable {
         );
         CREATE INDEX events_by_app ON events (app, sequence);
         """
-    )
+    ),
+    // An "allow once" decision is stored as once (issue 14, F4): it ends with the app's last
+    // connection, and a daemon that starts (after a crash too) ends every one.
+    Migration(
+      name: "0002-authorization-once",
+      sql: "ALTER TABLE authorization ADD COLUMN once INTEGER NOT NULL DEFAULT 0;"
+    ),
   ]
 }

@@ -85,6 +85,10 @@ import Testing
       ).dropLast(), as: UTF8.self)
     do {
       let store = try LocationStore(path: LocationdProcess.store(directory))
+      // An app that may have locations: others get no kept event (docs/security.md, F10).
+      try store.setAuthorization(
+        StoredAuthorization(status: .authorizedAlways, accuracy: .fullAccuracy, updated: time),
+        app: app)
       _ = try store.appendEvent(
         PendingEvent(app: app, kind: "regionEvents", payload: payload, time: time))
     }

@@ -84,21 +84,18 @@ package struct AuthorizationMachine: Sendable, Equatable {
   package let policy: AuthorizationPolicy
   /// The authorization in force.
   package private(set) var current: AuthorizationSnapshot
-  /// How long it lasts.
-  package private(set) var lasting: Lasting
+  /// How long it lasts (an "allow once" is marked in the decision itself, `once`, so that the
+  /// store keeps it).
+  package var lasting: Lasting { current.once ? .untilLastConnectionCloses : .untilChanged }
   /// The open question to an agent: whether it is for always; nil when none is open.
   package private(set) var asking: Bool?
 
   /// Creates a machine.
   /// - Parameters:
   ///   - current: The stored authorization (and the services switch).
-  ///   - lasting: How long it lasts (default: until changed).
   ///   - policy: How requests are answered when no agent is asked.
-  package init(
-    current: AuthorizationSnapshot, lasting: Lasting = .untilChanged, policy: AuthorizationPolicy
-  ) {
+  package init(current: AuthorizationSnapshot, policy: AuthorizationPolicy) {
     self.current = current
-    self.lasting = lasting
     self.policy = policy
   }
 
@@ -150,7 +147,7 @@ package struct AuthorizationMachine: Sendable, Equatable {
     case .whenInUse, .once: next.status = .authorizedWhenInUse
     case .denied: next.status = .denied
     }
-    lasting = answer == .once ? .untilLastConnectionCloses : .untilChanged
+    next.once = answer == .once
     current = next
     return .apply(next)
   }
@@ -174,7 +171,7 @@ package struct AuthorizationMachine: Sendable, Equatable {
   package mutating func set(_ setting: Setting, accuracy: AccuracyAuthorization) -> Action {
     var next = current
     next.accuracy = accuracy
-    lasting = .untilChanged
+    next.once = false
     switch setting {
     case .always: next.status = .authorizedAlways
     case .whenInUse: next.status = .authorizedWhenInUse
@@ -193,7 +190,6 @@ package struct AuthorizationMachine: Sendable, Equatable {
   /// - Parameter snapshot: The authorization.
   /// - Returns: `apply`.
   package mutating func replace(_ snapshot: AuthorizationSnapshot) -> Action {
-    lasting = .untilChanged
     current = snapshot
     return .apply(snapshot)
   }
@@ -214,9 +210,9 @@ package struct AuthorizationMachine: Sendable, Equatable {
     case .untilChanged:
       return .unchanged
     case .untilLastConnectionCloses:
-      lasting = .untilChanged
       current.status = .notDetermined
       current.accuracy = .fullAccuracy
+      current.once = false
       return .apply(current)
     }
   }
@@ -234,7 +230,7 @@ package struct AuthorizationMachine: Sendable, Equatable {
     case (.authorizedWhenInUse, .deny), (.restricted, _), (.denied, _), (.authorizedAlways, _):
       return .unchanged
     }
-    lasting = .untilChanged
+    next.once = false
     current = next
     return .apply(next)
   }
