@@ -113,4 +113,16 @@ import Testing
       (error as? DaemonConfigurationError)?.isHelp == true
     }
   }
+
+  @Test func helpNamesEveryOptionAndExitStatus() {
+    for word in [
+      "--system", "--socket", "--store", "--config", "--source", "--policy", "--foreground", "-f",
+      "--help", "-h", "0 stopped", "1 the store", "2 usage", "3 another daemon",
+    ] {
+      #expect(DaemonConfiguration.helpText.contains(word), "help lacks \(word)")
+    }
+    #expect(throws: DaemonConfigurationError(message: DaemonConfiguration.helpText, isHelp: true)) {
+      try parse(["--help"])
+    }
+  }
 }
