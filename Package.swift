@@ -21,6 +21,9 @@ let package = Package(
     .executable(name: "locbench", targets: ["locbench"]),
     .executable(name: "locationd", targets: ["locationd"]),
     .executable(name: "locationctl", targets: ["locationctl"]),
+    // The three programs above in one executable: what `make install` installs (hard-linked
+    // under their three names), so that the statically linked runtime is installed once.
+    .executable(name: "corelocation-multicall", targets: ["corelocation-multicall"]),
   ],
   targets: [
     // MARK: C libraries (systemLibrary: a modulemap and one shim header each)
@@ -134,6 +137,12 @@ let package = Package(
       swiftSettings: swiftSettings),
     .executableTarget(
       name: "locationctl", dependencies: ["LocationControl"], swiftSettings: swiftSettings),
+    // whereami, locationd and locationctl in one executable, chosen by the name it is started
+    // as (Sources/corelocation-multicall/main.swift says why).
+    .executableTarget(
+      name: "corelocation-multicall",
+      dependencies: ["LocationCLI", "LocationDaemon", "LocationControl"],
+      swiftSettings: swiftSettings),
     .executableTarget(
       name: "locbench",
       dependencies: [

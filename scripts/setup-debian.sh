@@ -8,10 +8,14 @@ set -euo pipefail
 # components"): gpsd and gpsfake, socat for pseudo-terminal pairs, dbus-daemon and GeoClue for a
 # private bus, iio-sensor-proxy and umockdev for a fake compass, bubblewrap for a Flatpak-style
 # confined app (locationd's trust tests).
-# libcurl4: Foundation's URLSession (the Nominatim client behind CORELOCATION_GEOCODER) loads it.
-packages=(pkg-config libsqlite3-dev libxml2-dev sqlite3 libsystemd-dev libcurl4
+# libcurl4: Foundation's URLSession (the Nominatim client behind CORELOCATION_GEOCODER) loads it;
+# libcurl4-openssl-dev: linking Foundation statically (make programs) links libcurl.
+# Installing (make man, make install) and its tests: scdoc renders the man pages, groff-base checks
+# them; bash-completion, zsh and fish run the shell completions; systemd has systemd-analyze,
+# which checks the unit files.
+packages=(pkg-config libsqlite3-dev libxml2-dev sqlite3 libsystemd-dev libcurl4 libcurl4-openssl-dev
   gpsd gpsd-clients socat dbus-daemon geoclue-2.0 geoclue-2-demo iio-sensor-proxy umockdev
-  bubblewrap)
+  bubblewrap scdoc groff-base bash-completion zsh fish systemd)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -132,11 +132,22 @@ package final class Gazetteer: PlaceGeocoder {
       .deletingLastPathComponent().appendingPathComponent("Data/gazetteer/gazetteer.clgz").path
   }
 
+  /// The running program's path for finding `share/corelocation` beside it: `/proc/self/exe`
+  /// (right however the program was started: through `PATH`, where `argv[0]` has no directory,
+  /// or through a symbolic link from another prefix), else `argv[0]`.
+  static func runningExecutable() -> String? {
+    var buffer = [CChar](repeating: 0, count: 4096)
+    let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+    if count > 0 {
+      return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+    return CommandLine.arguments.first.map { URL(fileURLWithPath: $0).path }
+  }
+
   /// The process's gazetteer, mapped at first use from the first candidate path that exists.
   package static let shared: Result<Gazetteer, GeocodingError> = {
     let candidates = candidatePaths(
-      environment: ProcessInfo.processInfo.environment,
-      executable: CommandLine.arguments.first.map { URL(fileURLWithPath: $0).path })
+      environment: ProcessInfo.processInfo.environment, executable: runningExecutable())
     var failures: [String] = []
     for path in candidates {
       guard FileManager.default.fileExists(atPath: path) || candidates.count == 1 else { continue }

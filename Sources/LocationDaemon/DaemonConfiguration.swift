@@ -203,10 +203,45 @@ package struct DaemonConfiguration: Sendable, Equatable {
 
   // MARK: Command line
 
-  /// The usage text.
+  /// The usage line, printed after a usage error.
   package static let usage = """
     usage: locationd [--foreground] [--system] [--socket PATH] [--store PATH] [--config PATH]
                      [--source URL]... [--policy grant|deny]
+    """
+
+  /// The help text (`--help`): every option and exit status; the man page locationd(8) says the
+  /// same at length, and a test keeps the two in agreement.
+  package static let helpText = """
+    USAGE: locationd [--system] [--socket PATH] [--store PATH] [--config PATH] [--source URL]...
+                     [--policy grant|deny] [--foreground]
+
+    The location daemon: one set of location sources for many apps, each app's authorization
+    decided and enforced, regions watched while apps are not running. It stays in the
+    foreground (systemd supervises it) and stops cleanly on SIGTERM or SIGINT.
+
+    OPTIONS:
+          --system         Serve the whole machine: socket /run/locationd/socket, store
+                           /var/lib/locationd/store.sqlite, configuration
+                           /etc/corelocation/locationd.conf (default: serve this user)
+          --socket PATH    Listen on PATH (default $XDG_RUNTIME_DIR/locationd/socket)
+          --store PATH     The SQLite store (default
+                           $XDG_STATE_HOME/corelocation/locationd.sqlite; :memory: keeps nothing)
+          --config PATH    Read this configuration file, which must exist (default
+                           $XDG_CONFIG_HOME/corelocation/locationd.conf, when it exists)
+          --source URL     A location source; repeatable, in order of preference; replaces the
+                           configuration's sources (default: the configuration, else discovery)
+          --policy P       grant or deny: the answer to an app nobody has decided about while no
+                           agent is connected (default deny)
+      -f, --foreground     Accepted for unit files and scripts; the daemon never forks
+      -h, --help           Show this help
+
+    See locationd(8), locationd.conf(5) and corelocation-sources(7).
+
+    EXIT STATUS:
+      0 stopped by SIGTERM or SIGINT (or --help)
+      1 the store cannot be opened or the socket cannot be set up
+      2 usage error, or a bad configuration file
+      3 another daemon is already listening on the socket
     """
 
   /// Reads the command line, then the configuration file it names (or the default one).
@@ -264,7 +299,7 @@ package struct DaemonConfiguration: Sendable, Equatable {
         }
         policy = parsed
       case "--help", "-h":
-        throw DaemonConfigurationError(message: usage, isHelp: true)
+        throw DaemonConfigurationError(message: helpText, isHelp: true)
       default:  // an argument or a key
         throw DaemonConfigurationError(message: "unknown option \(argument)\n\(usage)")
       }

@@ -1,7 +1,7 @@
 // locbench: the project's benchmarks. Each prints ratios against a baseline measured in the same run
 // (CONVENTIONS.md, "Style and tooling"); none is part of the test suite's pass/fail.
 //
-//   swift run -c release locbench [geodesy|nmea|replay|regions|power|daemon|geocode|all]
+//   swift run -c release locbench [geodesy|nmea|replay|regions|power|daemon|geocode|install|all]
 import Foundation
 
 let benches: [(name: String, summary: String, run: () -> Void)] = [
@@ -14,6 +14,10 @@ let benches: [(name: String, summary: String, run: () -> Void)] = [
   (
     "geocode", "offline gazetteer vs Python reverse_geocoder; correctness vs timezonefinder",
     GeocodeBench.run
+  ),
+  (
+    "install", "installed size, and whereami's cold start against gpspipe on gpsd",
+    InstallBench.run
   ),
 ]
 

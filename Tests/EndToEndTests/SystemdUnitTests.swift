@@ -2,8 +2,9 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The unit files in `dist/systemd`: their shape, the flags they pass to locationd, and (when
-/// `systemd-analyze` is installed; it is optional) `systemd-analyze verify`.
+/// The unit files in `dist/systemd`: their shape, the flags they pass to locationd, and
+/// `systemd-analyze verify` (skipped when it is not installed, a failure under `CI=true`;
+/// `InstallTests` verifies the installed units too).
 @Suite struct SystemdUnitTests {
   static let systemUnit = Paths.root.appendingPathComponent("dist/systemd/locationd.service").path
   static let userUnit = Paths.root.appendingPathComponent("dist/systemd/user/locationd.service")
@@ -73,6 +74,13 @@ import Testing
     let unit = try Unit.parse(path: Self.systemUnit)
     #expect(unit.values("Service", "StateDirectory") == ["locationd"])
     #expect(unit.values("Service", "DynamicUser") == ["yes"])
+    // The system user that sysusers.d's corelocation.conf creates (else a dynamic one).
+    #expect(unit.values("Service", "User") == ["locationd"])
+    #expect(unit.values("Service", "Group") == ["locationd"])
+    let sysusers = try String(
+      contentsOf: Paths.root.appendingPathComponent("dist/sysusers/corelocation.conf"),
+      encoding: .utf8)
+    #expect(sysusers.contains("\nu locationd - "))
     #expect(unit.values("Service", "SupplementaryGroups") == ["dialout"])
     // Other users' clients are identified by /proc/PID/exe: that takes CAP_SYS_PTRACE.
     #expect(unit.values("Service", "AmbientCapabilities") == ["CAP_SYS_PTRACE"])
@@ -109,16 +117,28 @@ import Testing
     }
   }
 
+  @Test(arguments: [systemUnit, userUnit])
+  func documentationNamesThePages(path: String) throws {
+    let unit = try Unit.parse(path: path)
+    let pages = unit.values("Unit", "Documentation").flatMap { $0.split(separator: " ") }
+    #expect(pages == ["man:locationd(8)", "man:locationd.conf(5)"])
+    for page in ["locationd.8", "locationd.conf.5"] {
+      #expect(
+        FileManager.default.fileExists(
+          atPath: Paths.root.appendingPathComponent("docs/man/\(page).scd").path))
+    }
+  }
+
   /// `systemd-analyze verify` on copies whose ExecStart points at an existing executable (verify
-  /// insists that the program exists). Optional: skipped with a message when it is not installed.
-  @Test func systemdAnalyzeVerifies() throws {
-    let analyze = ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].first {
-      FileManager.default.isExecutableFile(atPath: $0)
-    }
-    guard let analyze else {
-      print("SystemdUnitTests: systemd-analyze is not installed (optional); verify skipped")
-      return
-    }
+  /// insists that the program exists). The man pages the units name are not installed here
+  /// (`--man=no`); `InstallTests` verifies the installed units with them.
+  @Test(
+    .enabled(
+      if: RealComponents.runnable(RealComponents.systemdAnalyze),
+      "systemd-analyze is not installed (Debian's systemd; scripts/setup-debian.sh installs it)"))
+  func systemdAnalyzeVerifies() throws {
+    guard RealComponents.require(RealComponents.systemdAnalyze) else { return }
+    let analyze = RealComponents.systemdAnalyze
     let program = BuiltPrograms.locationd ?? "/bin/true"
     let scratch = NSTemporaryDirectory() + "locationd-units-" + UUID().uuidString
     let home = scratch + "/home"
@@ -142,10 +162,11 @@ import Testing
       "HOME": home, "XDG_RUNTIME_DIR": scratch + "/runtime", "PATH": "/usr/bin:/bin",
     ]
     let systemResult = try runProgram(
-      analyze, ["verify", scratch + "/locationd.service"], environment: environment)
+      analyze, ["verify", "--man=no", scratch + "/locationd.service"], environment: environment)
     #expect(systemResult.status == 0, "\(systemResult.stdout)\(systemResult.stderr)")
     let userResult = try runProgram(
-      analyze, ["--user", "verify", scratch + "/user/locationd.service"], environment: environment)
+      analyze, ["--user", "verify", "--man=no", scratch + "/user/locationd.service"],
+      environment: environment)
     #expect(userResult.status == 0, "\(userResult.stdout)\(userResult.stderr)")
   }
 

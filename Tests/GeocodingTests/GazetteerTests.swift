@@ -241,6 +241,15 @@ let shippedGazetteer: Gazetteer? = try? Gazetteer(path: Gazetteer.repositoryCopy
     #expect(defaults.first == "/opt/cl/share/corelocation/gazetteer.clgz")
     #expect(defaults.last == Gazetteer.repositoryCopy)
   }
+
+  /// The program's own path comes from /proc/self/exe: right whatever argv[0] says (a bare name
+  /// when started through PATH).
+  @Test func runningExecutableIsTheKernelsPath() throws {
+    let path = try #require(Gazetteer.runningExecutable())
+    #expect(path.hasPrefix("/"))
+    #expect(
+      path == (try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")))
+  }
 }
 
 /// The cell index against a brute-force count of every outline edge a ray to the east crosses

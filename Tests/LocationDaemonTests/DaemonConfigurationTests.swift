@@ -113,4 +113,74 @@ import Testing
       (error as? DaemonConfigurationError)?.isHelp == true
     }
   }
+
+  @Test func helpNamesEveryOptionAndExitStatus() {
+    for word in [
+      "--system", "--socket", "--store", "--config", "--source", "--policy", "--foreground", "-f",
+      "--help", "-h", "0 stopped", "1 the store", "2 usage", "3 another daemon",
+    ] {
+      #expect(DaemonConfiguration.helpText.contains(word), "help lacks \(word)")
+    }
+    #expect(throws: DaemonConfigurationError(message: DaemonConfiguration.helpText, isHelp: true)) {
+      try parse(["--help"])
+    }
+  }
+
+  // MARK: The installed example (dist/config/locationd.conf)
+
+  static let exampleText =
+    DaemonConfiguration.readTextFile(
+      Paths.root.appendingPathComponent("dist/config/locationd.conf").path) ?? ""
+
+  /// Every key the file format has, for the example and the man page.
+  static let keys = [
+    "source", "policy", "socket", "store", "queue-limit", "strikes", "max-connections",
+    "max-regions", "executable", "launch",
+  ]
+
+  /// The example sets nothing: installed as /etc/corelocation/locationd.conf, the system daemon
+  /// runs as it would without it.
+  @Test func theExampleChangesNothing() throws {
+    try #require(!Self.exampleText.isEmpty, "dist/config/locationd.conf is missing")
+    let system = try parse(["--system"])
+    let withExample = try parse(
+      ["--system"], files: ["/etc/corelocation/locationd.conf": Self.exampleText])
+    var expected = system
+    expected.configPath = "/etc/corelocation/locationd.conf"
+    #expect(withExample == expected)
+  }
+
+  /// Each setting of the example, once its `#` is removed, reads as the default it claims.
+  @Test func theExampleShowsTheDefaults() throws {
+    let uncommented = Self.exampleText.split(separator: "\n", omittingEmptySubsequences: false)
+      .map { line in
+        line.hasPrefix("#") && line.dropFirst().first.map { $0.isLetter || $0 == "[" } == true
+          ? String(line.dropFirst()) : String(line)
+      }
+      .joined(separator: "\n")
+    let system = try parse(["--system"])
+    let configuration = try parse(
+      ["--system"], files: ["/etc/corelocation/locationd.conf": uncommented])
+    #expect(configuration.policy == system.policy)
+    #expect(configuration.socketPath == system.socketPath)
+    #expect(configuration.storePath == system.storePath)
+    #expect(configuration.queueLimit == system.queueLimit)
+    #expect(configuration.strikes == system.strikes)
+    #expect(configuration.maximumConnections == system.maximumConnections)
+    #expect(configuration.maximumRegions == system.maximumRegions)
+    #expect(!configuration.sources.isEmpty)
+    #expect(configuration.apps.map(\.id) == ["org.example.Maps"])
+  }
+
+  /// Every key of the format is in the example and in locationd.conf(5).
+  @Test(arguments: keys)
+  func everyKeyIsDocumented(key: String) throws {
+    let page = try String(
+      contentsOf: Paths.root.appendingPathComponent("docs/man/locationd.conf.5.scd"),
+      encoding: .utf8)
+    let inExample = Self.exampleText.contains("\n#\(key) = ")
+    let inPage = page.contains("\n*\(key) =*")
+    #expect(inExample, "the example configuration lacks \(key)")
+    #expect(inPage, "locationd.conf(5) lacks \(key)")
+  }
 }

@@ -39,4 +39,14 @@ package enum BuiltPrograms {
     } ?? path("locationd")
   /// The built `locationctl`, if there is one.
   package static let locationctl = path("locationctl")
+
+  /// What `make install` installs: the three programs in one executable, optimized and linked
+  /// statically (`make programs`, which `make test` runs before the tests).
+  package static let installable = Paths.root.appendingPathComponent(
+    ".build/release/corelocation-multicall"
+  ).path
+
+  /// Why a test that installs cannot run.
+  package static let installableMissingMessage =
+    "\(installable) is not built; run `make programs` (make test does) first"
 }

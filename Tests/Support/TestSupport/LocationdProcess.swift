@@ -13,6 +13,7 @@ package final class LocationdProcess: @unchecked Sendable {
 
   /// The daemon's arguments.
   package let arguments: [String]
+  private let program: String?
   private let environment: [String: String]?
   private let directory: String?
   private let waitsForListening: Bool
@@ -26,12 +27,14 @@ package final class LocationdProcess: @unchecked Sendable {
   ///   - environment: the daemon's environment; nil: the test's own.
   ///   - directory: a private directory removed by `stop(_:)` once the daemon has ended.
   ///   - waitForListening: whether to return only once it logs `listening on` (30 s at most).
+  ///   - program: the `locationd` to run (an installed one); nil: the built one.
   /// - Throws: when `locationd` is not built, or does not start listening in time.
   package init(
     _ arguments: [String], environment: [String: String]? = nil, directory: String? = nil,
-    waitForListening: Bool = true
+    waitForListening: Bool = true, program: String? = nil
   ) throws {
     self.arguments = arguments
+    self.program = program
     self.environment = environment
     self.directory = directory
     waitsForListening = waitForListening
@@ -46,7 +49,7 @@ package final class LocationdProcess: @unchecked Sendable {
   }
 
   private func start() throws {
-    guard let binary = BuiltPrograms.locationd else {
+    guard let binary = program ?? BuiltPrograms.locationd else {
       throw TestFailure(BuiltPrograms.missingMessage("locationd"))
     }
     let process = Process()

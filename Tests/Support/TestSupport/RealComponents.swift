@@ -18,6 +18,24 @@ package enum RealComponents {
   package static let setpriv = "/usr/bin/setpriv"
   /// Python 3, for a second app speaking the protocol by hand (Debian's python3).
   package static let python3 = "/usr/bin/python3"
+  /// scdoc, which turns the man pages' sources into roff (Debian's scdoc).
+  package static let scdoc = "/usr/bin/scdoc"
+  /// groff, which checks the rendered man pages (Debian's groff-base).
+  package static let groff = "/usr/bin/groff"
+  /// make, for `make install`, `make uninstall` and `make dist` (Debian's make).
+  package static let make = "/usr/bin/make"
+  /// bash, whose `-n` checks the bash completion (Debian's bash).
+  package static let bash = "/bin/bash"
+  /// zsh, whose `-n` checks the zsh completion (Debian's zsh).
+  package static let zsh = "/usr/bin/zsh"
+  /// fish, whose `-n` checks the fish completions and whose `complete -C` runs them (Debian's
+  /// fish).
+  package static let fish = "/usr/bin/fish"
+  /// systemd-analyze, whose `verify` checks the unit files (Debian's systemd).
+  package static let systemdAnalyze = "/usr/bin/systemd-analyze"
+  /// bash-completion's library, which the bash completion builds on (Debian's bash-completion;
+  /// a file, not a program: see `requireFile(_:install:)`).
+  package static let bashCompletion = "/usr/share/bash-completion/bash_completion"
 
   /// Whether an executable is at `path`.
   package static func exists(_ path: String) -> Bool {
@@ -38,6 +56,12 @@ package enum RealComponents {
     let missing = paths.filter { !exists($0) }
     for path in missing { Issue.record("\(path) is missing: \(install)") }
     return missing.isEmpty
+  }
+
+  /// Whether a test that needs the files at `paths` (data, not programs) runs: when they all
+  /// exist, or under CI.
+  package static func runnable(files paths: String...) -> Bool {
+    isCI || paths.allSatisfy { FileManager.default.fileExists(atPath: $0) }
   }
 
   /// A component is missing or not permitted here: skips the running test with `reason`, or
