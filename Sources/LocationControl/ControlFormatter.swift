@@ -92,12 +92,18 @@ package enum ControlFormatter {
     ).rendered
   }
 
-  /// The `apps` reply as a table.
+  /// The note under the `apps` table when an app is named by a path: what such a name is worth.
+  package static let pathIdentityNote =
+    "Apps named by a path are the user's unconfined programs: the name keeps their settings "
+    + "apart, but any program of the same user can run as any of them (docs/security.md).\n"
+
+  /// The `apps` reply as a table, and a note when an app is named by a path.
   ///
   /// - Parameter apps: The apps.
   /// - Returns: The text, ending in a newline.
   package static func apps(_ apps: [DaemonAppInfo]) -> String {
     guard !apps.isEmpty else { return "No app has asked for location yet.\n" }
+    let note = apps.contains { $0.app.hasPrefix("/") } ? "\n" + pathIdentityNote : ""
     return ControlTable(
       [
         .init("app"), .init("authorization"), .init("accuracy"), .init("regions", numeric: true),
@@ -110,7 +116,7 @@ package enum ControlFormatter {
           String(app.pendingEvents), app.connected ? "yes" : "no",
         ]
       }
-    ).rendered
+    ).rendered + note
   }
 
   /// The `regions` reply as a table (coordinates in degrees, radius in metres).

@@ -134,7 +134,7 @@ class LineChannel {
   func send(_ line: String) { sendRaw(Array((line + "\n").utf8)) }
 
   /// The next line, or nil at end of stream; throws when nothing comes before the deadline.
-  func readLine(timeout: Double = 15) throws -> String? {
+  func readLine(timeout: Double = 60) throws -> String? {
     do {
       return try reader.next(timeout: timeout).map { String(decoding: $0, as: UTF8.self) }
     } catch {
@@ -143,7 +143,7 @@ class LineChannel {
   }
 
   /// The next message, or nil at end of stream.
-  func nextOrEnd(timeout: Double = 15) throws -> [String: Any]? {
+  func nextOrEnd(timeout: Double = 60) throws -> [String: Any]? {
     guard let line = try readLine(timeout: timeout) else { return nil }
     guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
     else { throw TestFailure("not a JSON object: \(line.prefix(200))") }
@@ -152,7 +152,7 @@ class LineChannel {
   }
 
   /// The next message; throws at end of stream.
-  func next(timeout: Double = 15) throws -> [String: Any] {
+  func next(timeout: Double = 60) throws -> [String: Any] {
     guard let message = try nextOrEnd(timeout: timeout) else {
       throw TestFailure("the connection was closed")
     }
@@ -162,7 +162,7 @@ class LineChannel {
   /// Reads messages until one satisfies `condition`; returns it and those before it.
   @discardableResult
   func waitFor(
-    timeout: Double = 15, _ what: String, _ condition: ([String: Any]) -> Bool
+    timeout: Double = 60, _ what: String, _ condition: ([String: Any]) -> Bool
   ) throws -> (match: [String: Any], before: [[String: Any]]) {
     let deadline = monotonicSeconds() + timeout
     var before: [[String: Any]] = []
@@ -187,7 +187,7 @@ class LineChannel {
 
   /// Sends a ping and returns every message that arrived before its reply.
   @discardableResult
-  func sync(timeout: Double = 15) throws -> [[String: Any]] {
+  func sync(timeout: Double = 60) throws -> [[String: Any]] {
     nextPing += 1
     let id = nextPing
     send(#"{"type":"ping","id":\#(id)}"#)
@@ -197,7 +197,7 @@ class LineChannel {
   }
 
   /// Reads until end of stream; returns the messages read on the way.
-  func readUntilClosed(timeout: Double = 15) throws -> [[String: Any]] {
+  func readUntilClosed(timeout: Double = 60) throws -> [[String: Any]] {
     var messages: [[String: Any]] = []
     let deadline = monotonicSeconds() + timeout
     while let message = try nextOrEnd(timeout: max(0.01, deadline - monotonicSeconds())) {

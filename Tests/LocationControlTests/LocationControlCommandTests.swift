@@ -86,6 +86,9 @@ import Testing
         /usr/bin/tracker  always          approximate        0       12  no
         /opt/new          not determined  precise            0        0  no
 
+        Apps named by a path are the user's unconfined programs: the name keeps their settings \
+        apart, but any program of the same user can run as any of them (docs/security.md).
+
         """)
   }
 

@@ -10,11 +10,44 @@ import Testing
     "HOME": "/home/u", "XDG_RUNTIME_DIR": "/run/user/1000", "XDG_STATE_HOME": "/var/state",
   ]
 
-  func parse(_ arguments: [String], files: [String: String] = [:]) throws(DaemonConfigurationError)
-    -> DaemonConfiguration
-  {
+  func parse(
+    _ arguments: [String], files: [String: String] = [:],
+    owner: (uid: UInt32, mode: UInt32) = (0, 0o100644)
+  ) throws(DaemonConfigurationError) -> DaemonConfiguration {
     try DaemonConfiguration.fromCommandLine(
-      arguments, environment: Self.environment, readFile: { files[$0] })
+      arguments, environment: Self.environment, readFile: { files[$0] },
+      fileOwner: { _ in owner }, daemonUID: 0)
+  }
+
+  /// The file is trusted only when root or the daemon's user owns it and nobody else may write it
+  /// (issue 14, F10); a character device (`/dev/null`) reads as an empty file.
+  @Test(arguments: [
+    (UInt32(0), UInt32(0o100644), true), (0, 0o100600, true), (1000, 0o100644, false),
+    (0, 0o100664, false), (0, 0o100646, false), (0, 0o020666, true),
+  ])
+  func onlyATrustedFileIsRead(uid: UInt32, mode: UInt32, trusted: Bool) {
+    let files = ["/etc/corelocation/locationd.conf": "policy = grant\n"]
+    let result = Result { () throws(DaemonConfigurationError) in
+      try parse(["--system"], files: files, owner: (uid, mode))
+    }
+    switch result {
+    case .success(let configuration):
+      #expect(trusted)
+      #expect(configuration.policy == .grant)
+    case .failure(let error):
+      #expect(!trusted)
+      #expect(error.message.contains("not trusted"))
+    }
+  }
+
+  /// A system daemon starts no program: a launch line in its file is an error (F10).
+  @Test func aSystemDaemonsFileMayNameNoLaunchCommand() {
+    let text = "[app org.example.Maps@1000]\nexecutable = /usr/bin/maps\nlaunch = /bin/true\n"
+    let files = ["/etc/corelocation/locationd.conf": text]
+    #expect(throws: DaemonConfigurationError.self) { try parse(["--system"], files: files) }
+    let user = ["/u/locationd.conf": text]
+    #expect(
+      (try? parse(["--config", "/u/locationd.conf"], files: user))?.apps.first?.launch != nil)
   }
 
   /// A system daemon keys apps by user as well; a user daemon serves one user.
@@ -135,7 +168,9 @@ import Testing
   /// Every key the file format has, for the example and the man page.
   static let keys = [
     "source", "policy", "socket", "store", "queue-limit", "strikes", "max-connections",
-    "max-regions", "executable", "launch",
+    "max-connections-per-uid", "hello-timeout", "max-regions", "max-held-requests",
+    "max-apps-per-uid", "max-pending-events", "pending-event-days", "control-group", "executable",
+    "launch",
   ]
 
   /// The example sets nothing: installed as /etc/corelocation/locationd.conf, the system daemon
@@ -158,16 +193,26 @@ import Testing
           ? String(line.dropFirst()) : String(line)
       }
       .joined(separator: "\n")
+    // As a user daemon's file: the example's launch line is for user daemons only.
     let system = try parse(["--system"])
+    let user = try parse([])
     let configuration = try parse(
-      ["--system"], files: ["/etc/corelocation/locationd.conf": uncommented])
-    #expect(configuration.policy == system.policy)
+      ["--config", "/etc/corelocation/locationd.conf"],
+      files: ["/etc/corelocation/locationd.conf": uncommented])
+    #expect(configuration.policy == user.policy)
     #expect(configuration.socketPath == system.socketPath)
     #expect(configuration.storePath == system.storePath)
-    #expect(configuration.queueLimit == system.queueLimit)
-    #expect(configuration.strikes == system.strikes)
-    #expect(configuration.maximumConnections == system.maximumConnections)
-    #expect(configuration.maximumRegions == system.maximumRegions)
+    #expect(configuration.queueLimit == user.queueLimit)
+    #expect(configuration.strikes == user.strikes)
+    #expect(configuration.maximumConnections == user.maximumConnections)
+    #expect(configuration.maximumConnectionsPerUID == user.maximumConnectionsPerUID)
+    #expect(configuration.helloTimeout == user.helloTimeout)
+    #expect(configuration.maximumRegions == user.maximumRegions)
+    #expect(configuration.maximumHeldRequests == user.maximumHeldRequests)
+    #expect(configuration.maximumAppsPerUID == user.maximumAppsPerUID)
+    #expect(configuration.maximumPendingEvents == user.maximumPendingEvents)
+    #expect(configuration.pendingEventDays == user.pendingEventDays)
+    #expect(configuration.controlGroup == "locationd")
     #expect(!configuration.sources.isEmpty)
     #expect(configuration.apps.map(\.id) == ["org.example.Maps"])
   }
