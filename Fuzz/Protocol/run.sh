@@ -18,16 +18,8 @@ root=$(cd "$here/../.." && pwd)
 seconds=${1:-60}
 work=${FUZZ_WORK:-$root/.build/fuzz-protocol}
 mkdir -p "$work/corpus" "$work/artifacts" "$work/modules"
-flags=(-O -sanitize=fuzzer,address -parse-as-library -package-name CoreLocation)
-quiet() { grep -v 'Cannot export local symbol' >&2 || true; }
-
-module() { # NAME FILES...: a static library and module of these files
-  local name=$1
-  shift
-  swiftc "${flags[@]}" -module-name "$name" -I "$work/modules" \
-    -emit-module -emit-module-path "$work/modules/" \
-    -emit-library -static -o "$work/modules/lib$name.a" "$@" 2> >(quiet)
-}
+# flags, quiet and module: Fuzz/common.sh.
+source "$here/../common.sh"
 module Geodesy "$root"/Sources/Geodesy/*.swift
 module LocationModel "$root"/Sources/LocationModel/*.swift
 # The daemon's JSON is LocationFormats' parser: a LocationFormats module of just its JSON files.
