@@ -23,7 +23,9 @@ struct PeerFacts: Sendable, Equatable {
 
   /// The executable.
   var executable: Executable
-  /// Whether the peer sees the daemon's mount namespace (nil when unknown).
+  /// Whether the peer is in the host's mount namespace (PID 1's) or the daemon's own (nil when
+  /// unknown). A system daemon under systemd's sandboxing (`ProtectSystem=`, `PrivateTmp=`) has a
+  /// mount namespace of its own, and its peers are in the host's.
   var sameMountNamespace: Bool?
   /// The text of `/.flatpak-info` at the root of the peer's file system, when there is one.
   var flatpakInfo: String?
@@ -54,8 +56,9 @@ struct PeerFacts: Sendable, Equatable {
     defer { Glibc.close(directory) }
     if let pidfd, !DaemonSyscall.isAlive(pidfd: pidfd) { return facts }
     facts.executable = executable(at: directory)
-    if let theirs = link(directory, "ns/mnt"), let ours = readLink("/proc/self/ns/mnt") {
-      facts.sameMountNamespace = theirs == ours
+    if let theirs = link(directory, "ns/mnt") {
+      let known = [readLink("/proc/self/ns/mnt"), readLink("/proc/1/ns/mnt")].compactMap { $0 }
+      if !known.isEmpty { facts.sameMountNamespace = known.contains(theirs) }
     }
     facts.flatpakInfo = file(directory, "root/.flatpak-info", limit: flatpakInfoLimit).map {
       String(decoding: $0, as: UTF8.self)
