@@ -275,6 +275,47 @@ import Testing
     #expect(batch.int("sequence") != nil)
   }
 
+  // MARK: F9: headings
+
+  /// A denied app asks for headings while a compass reports: it receives none, and the compass
+  /// (an NMEA source whose HDG sentences the feed sends) is not started for it.
+  @Test(.enabled(if: DaemonE2E.available(), DaemonE2E.missing()))
+  func aDeniedAppGetsNoHeadingAndStartsNoCompass() throws {
+    try DaemonE2E.requireComponents()
+    let feed = try NMEAFeed()
+    defer { feed.stop() }
+    let directory = try LocationdProcess.makeDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    try "".write(toFile: directory + "/conf", atomically: true, encoding: .utf8)
+    chmod(directory + "/conf", 0o600)
+    let daemon = try LocationdProcess(
+      LocationdProcess.arguments(
+        directory, sources: ["nmea+tcp://127.0.0.1:\(feed.port)"], policy: "deny"))
+    defer { daemon.stop(SIGKILL) }
+    let control = try Self.connect(directory)
+    _ = try control.hello("control")
+    control.send(
+      #"{"type":"authorize","id":1,"app":\#(DaemonE2E.quoted(Self.app)),"status":"denied"}"#)
+    _ = try control.waitFor("the authorize reply") { $0.type == "reply" }
+    let app = try Self.connect(directory)
+    _ = try app.hello("app")
+    app.send(#"{"type":"register","client":1}"#)
+    app.send(#"{"type":"startHeading","client":1,"filter":-1,"orientation":1}"#)
+    _ = try app.sync()
+    // The source would connect to the feed if the compass were wanted; feed what would come.
+    if (try? feed.accept(timeout: 2)) != nil {
+      for _ in 0..<20 {
+        feed.sendEpoch()
+        feed.sendSentence("HCHDG,101.5,,,1.3,E")
+      }
+    }
+    let told = try app.sync()
+    #expect(!told.contains { $0.type == "heading" }, "\(told)")
+    control.send(#"{"type":"sources","id":2}"#)
+    let sources = try control.waitFor("the sources") { $0.type == "reply" }.match
+    #expect(sources.objects("sources").allSatisfy { $0["running"] as? Bool != true }, "\(sources)")
+  }
+
   // MARK: F10: a denied app's welcome
 
   @Test(.enabled(if: DaemonE2E.available(), DaemonE2E.missing()))

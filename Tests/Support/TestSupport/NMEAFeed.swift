@@ -104,6 +104,13 @@ package final class NMEAFeed: Sendable {
     send(Self.epoch(time: time, date: date, latitude: latitude, longitude: longitude))
   }
 
+  /// Sends one sentence (its body between `$` and `*`; the checksum and line end are added), for
+  /// sentences an epoch does not have (a compass's HDG).
+  package func sendSentence(_ body: String) {
+    let sum = body.utf8.reduce(UInt8(0)) { $0 ^ $1 }
+    send("$" + body + "*" + String(format: "%02X", sum) + "\r\n")
+  }
+
   /// Stops: closes the connection and the listener.
   package func stop() {
     hangUp()
