@@ -110,7 +110,8 @@ package final class LocationHub: Sendable {
       ?? AuthorizationSnapshot(status: AuthorizationStatus.notDetermined)
     authorization.servicesEnabled = persistence.servicesEnabled()
     var engine = LocationEngine(
-      allowed: authorization.allowsLocation, cachedLocation: persistence.lastKnownLocation())
+      allowed: authorization.allowsLocation,
+      cachedLocation: Self.cachedLocation(persistence.lastKnownLocation(), from: sources))
     engine.maximumRegionCount = maximumRegionCount
     engine.headingsAllowed = authorization.allowsHeadings
     engine.reduction = authorization.isReduced ? reducer : nil
@@ -124,6 +125,19 @@ package final class LocationHub: Sendable {
         engine: engine,
         authorization: AuthorizationMachine(current: authorization, policy: policy ?? .grant),
         told: authorization))
+  }
+
+  /// The stored last location, when one of the configured sources produced it: a location kept
+  /// by an earlier run that read another source (a static file's position before a replayed
+  /// track) is never offered. Scripted source objects keep it (their tests decide).
+  static func cachedLocation(_ stored: Fix?, from sources: Sources) -> Fix? {
+    guard let stored else { return nil }
+    switch sources {
+    case .urls(let urls):
+      return urls.contains { $0.produced(fixSource: stored.source) } ? stored : nil
+    case .objects: return stored
+    case .unavailable: return nil
+    }
   }
 
   // MARK: Clients

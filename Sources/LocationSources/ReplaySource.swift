@@ -3,7 +3,8 @@ import Synchronization
 
 /// `replay://`: a recorded track (GPX or NMEA) played on the runtime's clock.
 ///
-/// - What: from a GPX file, its path (`GPXPath`): the track points (all tracks, all segments, in
+/// - What: from an NMEA log, its fixes and heading sentences (a log of headings alone plays its
+///   headings, one second per cycle when it has no times); from a GPX file, its path (`GPXPath`): the track points (all tracks, all segments, in
 ///   document order), else the route points, else the waypoints, never a mix; the points left out
 ///   are counted in ``ReplayTrack/leftOut`` for the program to tell its user. Speed and course are
 ///   derived as ``ReplayTrack`` says (never across a segment break, never above 340 m/s).
@@ -95,6 +96,10 @@ package final class ReplaySource: LocationSource {
     else { return }
     let fixes = track.fixes
     if index == 0 { state.withLock { $0.headingIndex = 0 } }
+    if fixes.isEmpty, !track.headings.isEmpty {
+      stepHeadings(index: index, generation: generation, track, context)
+      return
+    }
     guard index < fixes.count else {
       emitHeadings(through: .infinity, track, context)
       if options.loop, !fixes.isEmpty {
@@ -134,6 +139,37 @@ package final class ReplaySource: LocationSource {
       return false
     }
     if stale { token.cancel() }
+  }
+
+  /// A log of headings alone (a compass or an autopilot): plays the sample at `index` (a batch in
+  /// instant mode) and schedules the next by the gap between their times (one second per cycle
+  /// in a log without times, which are stamped when played).
+  private func stepHeadings(
+    index: Int, generation: Int, _ track: ReplayTrack, _ context: any SourceContext
+  ) {
+    let headings = track.headings
+    guard index < headings.count else {
+      if options.loop {
+        schedule(
+          after: options.instant ? 0 : 1 / options.speed, index: 0, generation: generation, context)
+      } else {
+        context.end()
+      }
+      return
+    }
+    let end = options.instant ? min(headings.count, index + Self.instantBatch) : index + 1
+    for position in index..<end {
+      var sample = headings[position]
+      if !track.hasTimes { sample.time = context.now.wall }
+      sample.isSimulated = true
+      context.emitHeading(sample)
+    }
+    var delay = 0.0
+    if !options.instant, end < headings.count {
+      let gap = headings[end].time - headings[end - 1].time
+      delay = (gap.isFinite && gap >= 0 ? gap : 1) / options.speed
+    }
+    schedule(after: delay, index: end, generation: generation, context)
   }
 
   /// Plays the heading samples up to a time (headings sit between fixes by their timestamps).

@@ -112,7 +112,8 @@ package struct ReplayTrack: Sendable {
   }
 
   /// Reads and decodes a recording.
-  /// - Throws: `SourceError` naming the file (and line) when it cannot be read or holds no fix.
+  /// - Throws: `SourceError` naming the file (and line) when it cannot be read or holds neither a
+  ///   fix nor a heading.
   package static func load(path: String) throws(SourceError) -> ReplayTrack {
     let bytes: [UInt8]
     do {
@@ -133,8 +134,9 @@ package struct ReplayTrack: Sendable {
     } catch {
       throw SourceError(.malformed, "replay: \(error.description)", isPermanent: true)
     }
-    guard !track.fixes.isEmpty else {
-      throw SourceError(.malformed, "replay: \(path) holds no usable position", isPermanent: true)
+    guard !track.fixes.isEmpty || !track.headings.isEmpty else {
+      throw SourceError(
+        .malformed, "replay: \(path) holds no usable position or heading", isPermanent: true)
     }
     return track
   }

@@ -156,6 +156,32 @@ package enum SourceURL: Sendable, Equatable {
     return result
   }
 
+  /// Whether a fix's `source` names this source: its URL, or the path of its file (a replay's
+  /// fixes name the file they came from), with a replay's speed, instant and loop options and a
+  /// serial line's baud rate not counting. A name that is no source URL matches nothing.
+  package func produced(fixSource: String) -> Bool {
+    if fixSource.hasPrefix("/") { return fixSource == filePath }
+    guard !fixSource.isEmpty, let other = try? SourceURL.parse(fixSource) else { return false }
+    return other.place == place
+  }
+
+  /// The file a replay, a static position or a serial line reads.
+  private var filePath: String? {
+    switch self {
+    case .replay(let path, _), .staticFile(let path), .nmeaSerial(let path, _): path
+    case .gpsd, .nmeaTCP, .geoclue, .iioCompass: nil
+    }
+  }
+
+  /// The source without its options: what it reads from.
+  private var place: SourceURL {
+    switch self {
+    case .replay(let path, _): .replay(path: path, options: ReplayOptions())
+    case .nmeaSerial(let path, _): .nmeaSerial(path: path, baud: 0)
+    case .gpsd, .nmeaTCP, .geoclue, .iioCompass, .staticFile: self
+    }
+  }
+
   /// The URL in its canonical text form.
   package var text: String {
     switch self {

@@ -318,6 +318,27 @@ struct WhereAmITests {
     #expect(result.stdout == "48.858400 2.294500\n")
   }
 
+  /// Issue 15: a location kept by an earlier run of another source (the static file's position)
+  /// is not the first location of a replay: the replay's own first point is.
+  @Test func cachedLocationOfAnotherSourceIsNotOffered() throws {
+    try withTemporaryDirectory { directory in
+      let store = ["CORELOCATION_STORE": directory + "/store.sqlite"]
+      let first = try run(["--source", "static://" + Paths.fixture("static", "good")], store)
+      #expect(first.stdout == "48.858400 2.294500\n", "stderr: \(first.stderr)")
+      let again = try run(["--source", "static://" + Paths.fixture("static", "good")], store)
+      #expect(again.status == 0 && again.stdout == first.stdout)
+      let replay = try run(["--source", Self.north, "--watch", "--instant"], store)
+      #expect(replay.status == 0, "stderr: \(replay.stderr)")
+      #expect(replay.lines.first == "52.000000 5.000000")
+      #expect(!replay.stdout.contains("48.858400"))
+      // The same static file again: its own kept location may come first.
+      let watched = try run(
+        ["--source", "static://" + Paths.fixture("static", "good"), "--watch", "--count", "1"],
+        store)
+      #expect(watched.lines.first == "48.858400 2.294500")
+    }
+  }
+
   @Test func staticFileInATemporaryDirectory() throws {
     let directory = NSTemporaryDirectory() + "whereami-static-" + UUID().uuidString
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

@@ -347,6 +347,35 @@ import Testing
     #expect(client.locations == [cached])
   }
 
+  /// Issue 15: with an explicit source, the first location could be a cached one from another
+  /// source of an earlier run (a static file's position before a replayed track). It is offered
+  /// only when one of the sources in use produced it; a replay's options do not count, and a
+  /// replay's fixes name their file.
+  @Test(arguments: [
+    ("static:///etc/geolocation", false),
+    ("gpsd://127.0.0.1:2947", false),
+    ("/elsewhere/track.gpx", false),
+    ("", false),
+    ("replay:///data/walk.gpx?speed=10", true),
+    ("/data/walk.gpx", true),
+    ("/etc/geolocation", false),
+  ])
+  func cachedLocationOnlyFromASourceInUse(cachedSource: String, offered: Bool) {
+    // A static file's fixes name the file, as a replay's do.
+    var cached = fix(48, 2, time: clock.now.wall - 60)
+    cached.source = cachedSource
+    let hub = makeHub(
+      .urls([
+        .replay(path: "/data/walk.gpx", options: .init()),
+        .gpsd(.unix(path: "/nonexistent/gpsd.sock")),
+      ]),
+      persistence: MemoryPersistence(lastKnownLocation: cached))
+    let client = RecordingClient()
+    let id = hub.register(client)
+    hub.startUpdates(id, UpdateRequest())
+    #expect(client.locations == (offered ? [cached] : []))
+  }
+
   // MARK: Replays on virtual time
 
   /// Offsets (seconds from the start of playing) at which a replay at `speed` emits its fixes.

@@ -79,8 +79,76 @@ import Testing
     let path = Paths.root
       .appendingPathComponent("Tests/Fixtures/gpsd-regress/bundg_zeus_9.log").path
     let track = try ReplayTrack.load(path: path)
-    #expect(track.headings.count >= 1450)
+    #expect(track.headings.count == 1457)  // every HDG, also those before the first RMC
     #expect(track.headings.map(\.time) == track.headings.map(\.time).sorted())
     #expect(ReplaySource(path: path, options: .init()).descriptor.producesHeading)
+  }
+
+  /// The B&G capture's heading lines alone: a compass-only log, with no time and no fix.
+  func compassOnlyLog(in directory: String) throws -> String {
+    let capture = try Paths.fixtureText("gpsd-regress", "bundg_zeus_9.log")
+    let lines = capture.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("$SDHDG") }
+    #expect(lines.count == 1457)
+    return try write(lines.joined(separator: "\r\n") + "\r\n", to: "compass.nmea", in: directory)
+  }
+
+  /// Issue 15: a compass-only log replayed no headings at all (each was dropped for want of a dated
+  /// fix before it). It is paced one second per cycle, as an untimed GPX path is.
+  @Test func compassOnlyLogPlaysItsHeadingsOneCyclePerSecond() throws {
+    try withTemporaryDirectory { directory in
+      let path = try compassOnlyLog(in: directory)
+      let track = try ReplayTrack.load(path: path)
+      #expect(track.fixes.isEmpty && !track.hasTimes)
+      #expect(track.headings.count == 1457)
+      #expect(track.headings.first?.magneticHeading == 229.8)
+      #expect(track.headings.map(\.time) == (0..<1457).map(Double.init))
+
+      let source = ReplaySource(path: path, options: .init(speed: 2))
+      #expect(source.descriptor.producesHeading)
+      let context = TestContext(wall: 1_767_225_600)
+      source.start(context: context)
+      #expect(context.headings.count == 1)  // the first at once
+      context.advance(by: 10)  // 20 cycles at twice the speed
+      let played = context.headings
+      #expect(played.count == 21)
+      #expect(played.map(\.at) == (0...20).map { Double($0) / 2 })
+      // Stamped when played, like an untimed GPX path.
+      #expect(played.map(\.sample.time) == played.map { 1_767_225_600 + $0.at })
+      #expect(played.allSatisfy { $0.sample.isSimulated && $0.sample.magneticHeading != nil })
+      context.advance(by: 1_000)
+      #expect(context.headings.count == 1457)
+      #expect(context.ends == 1 && context.failures.isEmpty)
+      source.stop()
+    }
+  }
+
+  /// An autopilot's HDM lines, several to a cycle from two talkers: a cycle ends when a talker and
+  /// kind come again.
+  @Test func autopilotCyclesByRepeatedSentence() throws {
+    try withTemporaryDirectory { directory in
+      let lines = [
+        "APHDM,10.0,M", "HCHDM,11.0,M", "APHDM,12.0,M", "HCHDM,13.0,M", "APHDM,14.0,M",
+      ].map(Self.sentence)
+      let path = try write(lines.joined(separator: "\r\n") + "\r\n", to: "ap.nmea", in: directory)
+      let track = try ReplayTrack.load(path: path)
+      #expect(track.headings.map(\.time) == [0, 0, 1, 1, 2])
+      #expect(track.headings.map(\.magneticHeading) == [10, 11, 12, 13, 14])
+    }
+  }
+
+  /// Headings before a log's first dated fix are kept, one second per cycle before it; those
+  /// after it take its time.
+  @Test func headingsBeforeTheFirstFixAreKept() throws {
+    try withTemporaryDirectory { directory in
+      let lines = [
+        "HEHDT,1.0,T", "HEHDT,2.0,T",
+        "GPRMC,120000.00,A,5230.0000,N,00500.0000,E,0.0,0.0,200818,,,A", "HEHDT,3.0,T",
+      ].map(Self.sentence)
+      let path = try write(lines.joined(separator: "\r\n") + "\r\n", to: "log.nmea", in: directory)
+      let track = try ReplayTrack.load(path: path)
+      let fix = try #require(track.fixes.first?.time)
+      #expect(track.headings.map(\.trueHeading) == [1, 2, 3])
+      #expect(track.headings.map(\.time) == [fix - 2, fix - 1, fix])
+    }
   }
 }

@@ -190,7 +190,7 @@ import Testing
       #expect {
         try ReplayTrack.load(path: path)
       } throws: { error in
-        (error as? SourceError)?.message == "replay: \(path) holds no usable position"
+        (error as? SourceError)?.message == "replay: \(path) holds no usable position or heading"
       }
     }
   }

@@ -22,6 +22,7 @@ final class TestContext: SourceContext {
 
   private struct State {
     var emissions: [Emission] = []
+    var headings: [(sample: HeadingSample, at: Double)] = []
     var failures: [SourceError] = []
     var ends = 0
     var onEmit: (@Sendable (Int) -> Void)?
@@ -47,6 +48,11 @@ final class TestContext: SourceContext {
     hook?(count)
   }
 
+  func emitHeading(_ sample: HeadingSample) {
+    let at = clock.now.monotonic
+    state.withLock { $0.headings.append((sample, at)) }
+  }
+
   /// Calls `hook` with the number of fixes emitted so far after each emission.
   func onEmit(_ hook: @escaping @Sendable (Int) -> Void) {
     state.withLock { $0.onEmit = hook }
@@ -70,6 +76,8 @@ final class TestContext: SourceContext {
 
   var emissions: [Emission] { state.withLock { $0.emissions } }
   var fixes: [Fix] { emissions.map(\.fix) }
+  /// The heading samples emitted, with the monotonic time of each.
+  var headings: [(sample: HeadingSample, at: Double)] { state.withLock { $0.headings } }
   var failures: [SourceError] { state.withLock { $0.failures } }
   var ends: Int { state.withLock { $0.ends } }
   var pendingCount: Int { clock.pendingCount }
