@@ -150,6 +150,8 @@ final class Runner: NSObject, CLLocationManagerDelegate {
   private let manager = CLLocationManager()
   private var printed = 0
   private var timeoutGeneration = 0
+  /// When the run started, for saying how long it waited.
+  private let started = Date()
   private let progress: Bool
   private var lastProgress = Date.distantPast
   private let regions: [CLCircularRegion]
@@ -336,10 +338,14 @@ final class Runner: NSObject, CLLocationManagerDelegate {
       // Denied ends the run; an unknown location ends it when the sources ended or nothing is
       // watched; every other error (Apple's many codes) is reported and the run goes on.
       if clError.code == .denied {
+        // Through locationd the message names the command that grants access.
         finish(
           .denied,
           "whereami: location access denied"
-            + (CLLocationManager.locationServicesEnabled() ? "" : " (location services are off)"))
+            + (message.map { ": " + $0 }
+              ?? (CLLocationManager.locationServicesEnabled()
+                ? "" : " (location services are off)"))
+        )
       } else if clError.code == .locationUnknown, ended {
         if options.watch && (accepted > 0 || !regions.isEmpty) {
           _ = finishWhenPrinted(.success)
@@ -348,7 +354,11 @@ final class Runner: NSObject, CLLocationManagerDelegate {
         finish(
           .noLocation, "whereami: " + (message ?? "the location source ended before a location"))
       } else if clError.code == .locationUnknown, !options.watch {
-        finish(.noLocation, "whereami: no location" + (message.map { ": " + $0 } ?? ""))
+        // requestLocation's own limit (10 s) ended the wait: say how long and what failed.
+        let waited = String(format: "%.0f", Date().timeIntervalSince(started))
+        finish(
+          .noLocation,
+          "whereami: no location after \(waited) s" + (message.map { ": " + $0 } ?? ""))
       } else if options.verbose || message != nil {
         WhereAmI.printError("whereami: \(message ?? "location unknown for now"); still trying")
       }

@@ -388,6 +388,20 @@ private final class BarrierClient: HubClient {
   }
 }
 
+extension ManagerProxy {
+  /// What a denied app is told: which switch or decision stops it, and the command that changes
+  /// it (issue 15: "location access denied" alone left the user guessing).
+  static func deniedMessage(app: String, servicesEnabled: Bool) -> String {
+    guard servicesEnabled else {
+      return "location services are off in locationd; `locationctl services on` turns them on"
+    }
+    let safe = app.allSatisfy { $0.isLetter || $0.isNumber || "/._-+:@".contains($0) }
+    let quoted = safe ? app : "'" + app.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    return "locationd has not authorized \(app): `locationctl authorize \(quoted) when-in-use`"
+      + " grants it, or a running `locationctl agent` answers its request"
+  }
+}
+
 /// One manager of a connection, as its hub sees it: deliveries for this manager are sent with its
 /// number; those for every manager are left to the `AppHost`.
 final class ManagerProxy: HubClient {
@@ -416,7 +430,8 @@ final class ManagerProxy: HubClient {
         fallback = "no location is available yet"
       case .denied:
         code = .denied
-        fallback = "the app is not authorized to use location services, or they are off"
+        fallback = Self.deniedMessage(
+          app: host.app, servicesEnabled: hub.authorization.servicesEnabled)
       case .sourcesEnded:
         code = .sourcesEnded
         fallback = "every location source has ended"

@@ -282,7 +282,11 @@ package final class LocationHub: Sendable {
     case .deliverLocations(let id, let fixes):
       client(id)?.hub(self, deliver: .locations(fixes))
     case .deliverError(let id, let error):
-      let message = state.withLock { $0.problem }
+      // A source's problem explains an unknown location, and a denial only when a source
+      // refused the app (GeoClue); the app's own authorization needs no source's words.
+      let message = state.withLock { state in
+        error != .denied || state.lastFailureWasDenial ? state.problem : nil
+      }
       client(id)?.hub(self, deliver: .error(error, message: message))
     case .demandSources(let accuracy):
       setDemand(accuracy)

@@ -64,6 +64,38 @@ struct LocationctlEndToEndTests {
     try JSONSerialization.jsonObject(with: Data(run.stdout.utf8), options: [.fragmentsAllowed])
   }
 
+  /// Issue 15: a denied whereami under locationd said only "location access denied". It names
+  /// the command that grants access, and that command, run as printed, lets the next run through.
+  @Test func deniedWhereamiNamesTheCommandThatGrantsAccess() throws {
+    guard let whereami = BuiltPrograms.whereami else {
+      throw TestFailure(BuiltPrograms.missingMessage("whereami"))
+    }
+    let daemon = try Locationd()
+    defer { daemon.stop() }
+    let app = URL(fileURLWithPath: whereami).resolvingSymlinksInPath().path
+    let deny = try daemon.locationctl(["authorize", app, "denied"])
+    #expect(deny.status == 0, "\(deny.stderr)")
+    let environment = [
+      "PATH": "/usr/bin:/bin", "CORELOCATION_DAEMON": "required",
+      "CORELOCATION_DAEMON_SOCKET": daemon.socket, "CORELOCATION_STORE": ":memory:",
+    ]
+    let denied = try runProgram(whereami, ["--timeout", "30"], environment: environment)
+    #expect(denied.status == 3, "\(denied.stderr)")
+    #expect(denied.stderr.contains("location access denied: locationd has not authorized \(app)"))
+    #expect(denied.stderr.contains("`locationctl agent`"), "\(denied.stderr)")
+    // The command between the first pair of backquotes, run as printed (the app's path needs no
+    // quoting here).
+    let parts = denied.stderr.split(separator: "`", omittingEmptySubsequences: false)
+    try #require(parts.count > 2, "\(denied.stderr)")
+    let command = parts[1].split(separator: " ").map(String.init)
+    #expect(command.first == "locationctl" && command.dropFirst().first == "authorize")
+    let grant = try daemon.locationctl(Array(command.dropFirst()))
+    #expect(grant.status == 0, "\(grant.stderr)")
+    let allowed = try runProgram(whereami, ["--timeout", "30"], environment: environment)
+    #expect(allowed.status == 0, "\(allowed.stderr)")
+    #expect(allowed.lines == ["52.370200 4.895200"])
+  }
+
   @Test func statusAuthorizeServicesAndApps() throws {
     let daemon = try Locationd()
     defer { daemon.stop() }

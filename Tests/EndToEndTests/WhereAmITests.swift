@@ -405,6 +405,20 @@ struct WhereAmITests {
     #expect(result.stderr.contains(place), "stderr: \(result.stderr)")
   }
 
+  /// Issue 15: a serial device that is not there. Without --watch, requestLocation's 10 s end
+  /// the wait, and the message says how long and what failed; with --watch, the failure is said at
+  /// once and the run goes on trying until its --timeout.
+  @Test func missingSerialDeviceIsSaid() throws {
+    let device = "/nonexistent/whereami-tests/ttyUSB7"
+    let once = try run(["--source", "nmea://" + device])
+    #expect(once.status == 1)
+    #expect(once.stderr.contains("whereami: no location after 10 s: "), "\(once.stderr)")
+    #expect(once.stderr.contains(device) && once.stderr.contains("no such file"), "\(once.stderr)")
+    let watched = try run(["--source", "nmea://" + device, "--watch", "--timeout", "2"])
+    #expect(watched.status == 4)
+    #expect(watched.stderr.contains(device + ": open: no such file or directory; still trying"))
+  }
+
   @Test func deniedAuthorizationExitsThree() throws {
     let result = try run(
       ["--source", Self.north], ["CORELOCATION_AUTHORIZATION": "deny"])
