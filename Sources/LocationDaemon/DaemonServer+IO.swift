@@ -22,9 +22,9 @@ extension DaemonServer {
   }
 
   func attention(_ connection: DaemonConnection) {
-    let fd = shared.withLock { shared -> Int32 in
-      shared.attention.insert(connection.id)
-      return shared.wakeWrite
+    let fd = wake.withLock { wake -> Int32 in
+      wake.attention.insert(connection.id)
+      return wake.write
     }
     Self.poke(fd)
   }
@@ -72,9 +72,9 @@ extension DaemonServer {
   private func wakeUp() {
     var sink = [UInt8](repeating: 0, count: 256)
     while Glibc.read(loop.wakeRead, &sink, sink.count) > 0 {}
-    let ids = shared.withLock { shared -> Set<Int> in
-      defer { shared.attention = [] }
-      return shared.attention
+    let ids = wake.withLock { wake -> Set<Int> in
+      defer { wake.attention = [] }
+      return wake.attention
     }
     for id in ids.sorted() {
       guard let session = loop.sessions[id] else { continue }
@@ -300,14 +300,15 @@ extension DaemonServer {
     }
     DaemonSyscall.close(loop.listener)
     DaemonSyscall.close(loop.wakeRead)
-    let (hosts, wake) = shared.withLock { shared -> ([AppHost], Int32) in
-      defer {
-        shared.hosts = [:]
-        shared.wakeWrite = -1
-      }
-      return (Array(shared.hosts.values), shared.wakeWrite)
+    let hosts = shared.withLock { shared -> [AppHost] in
+      defer { shared.hosts = [:] }
+      return Array(shared.hosts.values)
     }
-    DaemonSyscall.close(wake)
+    let wakeWrite = wake.withLock { wake -> Int32 in
+      defer { wake.write = -1 }
+      return wake.write
+    }
+    DaemonSyscall.close(wakeWrite)
     unlink(configuration.socketPath)
     for host in hosts { host.retire() }
     DaemonLog.write("stopped")

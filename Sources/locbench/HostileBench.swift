@@ -21,12 +21,14 @@ import Foundation
 /// `--guard-mb`, so that a cap that does not bound enough cannot take the machine down.
 enum HostileBench {
   /// The run's parameters (`locbench hostile [--seconds N] [--attack NAME[,NAME...]]
-  /// [--locationd PATH] [--guard-mb N]`).
+  /// [--locationd PATH] [--guard-mb N] [--keep]`).
   struct Options {
     var seconds = 60.0
     var attacks = HostileAttack.allCases
     var locationd: String?
     var guardMegabytes = 1000
+    /// Whether the run's directory (each row's daemon log, store and attacker output) is kept.
+    var keep = false
     var rate = 10.0
     /// Epochs before the measured ones, while the attacker starts.
     var warmup = 30
@@ -81,7 +83,7 @@ enum HostileBench {
     guard let options = parseOptions(Array(CommandLine.arguments.dropFirst(2))) else {
       print(
         "usage: locbench hostile [--seconds N] [--attack NAME[,NAME...]] [--locationd PATH] "
-          + "[--guard-mb N]")
+          + "[--guard-mb N] [--keep]")
       for attack in HostileAttack.allCases {
         print("  \(attack.rawValue) (\(attack.label)): \(attack.summary)")
       }
@@ -110,7 +112,13 @@ enum HostileBench {
       print("locbench hostile: nothing measured: \(error)")
       return
     }
-    defer { try? FileManager.default.removeItem(atPath: workspace.directory) }
+    defer {
+      if options.keep {
+        progress("kept \(workspace.directory)")
+      } else {
+        try? FileManager.default.removeItem(atPath: workspace.directory)
+      }
+    }
     var results: [HostileBenchResult] = []
     var skipped: [String] = []
     for attack in options.attacks {
@@ -151,6 +159,8 @@ enum HostileBench {
       case "--guard-mb":
         guard let v = value().flatMap({ Int($0) }), v >= 100 else { return nil }
         options.guardMegabytes = v
+      case "--keep":
+        options.keep = true
       default: return nil
       }
       index += 1

@@ -57,7 +57,7 @@ enum HostileBenchRow {
       if pid > 0 { DaemonBenchSystem.stop(pid) }
       close(listener)
       if feedConnection >= 0 { close(feedConnection) }
-      try? FileManager.default.removeItem(atPath: directory)
+      if !options.keep { try? FileManager.default.removeItem(atPath: directory) }
     }
     pid = try DaemonBenchSystem.spawn(
       workspace.locationd,
