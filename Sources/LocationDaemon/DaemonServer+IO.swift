@@ -136,8 +136,12 @@ extension DaemonServer {
       }
       let id = loop.nextConnectionID
       loop.nextConnectionID += 1
+      let budget =
+        loop.queueBudgets[peer.uid]
+        ?? DaemonQueueBudget(limit: IOLoop.uidQueueFactor * configuration.queueLimit)
+      loop.queueBudgets[peer.uid] = budget
       let connection = DaemonConnection(
-        id: id, fd: fd, peer: peer, limit: configuration.queueLimit
+        id: id, fd: fd, peer: peer, limit: configuration.queueLimit, budget: budget
       ) { [weak self] connection in self?.attention(connection) }
       let session = Session(connection: connection)
       loop.sessions[id] = session
@@ -257,7 +261,10 @@ extension DaemonServer {
         .error(
           DaemonErrorMessage(
             code: .tooLarge,
-            message: "the connection fell more than \(4 * connection.limit) bytes behind; closing"))
+            message:
+              "the connection fell more than \(4 * connection.limit) bytes behind, or uid "
+              + "\(connection.peer.uid)'s connections more than "
+              + "\(connection.budget?.limit ?? 0) together; closing"))
       )
       DaemonLog.write("pid \(connection.peer.pid): too slow; disconnected")
     }
@@ -274,6 +281,7 @@ extension DaemonServer {
     let uid = connection.peer.uid
     if let open = loop.connectionsPerUID[uid] {
       loop.connectionsPerUID[uid] = open > 1 ? open - 1 : nil
+      if open == 1 { loop.queueBudgets[uid] = nil }
     }
     switch session.role {
     case .app:
@@ -343,6 +351,10 @@ final class IOLoop: @unchecked Sendable {
   var broker = AuthorizationBroker()
   /// Connections open per uid.
   var connectionsPerUID: [UInt32: Int] = [:]
+  /// The output queues of each uid with a connection open, together.
+  var queueBudgets: [UInt32: DaemonQueueBudget] = [:]
+  /// A uid's queues together may hold this many times `queue-limit`.
+  static let uidQueueFactor = 16
   /// When connections that have not said `hello` are closed, in order (monotonic seconds).
   var helloDeadlines = DeadlineQueue()
   /// No connection is accepted before this (monotonic seconds): a pause after `EMFILE`.

@@ -13,6 +13,7 @@ enum HostileAttack: String, CaseIterable {
   case pings
   case held
   case identities
+  case denied
   case lines
 
   /// The attack of `docs/security.md` it makes.
@@ -25,6 +26,7 @@ enum HostileAttack: String, CaseIterable {
     case .connections: return "F5"
     case .pings, .held: return "F6"
     case .identities: return "F7"
+    case .denied: return "F9"
     case .lines: return "F8/F10"
     }
   }
@@ -50,11 +52,15 @@ enum HostileAttack: String, CaseIterable {
     case .pings:
       return "256 connections sending pings and never reading, reopened when closed"
     case .held:
-      return "16 new identities at once, each holding 255 requests of 60 kB behind startUpdates "
-        + "while root's agent leaves the prompt open, then 2 more"
+      return "16 new identities at once, each sending 257 requests of 60 kB behind startUpdates "
+        + "while root's agent leaves the prompt open, replaced as they end (max-held-requests "
+        + "counts the uid's apps together: beyond it, tooMany and closed after 3 strikes)"
     case .identities:
       return "new identities by renaming (4 processes at a time), each adding regions with "
         + "1 kB identifiers up to max-regions, until max-apps-per-uid and beyond"
+    case .denied:
+      return "a denied app on 8 connections asking for updates, headings, single locations and "
+        + "region states in a loop"
     case .lines:
       return "16 connections sending lines over 64 KiB, malformed JSON, bad UTF-8, deep nesting, "
         + "requests before hello and cut lines; processes named with bidirectional overrides "
@@ -64,6 +70,9 @@ enum HostileAttack: String, CaseIterable {
 
   /// Whether root authorizes the hostile uid's own program with approximate accuracy first.
   var needsReducedAccuracy: Bool { self == .probe }
+
+  /// Whether root denies the hostile uid's own program first.
+  var needsDenial: Bool { self == .denied }
 
   /// Whether an agent of root's is connected and never answers (a prompt left open). The hostile
   /// uid cannot be an agent on the system daemon, so requests are held only while an agent of
@@ -76,7 +85,7 @@ enum HostileAttack: String, CaseIterable {
     case .baseline, .held, .identities: return (0, true)
     case .roles: return (32, true)
     case .identity, .lines: return (16, true)
-    case .probe: return (8, true)
+    case .probe, .denied: return (8, true)
     case .connections: return (308, true)
     case .pings: return (256, false)
     }
@@ -85,7 +94,7 @@ enum HostileAttack: String, CaseIterable {
   /// Processes (new identities) the attacker runs at once.
   var processes: Int {
     switch self {
-    case .baseline, .roles, .probe, .connections, .pings: return 0
+    case .baseline, .roles, .probe, .connections, .pings, .denied: return 0
     case .identity, .identities: return 4
     case .lines: return 2
     case .held: return 16

@@ -73,7 +73,7 @@ extension HostileAttacker {
       }
     case .identity:
       clients.send(index, Self.hello)
-    case .probe:
+    case .probe, .denied:
       clients.send(
         index,
         Self.hello
@@ -120,6 +120,11 @@ extension HostileAttacker {
       {
         count("BREACH: a precise location told to an approximate app")
       }
+    case .denied:
+      if type == "locations" { count("BREACH: a location told to a denied app") }
+      if type == "heading" { count("BREACH: a heading told to a denied app") }
+      if type == "regionState" { count("BREACH: a region state told to a denied app") }
+      if type == "regionStarted" { count("BREACH: a region monitored for a denied app") }
     case .baseline, .connections, .pings, .held, .identities, .lines:
       break
     }
@@ -132,12 +137,13 @@ extension HostileAttacker {
     switch attack {
     case .pings:
       (flood, ahead) = (Self.pings, 65_536)
-    case .probe:
+    case .probe, .denied:
       (flood, ahead) = (Self.probes, 16_384)
     case .baseline, .roles, .identity, .connections, .held, .identities, .lines:
       return
     }
-    for case let index? in slots where clients.isOpen(index) && clients.pendingBytes(index) < ahead {
+    for case let index? in slots where clients.isOpen(index) && clients.pendingBytes(index) < ahead
+    {
       clients.send(index, flood)
       count("bytes sent", flood.count)
     }

@@ -67,7 +67,8 @@ final class HostileAttacker {
     mkdir(attacker.links, 0o755)
     attacker.run()
     attacker.counts["most connections open at once"] = attacker.mostOpen
-    let summary = (try? JSONSerialization.data(withJSONObject: attacker.counts, options: [.sortedKeys]))
+    let summary =
+      (try? JSONSerialization.data(withJSONObject: attacker.counts, options: [.sortedKeys]))
     print(summary.map { String(decoding: $0, as: UTF8.self) } ?? "{}")
     exit(0)
   }
@@ -87,10 +88,10 @@ final class HostileAttacker {
     let plan = attack.connections
     slots = Array(repeating: nil, count: plan.count)
     while DaemonBenchSystem.now() < deadline {
-      var open = 0
+      var openNow = 0
       for slot in slots.indices {
         if let index = slots[slot], clients.isOpen(index) {
-          open += 1
+          openNow += 1
           continue
         }
         if let index = slots[slot] {
@@ -98,9 +99,9 @@ final class HostileAttacker {
           if closedByUs.remove(index) == nil { count("connections closed by the daemon") }
         }
         slots[slot] = openConnection(slot, reads: plan.reads)
-        if slots[slot] != nil { open += 1 }
+        if slots[slot] != nil { openNow += 1 }
       }
-      mostOpen = max(mostOpen, open)
+      mostOpen = max(mostOpen, openNow)
       while children.count < attack.processes,
         DaemonBenchSystem.now() + 500_000_000 < deadline,
         startProcess()
@@ -192,13 +193,15 @@ final class HostileAttacker {
   private func processKind(_ serial: Int) -> String {
     switch attack {
     case .identity:
-      return ["name ending in (deleted)", "deleted executable", "socket handed to another process"][
+      return [
+        "name ending in (deleted)", "deleted executable", "socket handed to another process",
+      ][
         serial % 3]
     case .lines:
       return ["bidirectional override in the name", "control character in the name"][serial % 2]
     case .held: return "new identity holding requests"
     case .identities: return "new identity adding regions"
-    case .baseline, .roles, .probe, .connections, .pings: return "none"
+    case .baseline, .roles, .probe, .connections, .pings, .denied: return "none"
     }
   }
 

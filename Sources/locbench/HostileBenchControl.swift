@@ -51,10 +51,10 @@ enum HostileBenchControl {
     return answers
   }
 
-  /// Authorizes `app` while in use with approximate accuracy.
-  static func authorizeApproximately(_ app: String, socket: String) throws {
+  /// Decides for `app`: `status` (`whenInUse`, `denied`...) with `accuracy` (`full`, `reduced`).
+  static func authorize(_ app: String, status: String, accuracy: String, socket: String) throws {
     let request =
-      #"{"type":"authorize","id":1,"app":"\#(app)","status":"whenInUse","accuracy":"reduced"}"#
+      #"{"type":"authorize","id":1,"app":"\#(app)","status":"\#(status)","accuracy":"\#(accuracy)"}"#
     let answers = try converse(socket, [request], seconds: 20)
     guard answers.contains(where: { $0["type"] as? String == "reply" && $0["id"] as? Int == 1 })
     else {
@@ -67,7 +67,8 @@ enum HostileBenchControl {
   static func census(uid: UInt32, socket: String) throws -> Census {
     let answers = try converse(socket, [#"{"type":"apps","id":1}"#], seconds: 60)
     guard
-      let reply = answers.first(where: { $0["type"] as? String == "reply" && $0["id"] as? Int == 1 }),
+      let reply = answers.first(where: { $0["type"] as? String == "reply" && $0["id"] as? Int == 1 }
+      ),
       let apps = reply["apps"] as? [[String: Any]]
     else {
       throw DaemonBenchSystem.Failure(description: "apps was not answered: \(answers.last ?? [:])")

@@ -30,27 +30,26 @@ enum HostileBenchReport {
     _ results: [HostileBenchResult], skipped: [String], options: HostileBench.Options
   ) {
     let baselineP99 = results.first { $0.attack == .baseline }?.latency.p99
-    let columns = [16, 15, 8, 8, 8, 9, 12, 9, 11]
+    let columns = [16, 14, 8, 8, 8, 9, 12, 8, 11]
     Swift.print("")
     Swift.print(
       zip(
         [
           "attack", "honest fixes", "p50 ms", "p99 ms", "max ms", "p99/base", "RSS peak MB",
-          "CPU s/s", "store +MB",
+          "CPU %", "store +MB",
         ], columns
       ).map { pad($0, $1) }.joined() + "targets")
     for result in results {
       let latency = result.latency
-      let share = 100 * Double(latency.delivered) / Double(max(1, latency.expected))
       let ratio = baselineP99.map { latency.p99 / $0 } ?? .nan
       let missed = missed(result, baselineP99: baselineP99)
       let cells = [
         "\(result.attack.label) \(result.attack.rawValue)",
-        "\(latency.delivered) (\(DaemonBenchReport.format(share, 1))%)",
+        "\(latency.delivered)/\(latency.expected)",
         DaemonBenchReport.format(latency.p50, 2), DaemonBenchReport.format(latency.p99, 2),
         DaemonBenchReport.format(latency.maximum, 2), DaemonBenchReport.format(ratio, 2),
         DaemonBenchReport.megabytes(result.peakResidentBytes),
-        DaemonBenchReport.format(result.cpuPerSecond, 3),
+        DaemonBenchReport.format(100 * result.cpuPerSecond, 1),
         DaemonBenchReport.megabytes(result.storeGrowth),
       ]
       Swift.print(
@@ -66,8 +65,8 @@ enum HostileBenchReport {
         + "max-apps-per-uid (\(HostileBench.caps.apps)), max-regions (\(HostileBench.caps.regions)) "
         + "and max-pending-events (\(HostileBench.caps.pendingEvents)) (caps); nothing the daemon "
         + "must refuse allowed (breach). Latency: from the feed's write of a fix to the honest "
-        + "app's read of it; CPU: daemon CPU seconds per second over the measured fixes; store: "
-        + "growth of the store and its WAL while the attacker ran.")
+        + "app's read of it; CPU: the daemon's CPU time (utime and stime) over the measured fixes, in "
+        + "percent of one core; store: growth of the store and its WAL while the attacker ran.")
     for result in results where result.attack != .baseline {
       Swift.print("")
       Swift.print("\(result.attack.label) \(result.attack.rawValue): \(result.attack.summary)")
@@ -93,7 +92,8 @@ enum HostileBenchReport {
         lines.append("uid \(HostileBench.hostileUID) holds afterwards: the daemon did not say")
       }
       for (breach, count) in result.breaches { lines.append("\(breach): \(count)") }
-      lines.append("daemon log grew by \(DaemonBenchReport.format(Double(result.logGrowth) / 1e3, 1)) kB")
+      lines.append(
+        "daemon log grew by \(DaemonBenchReport.format(Double(result.logGrowth) / 1e3, 1)) kB")
       lines += result.notes
       for line in lines { Swift.print("  " + line) }
     }

@@ -122,7 +122,12 @@ enum HostileBenchRow {
 
     // What the attack needs from root: a decision, or an agent that never answers.
     if attack.needsReducedAccuracy {
-      try HostileBenchControl.authorizeApproximately(workspace.attackerApp, socket: socket)
+      try HostileBenchControl.authorize(
+        workspace.attackerApp, status: "whenInUse", accuracy: "reduced", socket: socket)
+    }
+    if attack.needsDenial {
+      try HostileBenchControl.authorize(
+        workspace.attackerApp, status: "denied", accuracy: "full", socket: socket)
     }
     var agentQuestions = 0
     if attack.needsAgent {
@@ -193,9 +198,14 @@ enum HostileBenchRow {
     let attackerSeconds = Double(DaemonBenchSystem.now() - started) / 1e9
     let attackerCPU = childrenCPUSeconds() - childrenBefore
     let peak = DaemonBenchSystem.usage(of: pid)?.peakResidentBytes ?? after.peakResidentBytes
-    let census = try? HostileBenchControl.census(uid: HostileBench.hostileUID, socket: socket)
-
     var notes: [String] = []
+    var census: HostileBenchControl.Census?
+    do {
+      census = try HostileBenchControl.census(uid: HostileBench.hostileUID, socket: socket)
+    } catch {
+      notes.append("the census failed: \(error)")
+    }
+
     if agentQuestions > 0 {
       notes.append("root's agent was asked \(agentQuestions) times and never answered")
     }
