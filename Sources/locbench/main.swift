@@ -1,7 +1,8 @@
 // locbench: the project's benchmarks. Each prints ratios against a baseline measured in the same run
 // (CONVENTIONS.md, "Style and tooling"); none is part of the test suite's pass/fail.
 //
-//   swift run -c release locbench [geodesy|nmea|replay|regions|power|daemon|geocode|install|hostile|all]
+//   swift run -c release locbench \
+//     [geodesy|nmea|replay|regions|power|daemon|geocode|install|hostile|all]
 //
 // `hostile-attacker` and `hostile-identity` are the programs `locbench hostile` runs as another
 // uid, not benchmarks.
@@ -23,7 +24,8 @@ let benches: [(name: String, summary: String, run: () -> Void)] = [
     InstallBench.run
   ),
   (
-    "hostile", "the system locationd under a hostile uid: the honest client's fixes and latency",
+    "hostile",
+    "system locationd vs one hostile uid, attacks F1-F10 (root; --seconds N per row, default 60)",
     HostileBench.run
   ),
 ]
