@@ -1,7 +1,11 @@
 // locbench: the project's benchmarks. Each prints ratios against a baseline measured in the same run
 // (CONVENTIONS.md, "Style and tooling"); none is part of the test suite's pass/fail.
 //
-//   swift run -c release locbench [geodesy|nmea|replay|regions|power|daemon|geocode|install|all]
+//   swift run -c release locbench \
+//     [geodesy|nmea|replay|regions|power|daemon|geocode|install|hostile|all]
+//
+// `hostile-attacker` and `hostile-identity` are the programs `locbench hostile` runs as another
+// uid, not benchmarks.
 import Foundation
 
 let benches: [(name: String, summary: String, run: () -> Void)] = [
@@ -19,12 +23,21 @@ let benches: [(name: String, summary: String, run: () -> Void)] = [
     "install", "installed size, and whereami's cold start against gpspipe on gpsd",
     InstallBench.run
   ),
+  (
+    "hostile",
+    "system locationd vs one hostile uid, attacks F1-F10 (root; --seconds N per row, default 60)",
+    HostileBench.run
+  ),
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let wanted = arguments.first ?? "help"
 if wanted == GeocodeBench.firstLookupMode {
   GeocodeBench.firstLookupChild(arguments: Array(arguments.dropFirst()))
+} else if wanted == HostileAttacker.mode {
+  HostileAttacker.main(Array(arguments.dropFirst()))
+} else if wanted == HostileIdentity.mode {
+  HostileIdentity.main(Array(arguments.dropFirst()))
 } else if wanted == "all" {
   for bench in benches {
     print("== \(bench.name)")
