@@ -33,6 +33,8 @@ package struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case notFound
     /// Any other SQLite failure (out of memory, misuse, an internal error).
     case other
+    /// The store was closed (the program is ending); nothing more is read or written.
+    case closed
   }
 
   /// The kind of failure.
