@@ -8,6 +8,13 @@
 /// SQLITE_TRANSIENT is a macro (a cast of -1) that Swift does not import.
 static inline sqlite3_destructor_type csqlite_transient(void) { return SQLITE_TRANSIENT; }
 
+/// `sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, 0)` (a variadic call Swift cannot
+/// make): closing the last connection then leaves the write-ahead log as it is instead of copying
+/// it into the database file. For a damaged file that is moved aside as it was found.
+static inline int csqlite_no_checkpoint_on_close(sqlite3 *db) {
+  return sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, (int *)0);
+}
+
 /* ---------------------------------------------------------------------------------------------
  * A fault-injecting VFS, for tests: I/O errors where a real file system cannot be made to produce
  * them on demand (issue 22). It wraps the default VFS ("unix") and forwards every call; while a

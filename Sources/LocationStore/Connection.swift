@@ -27,9 +27,12 @@ final class Connection {
   }
 
   /// `sqlite3_finalize` on every cached statement, then `sqlite3_close_v2`. Safe to call twice.
-  func close() {
+  /// - Parameter checkpoint: false to leave the write-ahead log as it is (a damaged file moved
+  ///   aside keeps its log beside it, unapplied).
+  func close(checkpoint: Bool = true) {
     guard isOpen else { return }
     isOpen = false
+    if !checkpoint { _ = csqlite_no_checkpoint_on_close(handle) }
     for statement in statements.values { statement.finalize() }
     statements.removeAll()
     sqlite3_close_v2(handle)

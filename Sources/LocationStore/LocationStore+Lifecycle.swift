@@ -6,13 +6,17 @@ extension LocationStore {
   /// wal_checkpoint(TRUNCATE)`), so that the file alone holds every committed transaction (a
   /// backup of `store.sqlite` without its `-wal` misses nothing). `locationd` calls it
   /// periodically; closing does the same.
-  /// - Returns: How many WAL frames were copied (-1 when the store is not in WAL mode).
+  /// - Returns: How many WAL frames were in the log (-1 when the store is not in WAL mode).
   /// - Throws: `StoreError` (`.busy` when a reader of another process holds the log longer than
   ///   the busy timeout).
   @discardableResult
   package func checkpoint() throws(StoreError) -> Int {
     try locked("checkpoint") { (connection) throws(StoreError) in
-      Int(try connection.checkpoint(truncate: true).checkpointed)
+      // A passive pass copies what it can and counts the frames (a truncating pass reports the
+      // log it leaves, empty); the truncating pass then empties the file.
+      let frames = try connection.checkpoint(truncate: false).log
+      try connection.checkpoint(truncate: true)
+      return Int(frames)
     }
   }
 
@@ -32,6 +36,13 @@ extension LocationStore {
       }
       connection.close()
     }
+    OpenStores.remove(self)
+  }
+
+  /// Closes the connection without copying the write-ahead log into the file: a damaged store is
+  /// moved aside with its log as they were found.
+  func closeAsFound() {
+    exclusively { currentConnection.close(checkpoint: false) }
     OpenStores.remove(self)
   }
 

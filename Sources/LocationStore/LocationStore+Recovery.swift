@@ -58,7 +58,7 @@ extension LocationStore {
       try store.checkIntegrity()
     } catch {
       guard error.code == .corrupt || error.code == .notADatabase else { throw error }
-      store.close()
+      store.closeAsFound()
       notices.append(try moveAside(path, cause: error))
       return StoreOpening(
         store: try LocationStore(path: path, vfs: vfs), notices: notices, checkedIntegrity: true)

@@ -70,7 +70,8 @@ import Testing
     #expect(Self.describe(outbox.succeeded(at: 1)) == ["release a", "commit b"])
     #expect(Self.describe(outbox.failed(at: 1)) == ["retry at 2.0"], "no second began")
     _ = outbox.retryDue(at: 2)
-    #expect(Self.describe(outbox.succeeded(at: 2)) == ["release b", "ended after 2.0 s, 2 released"])
+    #expect(
+      Self.describe(outbox.succeeded(at: 2)) == ["release b", "ended after 2.0 s, 2 released"])
     _ = outbox.submit("c", at: 3)
     #expect(Self.describe(outbox.failed(at: 3)) == ["began", "retry at 4.0"], "a new episode")
   }
