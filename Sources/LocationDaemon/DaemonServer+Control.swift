@@ -24,7 +24,7 @@ extension DaemonServer {
           .status(
             DaemonStatus(
               sources: sourceStatus, clients: clients, apps: apps,
-              servicesEnabled: persistence.servicesEnabled()))))
+              servicesEnabled: persistence.servicesEnabled(), store: storeStatus()))))
     case .apps(let id):
       connection.send(.reply(id: id, .apps(try appInfos(id))))
     case .authorize(let id, let app, let setting, let accuracy):
