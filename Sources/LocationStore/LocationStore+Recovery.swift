@@ -26,6 +26,9 @@ extension LocationStore {
   ///   `PRAGMA quick_check` reads the whole file first; damage it finds is moved aside the same
   ///   way. (Another process that has the store open leaves its log too: the check then runs
   ///   needlessly, at the cost `locbench store` measures.)
+  /// - A file that cannot be written (a read-only file system, no permission) is read into a
+  ///   copy in memory, and tried again at most once a minute (`keepingInMemory`); the notice
+  ///   says so.
   /// - Anything else (a directory at the path, another program's database, a store of a newer
   ///   version, a directory that cannot be created) is thrown as by `init(path:vfs:)`, and the
   ///   file is left as it is.
@@ -48,6 +51,10 @@ extension LocationStore {
     do {
       store = try LocationStore(path: path, vfs: vfs)
     } catch {
+      if error.code == .readOnly {
+        let (store, notice) = try keepingInMemory(path, vfs: vfs, cause: error)
+        return StoreOpening(store: store, notices: [notice], checkedIntegrity: false)
+      }
       guard error.code == .corrupt || error.code == .notADatabase else { throw error }
       notices.append(try moveAside(path, cause: error))
       return StoreOpening(

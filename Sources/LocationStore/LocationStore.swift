@@ -39,6 +39,9 @@ package final class LocationStore: @unchecked Sendable {
   private var connection: Connection
   /// Whether the last transaction committed, and since when it has not (under the gate).
   var health = StoreHealth()
+  /// While the file cannot be written: the store works on a copy in memory, and the file is
+  /// tried again from time to time (`LocationStore+Memory.swift`; under the gate).
+  var memoryFallback: MemoryFallback?
   /// Serialises every call on the connection.
   private let gate = Mutex<Void>(())
   /// The thread that holds `gate`, or 0. Only that thread stores its own identifier, so a thread
@@ -80,6 +83,15 @@ package final class LocationStore: @unchecked Sendable {
       throw error
     }
     if path != Self.memoryPath { OpenStores.add(self) }
+  }
+
+  /// A store on a connection opened by the caller (the copy in memory of a file that cannot be
+  /// written).
+  init(connection: Connection, path: String, vfs: String?) {
+    self.connection = connection
+    self.path = path
+    self.vfs = vfs
+    OpenStores.add(self)
   }
 
   /// Opens a new, empty store that lives in memory and disappears with the object.
@@ -220,6 +232,7 @@ package final class LocationStore: @unchecked Sendable {
     try exclusively { () throws -> T in
       let depth = connection.transactionDepth
       guard depth == 0 else { return try run(body, depth: depth) }
+      retryFileIfDue()
       do {
         let value = try run(body, depth: 0)
         note(health.committed(at: FileSystem.wallSeconds()))
@@ -277,6 +290,14 @@ package final class LocationStore: @unchecked Sendable {
 
   /// The connection (call with the gate held).
   var currentConnection: Connection { connection }
+
+  /// Replaces the connection (call with the gate held, outside any transaction); the old one is
+  /// closed.
+  func replaceConnection(with new: Connection) {
+    let old = connection
+    connection = new
+    old.close()
+  }
 
   /// The store's condition now (`locationctl status`).
   package var condition: StoreHealth.Condition {

@@ -205,3 +205,48 @@ extension RecordingClient {
     }
   }
 }
+
+/// The same rule on a real file system that fills up: a size-limited tmpfs (root; CI runs as
+/// root) filled while the hub runs, then freed.
+@Suite(.serialized) struct HubFullDiskTests {
+  @Test func aFullFileSystemHoldsEventsUntilFreedAndARestartDeliversNothingAgain() throws {
+    let tmpfs: Tmpfs
+    switch Tmpfs.make(kibibytes: 2048) {
+    case .success(let mounted): tmpfs = mounted
+    case .failure(let reason):
+      try RealComponents.unavailable(reason.description)
+      return
+    }
+    defer { tmpfs.unmount() }
+    let path = tmpfs.path + "/corelocation/store.sqlite"
+    do {
+      let running = try HubStoreFailureTests.started(path: path, vfs: nil)
+      try tmpfs.fill()
+      running.source.emit(HubStoreFailureTests.inside)
+      running.source.emit(HubStoreFailureTests.outside)
+      #expect(running.client.locations.count == 2, "locations keep flowing")
+      #expect(running.events.isEmpty, "delivered on a full disk")
+      #expect(running.hub.heldWrites == 2)
+      guard case .failing(let cause, _) = running.store.condition else {
+        Issue.record("the condition is \(running.store.condition)")
+        return
+      }
+      #expect(cause.code == .full, "\(cause)")
+      running.clock.advance(by: 30)
+      #expect(running.events.isEmpty)
+
+      tmpfs.free()
+      running.clock.advance(by: 60)
+      #expect(
+        running.events == ["home determined inside", "home exited", "home determined outside"])
+      #expect(running.hub.heldWrites == 0)
+      #expect(running.store.condition == .healthy)
+      running.store.close()
+    }
+    let restarted = try HubStoreFailureTests.started(path: path, vfs: nil)
+    restarted.source.emit(HubStoreFailureTests.outside)
+    #expect(restarted.events.isEmpty, "delivered again after a restart")
+    restarted.source.emit(HubStoreFailureTests.inside)
+    #expect(restarted.events == ["home entered", "home determined inside"])
+  }
+}
