@@ -88,9 +88,16 @@ extension DaemonServer {
     switch action {
     case .apply(let snapshot):
       if let host = liveHost(app) {
+        // The hub stores it through its outbox (retried while the store fails).
         host.hub.setAuthorization(snapshot)
       } else {
-        persistence.setAuthorization(snapshot, app: app)
+        do {
+          try persistence.setAuthorization(snapshot, app: app)
+        } catch {
+          DaemonLog.write(
+            "app \(app): the decision could not be stored (\(error.message)); it holds until "
+              + "the daemon stops")
+        }
       }
     case .forget(let snapshot):
       do {

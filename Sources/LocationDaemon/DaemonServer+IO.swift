@@ -38,6 +38,7 @@ extension DaemonServer {
       order.removeAll(keepingCapacity: true)
       let now = LiveClock.monotonicSeconds()
       closeSilentConnections(now: now)
+      checkpointIfDue(now: now)
       let accepting =
         loop.sessions.count < configuration.maximumConnections && now >= loop.acceptPausedUntil
       fds.append(pollfd(fd: loop.listener, events: Int16(accepting ? POLLIN : 0), revents: 0))
@@ -84,9 +85,11 @@ extension DaemonServer {
     }
   }
 
-  /// How long `poll` may wait: until the next `hello` deadline or the end of an accept pause.
+  /// How long `poll` may wait: until the next `hello` deadline, the end of an accept pause or the
+  /// next checkpoint.
   private func pollTimeout(now: Double) -> Int32 {
     var next = loop.acceptPausedUntil > now ? loop.acceptPausedUntil : Double.infinity
+    if loop.nextCheckpoint > now { next = min(next, loop.nextCheckpoint) }
     if let hello = loop.helloDeadlines.first { next = min(next, hello.deadline) }
     guard next.isFinite else { return -1 }
     return Int32(min(60_000, max(1, ((next - now) * 1000).rounded(.up))))
@@ -361,6 +364,10 @@ final class IOLoop: @unchecked Sendable {
   var acceptPausedUntil = 0.0
   /// Whether the last accept failed (the failure is logged once per episode).
   var acceptFailing = false
+  /// When the store's log is next checkpointed (monotonic seconds; 0: not yet scheduled).
+  var nextCheckpoint = 0.0
+  /// Whether the last checkpoint failed (logged once per episode).
+  var checkpointFailing = false
   /// The app identities the daemon remembers (stored decisions, regions, or a connection since
   /// it started), to cap them per uid.
   var knownApps: Set<String> = []

@@ -289,7 +289,13 @@ package final class DaemonServer: Sendable {
     loop.knownApps = apps.union((try? store.apps()) ?? [])
     // No app is connected yet: every "allow once" has ended (a crash or a `kill -9` included).
     for app in (try? store.onceApps()) ?? [] {
-      persistence.setAuthorization(AuthorizationSnapshot(status: .notDetermined), app: app)
+      do {
+        try persistence.setAuthorization(AuthorizationSnapshot(status: .notDetermined), app: app)
+      } catch {
+        DaemonLog.write(
+          "app \(PeerIdentity.displayable(app)): the end of allow once could not be stored "
+            + "(\(error.message)); it ends in memory")
+      }
       DaemonLog.write("app \(PeerIdentity.displayable(app)): allow once ended (the daemon started)")
     }
     for app in apps.sorted() { _ = host(for: app) }

@@ -101,3 +101,32 @@ func systemErrorDescription(_ error: Int32) -> String {
   guard let text = strerror(error) else { return "errno \(error)" }
   return "\(String(cString: text)), errno \(error)"
 }
+
+extension FileSystem {
+  /// Seconds since 1970 from the system clock (`clock_gettime(CLOCK_REALTIME)`).
+  static func wallSeconds() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_REALTIME, &spec)
+    return Double(spec.tv_sec) + Double(spec.tv_nsec) * 1e-9
+  }
+
+  /// Seconds on `CLOCK_MONOTONIC`.
+  static func monotonicSeconds() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &spec)
+    return Double(spec.tv_sec) + Double(spec.tv_nsec) * 1e-9
+  }
+}
+
+extension FileSystem {
+  /// `YYYYMMDDTHHMMSSZ` for seconds since 1970 (UTC, ISO 8601's basic format: no colons in file
+  /// names).
+  static func utcStamp(_ seconds: Double) -> String {
+    var time = time_t(seconds.rounded(.down))
+    var parts = tm()
+    gmtime_r(&time, &parts)
+    func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+    return "\(parts.tm_year + 1900)\(two(parts.tm_mon + 1))\(two(parts.tm_mday))T"
+      + "\(two(parts.tm_hour))\(two(parts.tm_min))\(two(parts.tm_sec))Z"
+  }
+}

@@ -1,8 +1,8 @@
 // locbench: the project's benchmarks. Each prints ratios against a baseline measured in the same run
-// (CONVENTIONS.md, "Style and tooling"); none is part of the test suite's pass/fail.
+// (CONTRIBUTING.md); none is part of the test suite's pass/fail.
 //
 //   swift run -c release locbench \
-//     [geodesy|nmea|replay|regions|power|daemon|geocode|install|hostile|all]
+//     [geodesy|nmea|replay|regions|store|power|daemon|geocode|install|hostile|all]
 //
 // `hostile-attacker` and `hostile-identity` are the programs `locbench hostile` runs as another
 // uid, not benchmarks.
@@ -13,6 +13,7 @@ let benches: [(name: String, summary: String, run: () -> Void)] = [
   ("nmea", "NMEA 0183 decoding throughput on a generated 50 MB log", NMEABench.run),
   ("replay", "GPX decoding and the engine pipeline on a 1,000,000-point track", ReplayBench.run),
   ("regions", "1,000,000 regions against a moving trace: index vs linear scan", RegionsBench.run),
+  ("store", "integrity check at start on a 1,000,000-region store vs a clean open", StoreBench.run),
   ("power", "receiver on-time under significant change and auto-pause on 3 traces", PowerBench.run),
   ("daemon", "locationd vs gpsd: one NMEA feed fanned out to 500 clients", DaemonBench.run),
   (
