@@ -222,7 +222,10 @@ final class DaemonConnection: Sendable {
           output.overflowed = true
           return true
         }
-        if let budget, budget.bytes + output.bytes - before > budget.limit {
+        // The uid's queues together, but for this connection's own list of regions (asked for,
+        // one at a time): an app with many regions is not closed for its welcome, and many
+        // connections' lists still count against each other.
+        if let budget, budget.bytes + output.bytes - before - output.allowance > budget.limit {
           output.overflowed = true
           return true
         }
