@@ -101,7 +101,7 @@ func openStore(_ path: String) -> LocationStore? {
     return nil
   }
   for notice in opening.notices { DaemonLog.write("\(notice)") }
-  if opening.checkedIntegrity {
+  if opening.checkedIntegrity, opening.uncleanShutdown {
     let seconds = LiveClock.monotonicSeconds() - started
     DaemonLog.write(
       "store \(path): the last shutdown was not clean; integrity checked in "

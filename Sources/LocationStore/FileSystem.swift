@@ -37,6 +37,13 @@ enum FileSystem {
     return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
   }
 
+  /// The size of a regular file in bytes; nil when there is none at the path.
+  static func size(_ path: String) -> Int? {
+    var info = stat()
+    guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+    return Int(info.st_size)
+  }
+
   /// True when something exists at `path` (following symbolic links).
   static func exists(_ path: String) -> Bool {
     var info = stat()

@@ -20,13 +20,13 @@ import Testing
     store.close()
   }
 
-  @Test func aHealthyStoreOpensWithoutACheck() throws {
+  @Test func aHealthyStoreOpensWithoutANotice() throws {
     try withTemporaryDirectory { directory in
       let path = directory + "/store.sqlite"
       try Self.makeStore(path, count: 10)
       let opening = try LocationStore.open(path: path)
       #expect(opening.notices.isEmpty)
-      #expect(!opening.checkedIntegrity)
+      #expect(opening.checkedIntegrity && !opening.uncleanShutdown)  // a small store
       #expect(try opening.store.allRegions().count == 10)
     }
   }
@@ -89,19 +89,35 @@ import Testing
     }
   }
 
-  /// The same damage after a clean shutdown is not looked for at start (the check costs a read
-  /// of the whole file); reads that reach it report it.
-  @Test func aCleanShutdownSkipsTheCheck() throws {
+  /// The same damage after a clean shutdown: a small store is checked at every start, so it is
+  /// found and moved aside; a large one (here: a threshold of 0 bytes) is not looked for at start
+  /// (the check costs a read of the whole file), and the reads that reach it report it.
+  @Test func aCleanShutdownChecksOnlyASmallStore() throws {
     try withTemporaryDirectory { directory in
       let path = directory + "/store.sqlite"
       try Self.makeStore(path, count: 2_000)
       var bytes = try contents(path)
       for index in (bytes.count - 2 * 4096)..<(bytes.count - 4096) { bytes[index] = 0xA5 }
       try bytes.write(to: URL(fileURLWithPath: path))
-      let opening = try LocationStore.open(path: path)
-      #expect(!opening.checkedIntegrity)
-      #expect(opening.notices.isEmpty)
-      #expect(throws: StoreError.self) { try opening.store.allRegions() }
+      try FileManager.default.createDirectory(
+        atPath: directory + "/large", withIntermediateDirectories: false)
+      try bytes.write(to: URL(fileURLWithPath: directory + "/large/store.sqlite"))
+      let large = try LocationStore.open(
+        path: directory + "/large/store.sqlite", alwaysCheckUpTo: 0)
+      #expect(!large.checkedIntegrity)
+      #expect(large.notices.isEmpty)
+      #expect(throws: StoreError.self) { try large.store.allRegions() }
+
+      let small = try LocationStore.open(path: path)
+      #expect(small.checkedIntegrity && !small.uncleanShutdown)
+      guard case .movedAside(_, let cause)? = small.notices.first?.kind else {
+        Issue.record("nothing moved aside: \(small.notices)")
+        return
+      }
+      #expect(cause.code == .corrupt)
+      #expect(try small.store.allRegions().isEmpty)
+      let aside = try Self.names(in: directory, prefix: "store.sqlite.corrupt-")
+      #expect(aside.filter { !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") }.count == 1)
     }
   }
 
