@@ -377,6 +377,7 @@ final class ManagerCore: HubClient {
     var updating = false
     let target: DeliveryTarget
     var lastLocation: CLLocation?
+    var purpose: String?
     var previousLocation: CLLocation?
     /// Region objects the app passed, kept until the hub answers about them.
     var pendingRegions: [String: UncheckedRegion] = [:]
@@ -434,6 +435,12 @@ final class ManagerCore: HubClient {
 
   var settings: Settings { state.withLock { $0.settings } }
   var lastLocation: CLLocation? { state.withLock { $0.lastLocation } }
+
+  /// The manager's `purpose`, as set.
+  var purpose: String? {
+    get { state.withLock { $0.purpose } }
+    set { state.withLock { $0.purpose = newValue } }
+  }
   var previousLocation: CLLocation? { state.withLock { $0.previousLocation } }
 
   private var request: UpdateRequest {

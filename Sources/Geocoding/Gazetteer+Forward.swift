@@ -198,14 +198,18 @@ extension Gazetteer {
     return found
   }
 
-  /// The keys that name each country: its GeoNames name's key, its ISO alpha-2 and alpha-3 codes
-  /// in lower case, and its aliases.
+  /// The keys that name each country: its GeoNames name's key (also without a leading "The"), its
+  /// ISO alpha-2 and alpha-3 codes in lower case, and its aliases.
   func makeCountryKeys() -> [String: [Int]] {
     var table: [String: [Int]] = [:]
     for index in 0..<(countries.count / GazetteerFormat.countrySize) {
       let record = index * GazetteerFormat.countrySize
       var keys: [String] = []
-      if let key = string(countries.u32(record + 10)) { keys.append(key) }
+      if let key = string(countries.u32(record + 10)) {
+        keys.append(key)
+        // GeoNames says "The Netherlands", "The Bahamas", "The Gambia"; people leave it out.
+        if key.hasPrefix("the ") { keys.append(String(key.dropFirst(4))) }
+      }
       keys.append(PlaceNameKey.fold(String(decoding: countries.bytes(record, 2), as: UTF8.self)))
       keys.append(
         PlaceNameKey.fold(String(decoding: countries.bytes(record + 2, 3), as: UTF8.self)))

@@ -22,6 +22,8 @@ package struct AgentSession: Sendable {
     package var app: String
     /// Whether the app asked for always (else when in use).
     package var always: Bool
+    /// The reason the app gave (`CLLocationManager.purpose`), if any.
+    package var purpose: String?
 
     /// Creates a request.
     ///
@@ -29,10 +31,12 @@ package struct AgentSession: Sendable {
     ///   - id: The daemon's request number.
     ///   - app: The app identifier.
     ///   - always: Whether the app asked for always.
-    package init(id: Int, app: String, always: Bool) {
+    ///   - purpose: The reason the app gave, if any.
+    package init(id: Int, app: String, always: Bool, purpose: String? = nil) {
       self.id = id
       self.app = app
       self.always = always
+      self.purpose = purpose
     }
   }
 
@@ -100,7 +104,8 @@ package struct AgentSession: Sendable {
   /// - Returns: The question, without a newline.
   package static func statusQuestion(_ request: Request) -> String {
     "\(ControlTable.clean(request.app)) wants your location "
-      + "(\(request.always ? "always" : "when in use")). "
+      + "(\(request.always ? "always" : "when in use"))"
+      + (request.purpose.map { ": \"\(ControlTable.clean($0))\"" } ?? "") + ". "
       + "[o]nce, [w]hile in use, [a]lways, [d]eny? "
   }
 

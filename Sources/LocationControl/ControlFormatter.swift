@@ -135,6 +135,10 @@ package enum ControlFormatter {
   package static func apps(_ apps: [DaemonAppInfo]) -> String {
     guard !apps.isEmpty else { return "No app has asked for location yet.\n" }
     let note = apps.contains { $0.app.hasPrefix("/") } ? "\n" + pathIdentityNote : ""
+    // The reasons apps gave (`purpose`), under the table: they are sentences, not cells.
+    let purposes = apps.compactMap { app in
+      app.purpose.map { "  \(ControlTable.clean(app.app)): \"\(ControlTable.clean($0))\"\n" }
+    }
     return ControlTable(
       [
         .init("app"), .init("authorization"), .init("accuracy"), .init("regions", numeric: true),
@@ -147,7 +151,8 @@ package enum ControlFormatter {
           String(app.pendingEvents), app.connected ? "yes" : "no",
         ]
       }
-    ).rendered + note
+    ).rendered + (purposes.isEmpty ? "" : "\nPurposes the apps gave:\n" + purposes.joined())
+      + note
   }
 
   /// The `regions` reply as a table (coordinates in degrees, radius in metres).

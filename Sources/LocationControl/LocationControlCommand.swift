@@ -233,8 +233,8 @@ package enum LocationControlCommand {
       // Lines already buffered on either side are handled before waiting again.
       if let line = try socket.bufferedLine() {
         switch try decode(line, from: socket) {
-        case .some(.authorizationRequest(let id, let app, let always)):
-          try apply(session.received(.init(id: id, app: app, always: always)))
+        case .some(.authorizationRequest(let id, let app, let always, let purpose)):
+          try apply(session.received(.init(id: id, app: app, always: always, purpose: purpose)))
         case .some(.error(let error)):
           if error.id == nil, error.client == nil {
             throw daemonError(error, socket: socket, role: .agent)

@@ -73,6 +73,22 @@ extension DaemonServer {
   /// decision a moment later, on its own executor; requests are checked against this one).
   func currentAuthorization(_ app: String) -> AuthorizationSnapshot { machine(app).current }
 
+  /// An app's `purpose`: kept (empty: forgotten) for the agent's questions and `apps`. The text
+  /// reaches a person's terminal, so it may hold no control or format characters (an escape
+  /// sequence, a bidirectional override) and at most `DaemonProtocol.maximumPurposeBytes`.
+  func setPurpose(_ text: String, app: String) throws(DaemonProtocolError) {
+    guard text.utf8.count <= DaemonProtocol.maximumPurposeBytes else {
+      throw DaemonProtocolError(
+        code: .tooLarge,
+        message: "a purpose has at most \(DaemonProtocol.maximumPurposeBytes) bytes")
+    }
+    guard PeerIdentity.isPrintable(text) else {
+      throw DaemonProtocolError(
+        code: .malformed, message: "a purpose may hold no control or format characters")
+    }
+    loop.purposes[app] = text.isEmpty ? nil : text
+  }
+
   /// Runs one transition of an app's machine and keeps its new state.
   func transition(
     _ app: String, _ body: (inout AuthorizationMachine) -> AuthorizationMachine.Action
@@ -121,7 +137,7 @@ extension DaemonServer {
     case .addRegion: return .addRegion
     case .hello, .welcome, .error, .ping, .register, .unregister, .changeRequest, .stopUpdates,
       .stopSignificantChanges, .removeRegion, .requestRegionState, .startHeading, .changeHeading,
-      .stopHeading, .allowDeferred, .disallowDeferred, .ack, .refreshRegions, .locations,
+      .stopHeading, .allowDeferred, .disallowDeferred, .ack, .refreshRegions, .purpose, .locations,
       .authorization, .regionEvents, .regionStarted, .regionsChanged, .regionList, .regionFailed,
       .regionState, .heading, .headingInterference, .deferredFinished, .paused, .resumed, .status,
       .apps, .authorize, .regions, .sources, .services, .reply, .authorizationRequest,
@@ -165,7 +181,8 @@ extension DaemonServer {
       loop.broker.held[app, default: []].append((session.connection.id, run))
       if let (id, agent) = loop.broker.ask(app: app, always: always) {
         loop.sessions[agent]?.connection.send(
-          .authorizationRequest(id: id, app: app, always: always))
+          .authorizationRequest(
+            id: id, app: app, always: always, purpose: loop.purposes[app]))
         DaemonLog.write("app \(app): asking the agent")
       }
     case .apply, .forget:
@@ -210,7 +227,8 @@ extension DaemonServer {
       let action = transition(question.app) { $0.agentLeft(anotherAgent: anotherAgent) }
       if case .ask = action, let again = loop.broker.reask(id) {
         loop.sessions[again.agent]?.connection.send(
-          .authorizationRequest(id: id, app: again.app, always: again.always))
+          .authorizationRequest(
+            id: id, app: again.app, always: again.always, purpose: loop.purposes[again.app]))
         continue
       }
       _ = loop.broker.close(id)

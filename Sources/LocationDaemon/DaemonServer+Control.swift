@@ -62,6 +62,7 @@ extension DaemonServer {
       .stopUpdates, .requestLocation, .startSignificantChanges, .stopSignificantChanges,
       .requestAuthorization, .addRegion, .removeRegion, .requestRegionState, .startHeading,
       .changeHeading, .stopHeading, .allowDeferred, .disallowDeferred, .ack, .refreshRegions,
+      .purpose,
       .locations, .authorization, .regionEvents, .regionStarted, .regionsChanged, .regionList,
       .regionFailed, .regionState, .heading, .headingInterference, .deferredFinished, .paused,
       .resumed, .reply, .authorizationRequest, .authorizationDecision:
@@ -169,7 +170,8 @@ extension DaemonServer {
       return DaemonAppInfo(
         app: app, authorization: authorization,
         regions: host?.regionCount ?? regions.filter { $0.app == app }.count,
-        pendingEvents: pending, connected: (host?.connectionCount ?? 0) > 0)
+        pendingEvents: pending, connected: (host?.connectionCount ?? 0) > 0,
+        purpose: loop.purposes[app])
     }
   }
 }

@@ -417,6 +417,8 @@ final class IOLoop: @unchecked Sendable {
   var workBudgets: [UInt32: UIDWorkBudget] = [:]
   /// Connections with lines left unread because their uid was over its budget.
   var deferred: Set<Int> = []
+  /// The reason each app gave for using location services (`purpose`), since the daemon started.
+  var purposes: [String: String] = [:]
   /// A uid's queues together may hold this many times `queue-limit`.
   static let uidQueueFactor = 16
   /// When connections that have not said `hello` are closed, in order (monotonic seconds).

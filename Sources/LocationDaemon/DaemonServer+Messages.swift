@@ -24,7 +24,7 @@ extension DaemonServer {
     case .register, .unregister, .startUpdates, .changeRequest, .stopUpdates, .requestLocation,
       .startSignificantChanges, .stopSignificantChanges, .requestAuthorization, .addRegion,
       .removeRegion, .requestRegionState, .startHeading, .changeHeading, .stopHeading,
-      .allowDeferred, .disallowDeferred, .ack, .refreshRegions:
+      .allowDeferred, .disallowDeferred, .ack, .refreshRegions, .purpose:
       guard role == .app, let host = session.host else {
         throw DaemonProtocolError(
           code: .forbidden,
@@ -187,6 +187,11 @@ extension DaemonServer {
       if through > 0 { host.acknowledge(through: through) }
       return
     }
+    // Before the broker: the reason belongs with the question the agent is about to see.
+    if case .purpose(let text) = message {
+      try setPurpose(text, app: host.app)
+      return
+    }
     try authorizeThenRun(message, session, host) { [self] () throws(DaemonProtocolError) in
       try perform(message, session, host)
     }
@@ -266,8 +271,8 @@ extension DaemonServer {
       hub.allowDeferred(try manager(session, client), distance: distance, timeout: timeout)
     case .disallowDeferred(let client):
       hub.send(.disallowDeferred(try manager(session, client)))
-    case .ack:
-      // Handled before authorization (`app`): acknowledging is never held.
+    case .ack, .purpose:
+      // Handled before authorization (`app`): acknowledging and giving a reason are never held.
       break
     case .hello, .welcome, .error, .ping, .locations, .authorization, .regionEvents,
       .regionStarted, .regionsChanged, .regionList, .regionFailed, .regionState, .heading,

@@ -8,7 +8,7 @@ extension DaemonMessage {
     case startSignificantChanges, stopSignificantChanges, requestAuthorization
     case addRegion, removeRegion, requestRegionState
     case startHeading, changeHeading, stopHeading, allowDeferred, disallowDeferred
-    case ack, refreshRegions
+    case ack, refreshRegions, purpose
     case locations, authorization, regionEvents, regionStarted, regionsChanged, regionList
     case regionFailed, regionState, heading, headingInterference, deferredFinished
     case paused, resumed
@@ -42,6 +42,7 @@ extension DaemonMessage {
     case .disallowDeferred: .disallowDeferred
     case .ack: .ack
     case .refreshRegions: .refreshRegions
+    case .purpose: .purpose
     case .locations: .locations
     case .authorization: .authorization
     case .regionEvents: .regionEvents
@@ -96,6 +97,7 @@ extension DaemonMessage {
     case .disallowDeferred: return .disallowDeferred(client: 0)
     case .ack: return .ack(sequence: 0)
     case .refreshRegions: return .refreshRegions
+    case .purpose: return .purpose(text: "")
     case .locations: return .locations(client: 0, [])
     case .authorization: return .authorization(.wireBlank)
     case .regionEvents: return .regionEvents(group: "", events: [], sequence: nil)
@@ -118,7 +120,8 @@ extension DaemonMessage {
     case .sources: return .sources(id: 0)
     case .services: return .services(id: 0, enabled: false)
     case .reply: return .reply(id: 0, .done)
-    case .authorizationRequest: return .authorizationRequest(id: 0, app: "", always: false)
+    case .authorizationRequest:
+      return .authorizationRequest(id: 0, app: "", always: false, purpose: nil)
     case .authorizationDecision:
       return .authorizationDecision(id: 0, status: .denied, accuracy: .full)
     }
@@ -173,6 +176,9 @@ extension DaemonMessage {
     case .requestAuthorization(var always):
       try c.field("always", &always, default: false)
       self = .requestAuthorization(always: always)
+    case .purpose(var text):
+      try c.field("text", &text)
+      self = .purpose(text: text)
     case .addRegion(var client, var group, var region, var initialState):
       try c.field("client", &client)
       try c.group(&group)
@@ -290,11 +296,12 @@ extension DaemonMessage {
       try c.field("id", &id)
       try body.wire(&c)
       self = .reply(id: id, body)
-    case .authorizationRequest(var id, var app, var always):
+    case .authorizationRequest(var id, var app, var always, var purpose):
       try c.field("id", &id)
       try c.field("app", &app)
       try c.field("always", &always, default: false)
-      self = .authorizationRequest(id: id, app: app, always: always)
+      try c.optional("purpose", &purpose)
+      self = .authorizationRequest(id: id, app: app, always: always, purpose: purpose)
     case .authorizationDecision(var id, var status, var accuracy):
       try c.field("id", &id)
       try c.field("status", &status)

@@ -63,6 +63,10 @@ package enum DaemonMessage: Sendable, Equatable {
   case ack(sequence: Int64)
   /// Asks for the app's regions again, after `regionsChanged`; answered by `regionList`.
   case refreshRegions
+  /// The app's reason for using location services (`CLLocationManager.purpose`), which the agent
+  /// shows when it asks the user and `locationctl apps` lists; empty: none. At most
+  /// `DaemonProtocol.maximumPurposeBytes`, without control or format characters.
+  case purpose(text: String)
 
   // MARK: Deliveries to an app
 
@@ -118,7 +122,7 @@ package enum DaemonMessage: Sendable, Equatable {
   // MARK: Agent role
 
   /// Daemon to agent: an app with no decision asks for authorization.
-  case authorizationRequest(id: Int, app: String, always: Bool)
+  case authorizationRequest(id: Int, app: String, always: Bool, purpose: String?)
   /// Agent to daemon: the user's answer.
   case authorizationDecision(id: Int, status: DaemonAgentDecision, accuracy: DaemonAccuracy)
 

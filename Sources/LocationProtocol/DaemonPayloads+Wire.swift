@@ -213,5 +213,6 @@ extension DaemonAppInfo: WireObject {
     try c.field("regions", &regions, default: 0)
     try c.field("pendingEvents", &pendingEvents, default: 0)
     try c.field("connected", &connected, default: false)
+    try c.optional("purpose", &purpose)
   }
 }

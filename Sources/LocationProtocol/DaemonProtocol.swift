@@ -19,6 +19,9 @@ package enum DaemonProtocol {
   /// The protocol version this code speaks.
   package static let version = 1
 
+  /// The longest `purpose` text the daemon keeps, in UTF-8 bytes.
+  package static let maximumPurposeBytes = 1000
+
   /// Decodes one line (with or without its `\n` / `\r\n` terminator).
   ///
   /// Never traps, whatever the bytes: this is the fuzz target's entry point.

@@ -158,6 +158,9 @@ package struct DaemonAppInfo: Sendable, Equatable {
   package var pendingEvents: Int
   /// Whether a process of it is connected.
   package var connected: Bool
+  /// The reason it gave for using location services (`CLLocationManager.purpose`), since the
+  /// daemon started; nil when it gave none.
+  package var purpose: String?
 
   /// Creates an app entry.
   /// - Parameters:
@@ -168,8 +171,9 @@ package struct DaemonAppInfo: Sendable, Equatable {
   ///   - connected: Whether it is connected.
   package init(
     app: String, authorization: AuthorizationSnapshot, regions: Int, pendingEvents: Int,
-    connected: Bool
+    connected: Bool, purpose: String? = nil
   ) {
+    self.purpose = purpose
     self.app = app
     self.authorization = authorization
     self.regions = regions

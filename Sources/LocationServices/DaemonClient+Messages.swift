@@ -173,7 +173,8 @@ extension DaemonClient {
     case .hello, .register, .unregister, .startUpdates, .changeRequest, .stopUpdates,
       .requestLocation, .startSignificantChanges, .stopSignificantChanges, .requestAuthorization,
       .addRegion, .removeRegion, .requestRegionState, .startHeading, .changeHeading, .stopHeading,
-      .allowDeferred, .disallowDeferred, .ack, .refreshRegions, .status, .apps, .authorize,
+      .allowDeferred, .disallowDeferred, .ack, .refreshRegions, .purpose, .status, .apps,
+      .authorize,
       .regions, .sources,
       .services, .ping, .reply, .authorizationRequest, .authorizationDecision:
       HubLog.write(.info, "daemon", "unexpected \(message.type) from locationd; ignored")

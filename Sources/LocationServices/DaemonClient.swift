@@ -87,6 +87,8 @@ package final class DaemonClient: LocationService {
     var backoff = DaemonClient.initialBackoff
     /// Why the client is not connected, for the errors clients receive.
     var problem: String
+    /// The app's `purpose`, sent after every welcome.
+    var purpose: String?
     /// Why the daemon refused the current connection's hello, if it did.
     var refusal: String?
     /// The first connection attempt has an outcome (`waitForConnection`).
@@ -225,6 +227,15 @@ package final class DaemonClient: LocationService {
   /// - Parameter always: whether always authorization is asked for.
   package func requestAuthorization(always: Bool) {
     queue.async { [self] in request(.requestAuthorization(always: always)) }
+  }
+
+  /// Keeps the app's reason and tells the daemon (now, and after every welcome).
+  package func setPurpose(_ text: String?) {
+    let welcomed = state.withLock { state -> Bool in
+      state.purpose = text
+      return state.welcomed
+    }
+    if welcomed { queue.async { [self] in write(.purpose(text: text ?? "")) } }
   }
 
   /// Ignored: the daemon decides an app's authorization (`locationctl authorize`).
@@ -555,6 +566,8 @@ package final class DaemonClient: LocationService {
       return (changed, first, state.clients.sorted { $0.key < $1.key }, outbox)
     }
     HubLog.write(.info, "daemon", "welcomed as \(welcome.app)")
+    // The reason first: a request below may make the daemon ask the agent.
+    if let purpose = state.withLock({ $0.purpose }) { write(.purpose(text: purpose)) }
     for (number, record) in records {
       write(.register(client: number))
       if let updates = record.updates {

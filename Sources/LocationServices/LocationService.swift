@@ -37,6 +37,10 @@ package protocol LocationService: AnyObject, Sendable {
   /// - Parameter always: whether the app asks for always authorization.
   func requestAuthorization(always: Bool)
 
+  /// The app's reason for using location services (`CLLocationManager.purpose`; nil: none),
+  /// which `locationd`'s agent shows when it asks the user.
+  func setPurpose(_ text: String?)
+
   /// Sets the app's authorization (tests and tools; a daemon decides for its clients itself).
   /// - Parameter snapshot: the new authorization.
   func setAuthorization(_ snapshot: AuthorizationSnapshot)
@@ -127,4 +131,10 @@ extension HubClient {
 
   /// No region groups: held region events are never given to this client.
   package var regionGroups: Set<String> { [] }
+}
+
+extension LocationService {
+  /// Default: kept nowhere. In embedded mode nobody is asked (the stored decision or the policy
+  /// rules), so the reason has no one to be shown to.
+  package func setPurpose(_ text: String?) {}
 }

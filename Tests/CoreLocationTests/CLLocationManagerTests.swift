@@ -156,9 +156,13 @@ final class LegacyDelegate: NSObject, CLLocationManagerDelegate, @unchecked Send
     let manager = world.run { CLLocationManager() }
     manager.delegate = delegate
     #expect(world.run { CLLocationManager.locationServicesEnabled() } == false)
+    // The deprecated instance property (issue 15) says the same.
+    #expect(servicesEnabledProperty(manager) == false)
     manager.startUpdatingLocation()
     world.pump()
     #expect(delegate.errors.map(\.code) == [.denied])
+    world.setLocationServicesEnabled(true)
+    #expect(servicesEnabledProperty(manager))
   }
 
   @Test func revokingAuthorizationStopsUpdates() {

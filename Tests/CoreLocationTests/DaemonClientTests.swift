@@ -33,6 +33,29 @@ import Testing
     }
   }
 
+  /// Issue 15: `purpose` goes to the daemon when it is set, and again first thing after every
+  /// welcome (before the requests a reconnection sends again, one of which may make the daemon
+  /// ask its agent).
+  @Test func thePurposeIsSentAndSentAgainFirstAfterAReconnection() async throws {
+    let setup = try Setup()
+    defer { setup.stop() }
+    setPurpose(setup.manager, "Shows your boat on the chart")
+    #expect(
+      await setup.until {
+        setup.daemon.messages("purpose").last?["text"] as? String == "Shows your boat on the chart"
+      })
+    setup.manager.startUpdatingLocation()
+    #expect(await setup.until { !setup.daemon.messages("startUpdates").isEmpty })
+    setup.daemon.clearReceived()
+    setup.daemon.dropConnection()
+    #expect(await setup.until { !setup.daemon.messages("startUpdates").isEmpty })
+    let types = setup.daemon.received.compactMap { line -> String? in
+      let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+      return object?["type"] as? String
+    }
+    #expect(Array(types.prefix(2)) == ["hello", "purpose"], "\(types)")
+  }
+
   @Test func locationsAndAuthorizationReachTheDelegate() async throws {
     let setup = try Setup()
     defer { setup.stop() }

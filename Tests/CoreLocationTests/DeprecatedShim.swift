@@ -12,6 +12,8 @@ protocol DeprecatedAPI {
   static func radius(of region: CLRegion) -> CLLocationDistance
   static func contains(_ region: CLRegion, _ coordinate: CLLocationCoordinate2D) -> Bool
   static func distance(from a: CLLocation, to b: CLLocation) -> CLLocationDistance
+  static func servicesEnabled(_ manager: CLLocationManager) -> Bool
+  static func setPurpose(_ manager: CLLocationManager, _ purpose: String?)
 }
 
 enum DeprecatedShim: DeprecatedAPI {
@@ -40,7 +42,27 @@ enum DeprecatedShim: DeprecatedAPI {
   static func distance(from a: CLLocation, to b: CLLocation) -> CLLocationDistance {
     a.getDistanceFrom(b)
   }
+
+  @available(*, deprecated)
+  static func servicesEnabled(_ manager: CLLocationManager) -> Bool {
+    manager.locationServicesEnabled
+  }
+
+  @available(*, deprecated)
+  static func setPurpose(_ manager: CLLocationManager, _ purpose: String?) {
+    manager.purpose = purpose
+  }
 }
 
 /// The shim as its protocol type, so calls go through the (non-deprecated) requirements.
 var deprecated: any DeprecatedAPI.Type { DeprecatedShim.self }
+
+/// Sets the deprecated `purpose` through the shim.
+func setPurpose(_ manager: CLLocationManager, _ purpose: String?) {
+  deprecated.setPurpose(manager, purpose)
+}
+
+/// Reads the deprecated `locationServicesEnabled` instance property through the shim.
+func servicesEnabledProperty(_ manager: CLLocationManager) -> Bool {
+  deprecated.servicesEnabled(manager)
+}

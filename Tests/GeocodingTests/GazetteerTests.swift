@@ -157,6 +157,16 @@ let shippedGazetteer: Gazetteer? = try? Gazetteer(path: Gazetteer.repositoryCopy
     #expect(withoutComma.administrativeArea == "Texas")
   }
 
+  /// GeoNames names the country "The Netherlands"; a query without the article finds it too.
+  @Test(arguments: [
+    ("Amsterdam, Netherlands", "NL"), ("Amsterdam, The Netherlands", "NL"),
+    ("Nassau, Bahamas", "BS"), ("Banjul, Gambia", "GM"),
+  ])
+  func countryQualifierWithoutItsArticle(_ text: String, _ country: String) throws {
+    let first = try #require(try forward(text).first, "\(text)")
+    #expect(first.isoCountryCode == country)
+  }
+
   @Test func rankedByPopulationWithSeveralCandidates() throws {
     let answers = try forward("Paris")
     #expect(answers.first?.isoCountryCode == "FR")

@@ -59,6 +59,16 @@ import Testing
       question == "a wants your location (always). [o]nce, [w]hile in use, [a]lways, [d]eny? ")
   }
 
+  /// Issue 15: the app's purpose is part of the question, with control characters shown as `?`.
+  @Test func theQuestionQuotesThePurpose() {
+    let question = AgentSession.statusQuestion(
+      .init(id: 1, app: "a", always: false, purpose: "Shows your boat\u{7} on the chart"))
+    #expect(
+      question
+        == "a wants your location (when in use): \"Shows your boat? on the chart\". "
+        + "[o]nce, [w]hile in use, [a]lways, [d]eny? ")
+  }
+
   @Test func unclearAnswerRepeatsTheQuestionWithAHint() {
     var session = AgentSession()
     _ = session.received(Self.request)

@@ -261,7 +261,7 @@ import Testing
     let (agent, _) = try daemon.peer(.agent)
     let peer = try daemon.connectApp()
     peer.send(.startUpdates(client: 1, request: UpdateRequest(pausesAutomatically: true)))
-    guard case .authorizationRequest(let id, let app, let always) = try agent.next() else {
+    guard case .authorizationRequest(let id, let app, let always, _) = try agent.next() else {
       Issue.record("the agent was not asked")
       return
     }
@@ -276,6 +276,33 @@ import Testing
     #expect(messages.compactMap(\.fixes).flatMap { $0 }.map(\.time) == [1_767_225_601])
     agent.send(.authorizationDecision(id: id, status: .always, accuracy: .full))
     #expect(try agent.next().errorCode == .notFound, "a request is answered once")
+  }
+
+  /// Issue 15: an app's `purpose` goes with the question the agent sees and into `apps`; a
+  /// purpose that could rewrite the user's terminal (an escape sequence, a bidirectional
+  /// override) or is too long is refused and changes nothing.
+  @Test func thePurposeGoesToTheAgentAndIntoApps() throws {
+    let daemon = try DaemonFixture(policy: .deny) { $0.strikes = 10 }
+    defer { daemon.stop() }
+    let (agent, _) = try daemon.peer(.agent)
+    let peer = try daemon.connectApp()
+    let reason = "Shows your boat on the chart"
+    peer.send(.purpose(text: reason))
+    for hostile in ["\u{1B}[2J deny me", "safe \u{202E}evil", String(repeating: "x", count: 1001)] {
+      peer.send(.purpose(text: hostile))
+    }
+    let errors = try peer.sync().compactMap(\.errorCode)
+    #expect(errors == [.malformed, .malformed, .tooLarge])
+    peer.send(.requestAuthorization(always: true))
+    guard case .authorizationRequest(_, let app, let always, let purpose) = try agent.next() else {
+      Issue.record("the agent was not asked")
+      return
+    }
+    #expect(app == daemon.app && always && purpose == reason)
+    let apps = try daemon.waitForApps { $0.contains { $0.purpose != nil } }
+    #expect(apps.first { $0.app == daemon.app }?.purpose == reason)
+    peer.send(.purpose(text: ""))
+    #expect(try daemon.waitForApps { $0.allSatisfy { $0.purpose == nil } }.count == 1)
   }
 
   @Test func withoutAnAgentThePolicyDecidesAndAnAgentLeavingHandsBackToIt() throws {
@@ -669,7 +696,7 @@ import Testing
       let peer = try daemon.connectApp()
       let other = try daemon.connectApp()
       peer.send(.requestAuthorization(always: false))
-      guard case .authorizationRequest(let id, _, _) = try agent.next() else {
+      guard case .authorizationRequest(let id, _, _, _) = try agent.next() else {
         Issue.record("the agent was not asked")
         return
       }

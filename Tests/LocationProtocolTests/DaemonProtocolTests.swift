@@ -144,7 +144,10 @@ import Testing
           url: "static:///etc/geolocation", running: false, power: "none", onSeconds: 0,
           failure: "gone")
       ])),
-    .authorizationRequest(id: 1, app: "org.x", always: false),
+    .authorizationRequest(id: 1, app: "org.x", always: false, purpose: nil),
+    .authorizationRequest(
+      id: 2, app: "org.x", always: true, purpose: "Shows the boat on the chart"),
+    .purpose(text: "Shows the boat on the chart"), .purpose(text: ""),
     .authorizationDecision(id: 1, status: .once, accuracy: .reduced),
   ]
 
@@ -158,7 +161,7 @@ import Testing
 
   @Test func everyTypeIsCovered() {
     #expect(Set(Self.messages.map(\.kind)) == Set(DaemonMessage.Kind.allCases))
-    #expect(DaemonMessage.Kind.allCases.count == 45)
+    #expect(DaemonMessage.Kind.allCases.count == 46)
   }
 
   @Test func typeComesFirstAndOptionalsAreNull() {
