@@ -109,6 +109,9 @@ final class AppHost: HubClient {
       for connection in connections { connection.send(.authorization(snapshot)) }
     case .regionEvents(let group, let events):
       regionEvents(group: group, events)
+    case .visit:
+      // Kept and sent by `commitVisit` (step 5 of issue 15: not yet).
+      break
     case .locations, .error, .regionStarted, .regionFailed, .regionState, .heading,
       .headingInterference, .deferredFinished, .paused, .resumed:
       // The host asks for nothing of its own.
@@ -438,7 +441,8 @@ final class ManagerProxy: HubClient {
       }
       connection.send(
         .error(DaemonErrorMessage(code: code, message: message ?? fallback, client: client)))
-    case .authorization, .regionEvents:
+    case .authorization, .regionEvents, .visit:
+      // For every manager: the host sends them.
       break
     case .regionStarted(let group, let spec):
       connection.send(.regionStarted(client: client, group: group, region: spec))

@@ -72,6 +72,9 @@ extension DaemonClient {
     case .disallowDeferred(let id):
       guard update(id, { $0.deferring = false }) else { return }
       sendIfWelcomed(.disallowDeferred(client: id.rawValue))
+    case .startVisits, .stopVisits:
+      // Not in the protocol yet (issue 15, step 5).
+      HubLog.write(.debug, "daemon", "not sent to locationd yet: \(event)")
     case .addClient, .removeClient, .fix, .sourcesChanged, .sourceFailed, .sourcesEnded,
       .sourcesDenied, .timerFired, .authorization, .restoreRegions, .heading:
       // The daemon's own business (its sources, timers and decisions); an app cannot send these.

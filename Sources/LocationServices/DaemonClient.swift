@@ -256,6 +256,11 @@ package final class DaemonClient: LocationService {
     send(.startSignificantChanges(id))
   }
 
+  /// Starts visit monitoring for the app.
+  package func startVisits(requester: ClientID?) {
+    send(.startVisits(requester: requester))
+  }
+
   /// Whether the daemon has a location source (from the welcome).
   package var significantChangeAvailable: Bool {
     state.withLock { $0.mirror.significantChangeAvailable }

@@ -33,9 +33,15 @@ package protocol HubPersistence: Sendable {
   /// crash never leaves a state without its event or an event twice). Returns once committed.
   /// The default stores the states with `saveRegionStates`.
   func commitRegionEvents(_ events: [RegionEvent], group: String, app: String, time: Double)
+  /// Commits a visit before anyone is told of it, for a persistence that keeps events for absent
+  /// apps; returns once committed. The default keeps nothing (an app in its own process hears
+  /// visits only while it runs).
+  func commitVisit(_ visit: Visit, app: String, time: Double)
 }
 
 extension HubPersistence {
+  package func commitVisit(_ visit: Visit, app: String, time: Double) {}
+
   package func commitRegionEvents(
     _ events: [RegionEvent], group: String, app: String, time: Double
   ) {

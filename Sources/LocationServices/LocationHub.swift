@@ -247,6 +247,17 @@ package final class LocationHub: Sendable {
     send(.startSignificantChanges(id))
   }
 
+  /// Starts visit monitoring for the app (`startMonitoringVisits()` on any manager). A
+  /// `notDetermined` app asks for always authorization first, as for significant change;
+  /// `requester` hears `denied` when the app may not have locations.
+  package func startVisits(requester: ClientID?) {
+    decide(.startSignificantChanges)
+    send(.startVisits(requester: requester))
+  }
+
+  /// Whether the app monitors visits (on a manual-clock hub, after every earlier call).
+  package var monitorsVisits: Bool { state.withLock { $0.engine.monitorsVisits } }
+
   /// Whether significant-change monitoring can run: some location source is configured or was
   /// discovered (any source serves: a receiver is duty-cycled).
   package var significantChangeAvailable: Bool {
@@ -327,6 +338,11 @@ package final class LocationHub: Sendable {
     case .resumeUpdates(let id):
       HubLog.write(.info, "\(id)", "updates resumed: moving")
       client(id)?.hub(self, deliver: .resumed)
+    case .visit(let visit):
+      // Committed before anyone is told (`docs/architecture.md`, "Store").
+      persistence.commitVisit(visit, app: app, time: clock.now.wall)
+      let clients = state.withLock { $0.clients.sorted { $0.key < $1.key }.map(\.value) }
+      for client in clients { client.hub(self, deliver: .visit(visit)) }
     case .demandHeading(let wanted):
       let changed = state.withLock { state -> Bool in
         defer { state.headingDemand = wanted }
