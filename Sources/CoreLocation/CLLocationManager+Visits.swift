@@ -5,7 +5,7 @@ import LocationServices
 
 // Visit monitoring (README, "Visits"). The rule, which Apple does not publish, is `VisitDetector`'s
 // (time-based clustering after Kang et al., "Extracting places from traces of locations", 2004):
-// a visit is a stay within 150 m of its centre for at least 5 minutes; it is reported when
+// a visit is a stay within 150 m of its centre for at least 10 minutes; it is reported when
 // recognised (`departureDate` is `Date.distantFuture`) and when the device has been outside for
 // 60 s (both dates, the departure at the last location inside). Dates are those of the locations,
 // not of detection. Visits belong to the app: starting on one manager starts them for all, and

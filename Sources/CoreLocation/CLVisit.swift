@@ -8,8 +8,8 @@ internal import LocationModel
 /// dates). The dates are those of the first and last fixes of the stay, not the times the events
 /// were made. The rule (ours; Apple publishes none) is time-based clustering after Kang et al.,
 /// "Extracting places from traces of locations" (2004): the device stays within 150 m of the
-/// stay's centre for at least 5 minutes; fixes outside for 60 s end it; a stop shorter than 5
-/// minutes (a traffic light) is no visit. A stay that was under way when monitoring began has no
+/// stay's centre for at least 10 minutes; locations outside for 60 s (beyond 150 m plus their own
+/// accuracy) end it; a stop shorter than 10 minutes (a traffic light, a drop-off) is no visit. A stay that was under way when monitoring began has no
 /// known arrival: it is reported only at its departure, with `arrivalDate` `Date.distantPast`.
 /// `horizontalAccuracy` combines how far the stay's fixes spread around the centre with their own
 /// accuracy. See the README, "Visits", for the measured figures.

@@ -1,7 +1,7 @@
 // locbench: the project's benchmarks. Each prints ratios against a baseline measured in the same run
 // (CONVENTIONS.md, "Style and tooling"); none is part of the test suite's pass/fail.
 //
-//   swift run -c release locbench [geodesy|nmea|replay|regions|power|daemon|geocode|install|all]
+//   swift run -c release locbench [geodesy|nmea|replay|regions|power|visits|daemon|geocode|install|all]
 import Foundation
 
 let benches: [(name: String, summary: String, run: () -> Void)] = [
@@ -9,7 +9,14 @@ let benches: [(name: String, summary: String, run: () -> Void)] = [
   ("nmea", "NMEA 0183 decoding throughput on a generated 50 MB log", NMEABench.run),
   ("replay", "GPX decoding and the engine pipeline on a 1,000,000-point track", ReplayBench.run),
   ("regions", "1,000,000 regions against a moving trace: index vs linear scan", RegionsBench.run),
-  ("power", "receiver on-time under significant change and auto-pause on 3 traces", PowerBench.run),
+  (
+    "power", "receiver on-time under significant change, auto-pause and visits on 3 traces",
+    PowerBench.run
+  ),
+  (
+    "visits", "visit detection on 20 seeded synthetic days: precision, recall, time errors",
+    VisitsBench.run
+  ),
   ("daemon", "locationd vs gpsd: one NMEA feed fanned out to 500 clients", DaemonBench.run),
   (
     "geocode", "offline gazetteer vs Python reverse_geocoder; correctness vs timezonefinder",

@@ -70,7 +70,7 @@ final class MockVisit: CLVisit, @unchecked Sendable {
     manager.startMonitoringVisits()
     world.pump()
     // At home when monitoring starts (the arrival is not seen), then a drive of 2 km.
-    move(world, from: 0, speed: 0, for: 600)
+    move(world, from: 0, speed: 0, for: 1200)
     let leftHome = world.now
     move(world, from: 0, speed: 10, for: 200)
     let arrived = world.now

@@ -84,8 +84,8 @@ extension Array where Element == EngineEffect {
     #expect(first.armed(.visitWake) == VisitRig.monotonic(65))
     var at = 5.0
     var effects: [EngineEffect] = []
-    // Fixes at 5, 70, 135, 200, 265 and 330 s: the last makes the cluster 5 minutes long.
-    for _ in 0..<5 {
+    // Fixes at 5, 70, 135, ... 655 s: the last makes the cluster 10 minutes long.
+    for _ in 0..<10 {
       at += 60
       #expect(
         rig.send(.timerFired(.visitWake), at: at).demand == .some(LocationEngine.visitAccuracy))
@@ -179,7 +179,7 @@ extension Array where Element == EngineEffect {
     _ = rig.send(.startVisits(requester: nil), at: 0)
     _ = rig.fix(east: -3000, at: 0)
     var visits: [Visit] = []
-    for step in 1..<60 { visits += rig.fix(east: 0, at: 60 + Double(step) * 10).visits }
+    for step in 1..<80 { visits += rig.fix(east: 0, at: 60 + Double(step) * 10).visits }
     let visit = try #require(visits.first)
     let point = VisitTrace.origin.unproject(east: 0, north: 0)
     let expected = reduction.apply(

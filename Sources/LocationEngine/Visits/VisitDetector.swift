@@ -16,12 +16,17 @@ import LocationModel
 ///   end it.
 /// - **Cluster.** The centre is the mean of its fixes weighted by `1 / max(σ, 5 m)²` (σ: a fix's
 ///   68 % accuracy), on the tangent plane at its first fix. A fix within ``radius`` (150 m) of the
-///   centre joins the cluster and discards the pending fixes (a GPS jump that came back).
-/// - **Stay.** A cluster whose fixes span at least ``minimumStay`` (5 minutes, from its first fix to
-///   its last) is a visit; the arrival event (no departure) is reported at the first fix that
+///   centre joins the cluster and discards the pending fixes (a GPS jump that came back). A fix
+///   beyond the radius is *outside*; but for a cluster that is already a visit, only beyond
+///   `radius + σ` (outside whatever its error, as the region rule has it), and one between is no
+///   evidence either way (two reflections in a row do not end a visit).
+/// - **Stay.** A cluster whose fixes span at least ``minimumStay`` (10 minutes, from its first fix
+///   to its last) is a visit; the arrival event (no departure) is reported at the first fix that
 ///   makes it so, with the arrival at the cluster's *first* fix. A stop shorter than that (a
-///   traffic light, a queue) is no visit.
-/// - **Departure.** Fixes outside the radius end the cluster once they span at least
+///   traffic light, a queue, a drop-off) is no visit, nor is a slow walk with a wait at a crossing
+///   (the centre follows the fixes, so a cluster can stretch over 300 m of path: at 1.1 m/s that is
+///   4.5 minutes, which 5 minutes would not have covered with a wait).
+/// - **Departure.** Fixes outside end the cluster once they span at least
 ///   ``departureConfirmation`` (60 s) with no fix inside between them. A visit's departure is
 ///   reported then, dated at its *last* fix inside the radius; a new cluster starts from the
 ///   newest pending fixes that lie within the radius of their own centre (and may itself be a
@@ -40,7 +45,7 @@ package struct VisitDetector: Sendable, Equatable {
   /// The distance from a cluster's centre within which a fix belongs to it, metres.
   package static let radius = 150.0
   /// The least time a cluster's fixes must span to be a visit, seconds.
-  package static let minimumStay = 300.0
+  package static let minimumStay = 600.0
   /// The least time the fixes outside a cluster must span to end it, seconds.
   package static let departureConfirmation = 60.0
   /// The worst horizontal accuracy of a fix the detector uses, metres.
@@ -172,7 +177,8 @@ package struct VisitDetector: Sendable, Equatable {
       cluster = Cluster(origin: fix, arrivalKnown: false)
       return []
     }
-    if current.distance(to: fix) <= Self.radius {
+    let distance = current.distance(to: fix)
+    if distance <= Self.radius {
       current.add(fix)
       pending.removeAll()
       var events: [Visit] = []
@@ -180,6 +186,10 @@ package struct VisitDetector: Sendable, Equatable {
       cluster = current
       return events
     }
+    // A visit is left only by fixes outside whatever their error: one whose accuracy circle
+    // crosses the radius is no evidence either way. A cluster not yet a visit is left by any fix
+    // beyond the radius (else a device that stops just beyond it would never start a new one).
+    if current.isVisit, distance <= Self.radius + fix.horizontalAccuracy { return [] }
     pending.append(fix)
     guard fix.time - pending[0].time >= Self.departureConfirmation else { return [] }
     var events: [Visit] = []

@@ -9,10 +9,10 @@ import LocationModel
 ///
 ///     nextWake = t + stayingInterval     (180 s) while a visit is under way and no fix lies outside
 ///     nextWake = t + departureConfirmation (60 s) while fixes outside wait for confirmation
-///     nextWake = t + movingInterval      (60 s) otherwise (moving, or a stay not yet 5 minutes long)
+///     nextWake = t + movingInterval      (60 s) otherwise (moving, or a stay not yet 10 minutes long)
 ///
 /// - Arrivals: while moving, a fix comes at least every `60 s + time to fix`, so the first fix
-///   inside a new place (the arrival) is at most that late, and a stay of 5 minutes is recognised
+///   inside a new place (the arrival) is at most that late, and a stay of 10 minutes is recognised
 ///   within one more interval.
 /// - Departures: while staying, a fix comes every `180 s + time to fix`; the last fix inside (the
 ///   departure date) is at most that much before the true departure, and the departure is
