@@ -157,12 +157,13 @@ let package = Package(
     // The test kit shared by every test target: paths to fixtures and temporary directories, the
     // built programs and a harness for locationd, the CI rule for missing components, `eventually`,
     // SplitMix64, fakes (a daemon, an NMEA receiver, hub doubles, a pumped manager), sockets,
-    // children started with an empty signal mask, a real gpsd under gpsfake. Not a product.
+    // children started with an empty signal mask, a real gpsd under gpsfake, SQLite I/O faults
+    // (CSQLite's fault-injecting VFS) and a size-limited tmpfs. Not a product.
     .target(
       name: "TestSupport",
       dependencies: [
         "CoreLocation", "LocationServices", "LocationProtocol", "LocationSources", "LocationEngine",
-        "LocationModel", "Geodesy",
+        "LocationModel", "Geodesy", "CSQLite",
       ],
       path: "Tests/Support/TestSupport"),
     .testTarget(name: "GeodesyTests", dependencies: ["Geodesy", "TestSupport"]),

@@ -13,8 +13,8 @@ standard input and the tree under the package root; prints every broken rule and
 - No `default:` over the project's own enums: in the engine, the protocol, the runtime and the
   daemon, a `default:` carries a comment on its line saying what it switches over (a number, a
   string, an errno), so that a reader and this check can tell it from a forgotten case.
-- Every reference to a document points inside the repository (no DESIGN.md, DAEMON.md, RECIPES.md
-  or ../shared).
+- Every reference to a document points inside the repository (no DESIGN.md, DAEMON.md, RECIPES.md,
+  CONVENTIONS.md or ../shared).
 """
 import json
 import os
@@ -97,7 +97,7 @@ def main():
                         f"{relative}:{number}: default: without a comment saying what it switches"
                         f" over (no default: over the project's own enums)")
 
-    stale = re.compile(r"DESIGN\.md|DAEMON\.md|RECIPES\.md|\.\./shared|shared/testdata")
+    stale = re.compile(r"DESIGN\.md|DAEMON\.md|RECIPES\.md|CONVENTIONS\.md|\.\./shared|shared/testdata")
     for top in ["Sources", "Tests", "docs", "scripts", "Fuzz", "dist", "README.md",
                 "CONTRIBUTING.md", "Makefile", "Package.swift"]:
         path = os.path.join(ROOT, top)

@@ -23,20 +23,28 @@ public enum CLProximity: Int, Sendable {
 /// so that code written for Apple platforms compiles.
 open class CLBeacon: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
   // @unchecked Sendable: every stored property is an immutable `let`.
+  private let storedUUID: UUID
+  private let storedMajor: NSNumber
+  private let storedMinor: NSNumber
+  private let storedProximity: CLProximity
+  private let storedAccuracy: CLLocationAccuracy
+  private let storedRSSI: Int
+  private let storedTimestamp: Date
+
   /// The UUID of the beacon.
-  public let uuid: UUID
+  open var uuid: UUID { storedUUID }
   /// The most significant value in the beacon.
-  public let major: NSNumber
+  open var major: NSNumber { storedMajor }
   /// The least significant value in the beacon.
-  public let minor: NSNumber
+  open var minor: NSNumber { storedMinor }
   /// The relative distance to the beacon.
-  public let proximity: CLProximity
+  open var proximity: CLProximity { storedProximity }
   /// The accuracy of the proximity value, measured in metres from the beacon.
-  public let accuracy: CLLocationAccuracy
+  open var accuracy: CLLocationAccuracy { storedAccuracy }
   /// The received signal strength of the beacon, measured in decibels.
-  public let rssi: Int
+  open var rssi: Int { storedRSSI }
   /// The time when the framework reported the beacon.
-  public let timestamp: Date
+  open var timestamp: Date { storedTimestamp }
 
   /// The proximity ID of the beacon.
   @available(*, deprecated, renamed: "uuid")
@@ -46,13 +54,27 @@ open class CLBeacon: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
     uuid: UUID, major: CLBeaconMajorValue, minor: CLBeaconMinorValue, proximity: CLProximity,
     accuracy: CLLocationAccuracy, rssi: Int, timestamp: Date
   ) {
-    self.uuid = uuid
-    self.major = NSNumber(value: major)
-    self.minor = NSNumber(value: minor)
-    self.proximity = proximity
-    self.accuracy = accuracy
-    self.rssi = rssi
-    self.timestamp = timestamp
+    storedUUID = uuid
+    storedMajor = NSNumber(value: major)
+    storedMinor = NSNumber(value: minor)
+    storedProximity = proximity
+    storedAccuracy = accuracy
+    storedRSSI = rssi
+    storedTimestamp = timestamp
+    super.init()
+  }
+
+  /// Creates a beacon that was never heard: the null UUID, major and minor 0, `unknown`
+  /// proximity, accuracy -1, RSSI 0, timestamped now (what Apple's inherited `init()` gives;
+  /// useful for subclasses in tests, which override the properties).
+  public override init() {
+    storedUUID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+    storedMajor = 0
+    storedMinor = 0
+    storedProximity = .unknown
+    storedAccuracy = -1
+    storedRSSI = 0
+    storedTimestamp = Date()
     super.init()
   }
 
@@ -76,13 +98,14 @@ open class CLBeacon: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
       let text = coder.decodeObject(of: NSString.self, forKey: "uuid"),
       let uuid = UUID(uuidString: String(describing: text))
     else { return nil }
-    self.uuid = uuid
-    major = NSNumber(value: coder.decodeInteger(forKey: "major"))
-    minor = NSNumber(value: coder.decodeInteger(forKey: "minor"))
-    proximity = CLProximity(rawValue: coder.decodeInteger(forKey: "proximity")) ?? .unknown
-    accuracy = coder.decodeDouble(forKey: "accuracy")
-    rssi = coder.decodeInteger(forKey: "rssi")
-    timestamp = Date(timeIntervalSinceReferenceDate: coder.decodeDouble(forKey: "timestamp"))
+    storedUUID = uuid
+    storedMajor = NSNumber(value: coder.decodeInteger(forKey: "major"))
+    storedMinor = NSNumber(value: coder.decodeInteger(forKey: "minor"))
+    storedProximity = CLProximity(rawValue: coder.decodeInteger(forKey: "proximity")) ?? .unknown
+    storedAccuracy = coder.decodeDouble(forKey: "accuracy")
+    storedRSSI = coder.decodeInteger(forKey: "rssi")
+    storedTimestamp = Date(
+      timeIntervalSinceReferenceDate: coder.decodeDouble(forKey: "timestamp"))
     super.init()
   }
 

@@ -20,6 +20,13 @@ open class CLFloor: NSObject, NSCopying, NSSecureCoding {
     super.init()
   }
 
+  /// Creates the ground floor, level 0 (what Apple's inherited `init()` gives; useful for
+  /// subclasses in tests, which override ``level``).
+  public override init() {
+    storedLevel = 0
+    super.init()
+  }
+
   /// `true`: floors decode only through the secure-coding checks.
   public class var supportsSecureCoding: Bool { true }
 

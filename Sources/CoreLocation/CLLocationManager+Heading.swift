@@ -35,7 +35,6 @@ extension ManagerCore {
       state.calibrationDisplayed = false
       return (state.filter, state.orientation.modelValue)
     }
-    rememberTarget()
     environment.hub.send(.startHeading(id, filter: settings.0, orientation: settings.1))
   }
 

@@ -108,7 +108,7 @@ extension ManagerCore {
       guard group == CLLocationManager.regionGroup else { return }
       let error: CLError
       switch failure {
-      case .invalid(let message):
+      case .invalid(let message), .notStored(let message):
         error = CLError(.regionMonitoringFailure, userInfo: [NSLocalizedDescriptionKey: message])
       case .denied:
         error = CLError(

@@ -15,7 +15,6 @@ import LocationServices
 // while moving and 180 s during a visit.
 extension ManagerCore {
   func startVisits() {
-    rememberTarget()
     environment.hub.startVisits(requester: id)
   }
 

@@ -18,9 +18,9 @@ import Synchronization
 /// is required and not running, and the manager keeps trying to connect. When a daemon goes away,
 /// running services receive `CLError.locationUnknown` and resume once it is back. Both modes behave
 /// the same otherwise. Behaviour beyond what Apple documents:
-/// - Delegate calls run on the run loop of the thread that started the service (for authorization
-///   changes, the thread that created the manager); on the main thread through the main dispatch
-///   queue, so `RunLoop.main.run()` and `dispatchMain()` both work.
+/// - Delegate calls run on the run loop of the thread that created the manager (Apple's rule), also
+///   for services started from another thread or task; on the main thread through the main
+///   dispatch queue, so `RunLoop.main.run()` and `dispatchMain()` both work.
 /// - `requestLocation()` delivers the first location that meets `desiredAccuracy` or that no running
 ///   source can improve on; otherwise, after 10 seconds, the most accurate one seen, or
 ///   `CLError.locationUnknown` when there was none.
@@ -388,7 +388,7 @@ final class ManagerCore: HubClient {
   private struct State {
     var settings = Settings()
     var updating = false
-    var target: DeliveryTarget
+    let target: DeliveryTarget
     var lastLocation: CLLocation?
     var previousLocation: CLLocation?
     /// Region objects the app passed, kept until the hub answers about them.
@@ -431,17 +431,9 @@ final class ManagerCore: HubClient {
   /// Where the manager's callbacks run now.
   var currentTarget: DeliveryTarget { state.withLock { $0.target } }
 
-  /// Calls now run on the calling thread's run loop (a service was started from it).
-  func rememberTarget() {
-    state.withLock { $0.target = DeliveryTarget.current(environment) }
-  }
-
   func rememberRegion(_ region: CLRegion) {
     let copy = UncheckedRegion(region: region)
-    state.withLock {
-      $0.target = DeliveryTarget.current(environment)
-      $0.pendingRegions[region.identifier] = copy
-    }
+    state.withLock { $0.pendingRegions[region.identifier] = copy }
   }
 
   func takeRegion(_ identifier: String) -> CLRegion? {
@@ -481,10 +473,7 @@ final class ManagerCore: HubClient {
   }
 
   func startUpdating() {
-    state.withLock {
-      $0.updating = true
-      $0.target = DeliveryTarget.current(environment)
-    }
+    state.withLock { $0.updating = true }
     if let id { environment.hub.startUpdates(id, request) }
   }
 
@@ -494,7 +483,6 @@ final class ManagerCore: HubClient {
   }
 
   func startSignificantChanges() {
-    state.withLock { $0.target = DeliveryTarget.current(environment) }
     if let id { environment.hub.startSignificantChanges(id) }
   }
 
@@ -503,7 +491,6 @@ final class ManagerCore: HubClient {
   }
 
   func allowDeferred(distance: Double, timeout: Double) {
-    state.withLock { $0.target = DeliveryTarget.current(environment) }
     if let id { environment.hub.allowDeferred(id, distance: distance, timeout: timeout) }
   }
 
@@ -512,7 +499,6 @@ final class ManagerCore: HubClient {
   }
 
   func requestLocation() {
-    state.withLock { $0.target = DeliveryTarget.current(environment) }
     if let id { environment.hub.requestLocation(id, request) }
   }
 

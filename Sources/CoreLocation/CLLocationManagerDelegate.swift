@@ -9,9 +9,9 @@ import Foundation
 /// location, and `locationManagerDidChangeAuthorization(_:)` calls
 /// `locationManager(_:didChangeAuthorization:)`.
 ///
-/// Delivery: on the run loop of the thread that started the service (or created the manager, for
-/// authorization changes). When that thread is the main thread, through the main dispatch queue, so
-/// both `RunLoop.main.run()` and `dispatchMain()` work.
+/// Delivery: on the run loop of the thread that created the manager (Apple's rule), whichever
+/// thread or task started the service. When that thread is the main thread, through the main
+/// dispatch queue, so both `RunLoop.main.run()` and `dispatchMain()` work.
 public protocol CLLocationManagerDelegate: NSObjectProtocol {
   /// Tells the delegate when the app creates the location manager and when the authorization status
   /// changes.

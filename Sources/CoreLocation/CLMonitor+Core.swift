@@ -222,7 +222,7 @@ final class MonitorCore: HubClient {
           identifier: identifier, state: entry.lastEvent.state, date: date,
           diagnostics: diagnostics)
         entry.announced = diagnostics
-      case .invalid:
+      case .invalid, .notStored:
         entry.kind = .unmonitored
         entry.lastEvent = CLMonitor.Event(
           identifier: identifier, state: .unmonitored, date: date, diagnostics: state.diagnostics,

@@ -21,17 +21,34 @@ open class CLPlacemark: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable
   /// Creates a placemark from a geocoder's answer, located at `timestamp`.
   package init(place: GeocodedPlace, timestamp: Date = Date()) {
     self.place = place
+    (storedLocation, storedRegion) = Self.locationAndRegion(of: place, at: timestamp)
+    super.init()
+  }
+
+  /// The placemark's location (with the radius as its accuracy) and its circle, if it has one.
+  private static func locationAndRegion(of place: GeocodedPlace, at timestamp: Date) -> (
+    CLLocation, CLRegion?
+  ) {
     let accuracy = place.radius ?? 0
-    storedLocation = CLLocation(
+    let location = CLLocation(
       coordinate: CLLocationCoordinate2D(latitude: place.latitude, longitude: place.longitude),
       altitude: 0, horizontalAccuracy: accuracy, verticalAccuracy: -1, timestamp: timestamp)
-    storedRegion = place.radius.map { radius in
+    let region = place.radius.map { radius in
       let center = CLLocationCoordinate2D(latitude: place.latitude, longitude: place.longitude)
       return CLCircularRegion(
         center: center, radius: radius,
         identifier: String(
           format: "<%+.8f,%+.8f> radius %.2f", center.latitude, center.longitude, radius))
     }
+    return (location, region)
+  }
+
+  /// Creates a placemark that knows nothing: every field `nil` (what Apple's inherited `init()`
+  /// gives; useful for subclasses in tests, which override the fields).
+  public override init() {
+    place = GeocodedPlace(latitude: .nan, longitude: .nan)
+    storedLocation = nil
+    storedRegion = nil
     super.init()
   }
 
@@ -222,7 +239,7 @@ open class CLPlacemark: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable
   ///
   /// - Parameter coder: A keyed unarchiver.
   /// - Returns: `nil` when the archive lacks the coordinate.
-  public required convenience init?(coder: NSCoder) {
+  public required init?(coder: NSCoder) {
     guard coder.allowsKeyedCoding, coder.containsValue(forKey: "latitude"),
       coder.containsValue(forKey: "longitude")
     else { return nil }
@@ -241,6 +258,9 @@ open class CLPlacemark: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable
       place.areasOfInterest = String(describing: areas).split(separator: "\n").map(String.init)
     }
     let time = coder.decodeDouble(forKey: "timestamp")
-    self.init(place: place, timestamp: Date(timeIntervalSinceReferenceDate: time))
+    self.place = place
+    (storedLocation, storedRegion) = Self.locationAndRegion(
+      of: place, at: Date(timeIntervalSinceReferenceDate: time))
+    super.init()
   }
 }

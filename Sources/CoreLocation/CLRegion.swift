@@ -31,6 +31,15 @@ open class CLRegion: NSObject, NSCopying, NSSecureCoding {
     super.init()
   }
 
+  /// Creates a region with an empty identifier, centred on 0° 0° with radius 0 (what Apple's
+  /// inherited `init()` gives; useful for subclasses in tests, which override the properties).
+  public override init() {
+    storedIdentifier = ""
+    storedCenter = CLLocationCoordinate2D(latitude: 0, longitude: 0)
+    storedRadius = 0
+    super.init()
+  }
+
   /// Creates a region defining a circular area.
   ///
   /// - Parameters:

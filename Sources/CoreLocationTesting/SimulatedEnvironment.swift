@@ -70,12 +70,14 @@ public final class SimulatedEnvironment: Sendable {
       persistence = MemoryPersistence()
       isPersistent = false
     }
+    // A store write that fails here (a full disk under `storePath`) leaves the value in the
+    // persistence's memory, which the hub reads back: the world is set up either way.
     if let lastKnownLocation {
-      persistence.saveLastKnownLocation(Fix(location: lastKnownLocation, source: "store"))
+      try? persistence.saveLastKnownLocation(Fix(location: lastKnownLocation, source: "store"))
     }
-    persistence.setServicesEnabled(locationServicesEnabled)
+    try? persistence.setServicesEnabled(locationServicesEnabled)
     if authorization != .notDetermined || accuracy != .fullAccuracy {
-      persistence.setAuthorization(
+      try? persistence.setAuthorization(
         AuthorizationSnapshot(
           status: authorization.modelValue, accuracy: accuracy.modelValue,
           servicesEnabled: locationServicesEnabled),

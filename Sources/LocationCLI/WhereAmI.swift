@@ -71,9 +71,31 @@ package enum WhereAmI {
     }
     let runner = Runner(
       options: options, isReplay: source?.hasPrefix("replay://") ?? false, regions: regions)
+    exitOnSignals()
     runner.start()
     dispatchMain()
   }
+
+  /// `SIGINT` and `SIGTERM` end the program through `exit` (status 128 + the signal, as a shell
+  /// reports a program a signal ended), so that what `exit` runs runs: the library closes its
+  /// store there, and the write-ahead log is checkpointed into the database file (README, "When
+  /// the store fails"). Without this the signal's default action would end the process at once.
+  @MainActor
+  static func exitOnSignals() {
+    for number in [SIGINT, SIGTERM] {
+      signal(number, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+      source.setEventHandler {
+        fflush(nil)
+        exit(128 + number)
+      }
+      source.resume()
+      signalSources.append(source)
+    }
+  }
+
+  /// The signal sources, kept for the life of the process.
+  @MainActor private static var signalSources: [any DispatchSourceSignal] = []
 
   /// What the replays among `sources` leave out of their GPX files, one notice per file that has
   /// points of a kind that is not played (a replay plays a file's tracks, else its routes, else

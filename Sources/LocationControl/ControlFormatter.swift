@@ -1,3 +1,4 @@
+import Foundation
 import LocationModel
 import LocationProtocol
 
@@ -37,7 +38,9 @@ package enum ControlFormatter {
   /// - Parameter status: The reply.
   /// - Returns: The text, ending in a newline.
   package static func status(_ status: DaemonStatus) -> String {
-    var text = "Location services: \(status.servicesEnabled ? "on" : "off")\n\n"
+    var text = "Location services: \(status.servicesEnabled ? "on" : "off")\n"
+    if let store = status.store { text += storeLine(store) }
+    text += "\n"
     text += "Sources:\n" + sourcesTable(status.sources) + "\n"
     text += "Clients:\n"
     if status.clients.isEmpty {
@@ -64,6 +67,34 @@ package enum ControlFormatter {
       text += ControlTable([.init("app")], rows: status.apps.map { [$0] }).rendered
     }
     return text
+  }
+
+  /// The store's line of `status`: its path and condition, and for a store that does not take
+  /// writes, why, since when, and what waits (README, "When the store fails").
+  static func storeLine(_ store: DaemonStoreStatus) -> String {
+    var line = "Store: \(store.path): "
+    switch store.state {
+    case .ok:
+      line += "ok"
+    case .failing:
+      line += "cannot commit"
+    case .memory:
+      line += "not writable, state kept in memory"
+    }
+    if let since = store.since { line += " since \(timestamp(since))" }
+    if let cause = store.cause { line += " (\(cause))" }
+    if store.held > 0 { line += "; \(store.held) write(s) held, region events wait" }
+    return line + "\n"
+  }
+
+  /// Seconds since 1970 as `YYYY-MM-DD HH:MM:SSZ` (UTC).
+  static func timestamp(_ seconds: Double) -> String {
+    let formatter = ISO8601DateFormatter()
+    formatter.formatOptions = [
+      .withFullDate, .withTime, .withColonSeparatorInTime, .withSpaceBetweenDateAndTime,
+      .withTimeZone,
+    ]
+    return formatter.string(from: Date(timeIntervalSince1970: seconds))
   }
 
   /// The `sources` reply (and the sources section of `status`) as a table.

@@ -125,14 +125,17 @@ final class AppHost: HubClient {
   /// acknowledges it, whether the app is connected now (the events go out at once with their
   /// sequence) or away (the next connection receives them): a connection that closes before
   /// reading them loses nothing, and a client drops a sequence it has already seen. Called on the
-  /// hub's executor just before the hub delivers the same events (`regionEvents`).
-  fileprivate func commitRegionEvents(
+  /// hub's executor; the hub delivers the same events (`regionEvents`) only when this returns.
+  /// - Throws: `StoreError` when nothing was committed (a full disk): the hub holds the events
+  ///   and calls again later (README, "When the store fails"); nothing is kept or announced
+  ///   meanwhile.
+  func commitRegionEvents(
     _ events: [RegionEvent], group: String, time: Double, base: any HubPersistence
-  ) {
-    state.withLock { state in
+  ) throws(StoreError) {
+    try state.withLock { (state) throws(StoreError) in
       let told = events.filter(\.shouldNotify)
       guard !told.isEmpty else {
-        base.commitRegionEvents(events, group: group, app: app, time: time)
+        try base.commitRegionEvents(events, group: group, app: app, time: time)
         state.kept.append(nil)
         return
       }
@@ -140,23 +143,26 @@ final class AppHost: HubClient {
         .regionEvents(
           group: group, events: told.map { DaemonRegionEvent($0, date: time) }, sequence: nil))
       let payload = String(decoding: line.dropLast(), as: UTF8.self)
+      let maximum = maximumPendingEvents
+      let app = app
+      let store = store
       do {
-        let sequence = try store.transaction {
-          base.commitRegionEvents(events, group: group, app: app, time: time)
+        let (sequence, dropped) = try store.transaction { () throws -> (Int64, Int) in
+          try base.commitRegionEvents(events, group: group, app: app, time: time)
           let sequence = try store.appendEvent(
             PendingEvent(app: app, kind: Self.pendingKind, payload: payload, time: time))
-          let dropped = try store.trimEvents(app: app, keeping: maximumPendingEvents)
-          if dropped > 0 {
-            DaemonLog.write(
-              "app \(app): \(dropped) old region events dropped: at most "
-                + "\(maximumPendingEvents) are kept (max-pending-events)")
-          }
-          return sequence
+          return (sequence, try store.trimEvents(app: app, keeping: maximum))
+        }
+        if dropped > 0 {
+          DaemonLog.write(
+            "app \(app): \(dropped) old region events dropped: at most \(maximum) are kept "
+              + "(max-pending-events)")
         }
         state.kept.append(sequence)
+      } catch let error as StoreError {
+        throw error
       } catch {
-        DaemonLog.write("app \(app): region events could not be kept: \(error)")
-        state.kept.append(nil)
+        throw StoreError(code: .other, message: "\(error)", operation: "commitRegionEvents")
       }
     }
   }
@@ -467,141 +473,6 @@ final class ManagerProxy: HubClient {
       connection.send(.paused(client: client))
     case .resumed:
       connection.send(.resumed(client: client))
-    }
-  }
-}
-
-/// Starts an app's launch command, detached: `/bin/sh -c COMMAND` in a new session, as the
-/// daemon's user, standard input from `/dev/null`, with `CORELOCATION_LAUNCH_REASON=location` in
-/// its environment and no descriptor of the daemon's beyond standard output and error; the child
-/// is reaped by a thread of its own, which logs how it ended.
-enum AppLauncher {
-  /// glibc's `POSIX_SPAWN_SETSID` (hidden behind _GNU_SOURCE in Swift's Glibc module).
-  static let spawnSetSID: Int32 = 0x80
-
-  private typealias AddCloseFrom =
-    @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32
-
-  /// `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34), looked up with `dlsym`: it is a
-  /// GNU extension Swift's Glibc module does not show. It closes in the child every descriptor
-  /// from 3 up, including those the daemon itself inherited without close-on-exec (its own are
-  /// all close-on-exec). Nil on an older C library, where only close-on-exec protects.
-  private static let addCloseFrom: AddCloseFrom? = {
-    guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np")
-    else { return nil }
-    return unsafeBitCast(symbol, to: AddCloseFrom.self)
-  }()
-
-  static func launch(_ command: String, app: String) {
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var defaults = sigset_t()
-    sigemptyset(&defaults)
-    for signal in [SIGTERM, SIGINT, SIGPIPE, SIGCHLD, SIGHUP] { sigaddset(&defaults, signal) }
-    posix_spawnattr_setsigdefault(&attributes, &defaults)
-    var empty = sigset_t()
-    sigemptyset(&empty)
-    posix_spawnattr_setsigmask(&attributes, &empty)
-    posix_spawnattr_setflags(
-      &attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | Self.spawnSetSID))
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    if let addCloseFrom = Self.addCloseFrom { _ = addCloseFrom(&actions, 3) }
-
-    var environment = ProcessInfo.processInfo.environment
-    environment["CORELOCATION_LAUNCH_REASON"] = "location"
-    let arguments = ["/bin/sh", "-c", command].map { (text: String) in strdup(text) }
-    let variables = environment.map { (key, value) in strdup("\(key)=\(value)") }
-    defer {
-      for pointer in arguments { free(pointer) }
-      for pointer in variables { free(pointer) }
-    }
-    var pid: pid_t = 0
-    let result = (arguments + [nil]).withUnsafeBufferPointer { argv in
-      (variables + [nil]).withUnsafeBufferPointer { envp -> Int32 in
-        guard let argv = argv.baseAddress, let envp = envp.baseAddress else { return EINVAL }
-        return posix_spawn(
-          &pid, "/bin/sh", &actions, &attributes, UnsafeMutablePointer(mutating: argv),
-          UnsafeMutablePointer(mutating: envp))
-      }
-    }
-    guard result == 0 else {
-      DaemonLog.write(
-        "app \(app): launch command failed to start: \(String(cString: strerror(result)))")
-      return
-    }
-    DaemonLog.write("app \(app): launched (pid \(pid)) for a region event")
-    let child = pid
-    Thread.detachNewThread {
-      var status: Int32 = 0
-      while waitpid(child, &status, 0) < 0, errno == EINTR {}
-      // WIFEXITED / WEXITSTATUS / WTERMSIG (<sys/wait.h>) are macros Swift does not import.
-      let signal = status & 0x7f
-      DaemonLog.write(
-        signal == 0
-          ? "app \(app): launch command (pid \(child)) exited with status \((status >> 8) & 0xff)"
-          : "app \(app): launch command (pid \(child)) ended by signal \(signal)")
-    }
-  }
-}
-
-/// `locationd`'s log: lines on standard error (programs print diagnostics there; CONVENTIONS.md).
-/// No coordinates are ever logged.
-package enum DaemonLog {
-  /// Whether lines are written (tests turn it off).
-  package static let enabled = Atomic<Bool>(true)
-
-  /// Writes `locationd: message`.
-  /// - Parameter message: The line.
-  package static func write(_ message: @autoclosure () -> String) {
-    guard enabled.load(ordering: .relaxed) else { return }
-    FileHandle.standardError.write(Data("locationd: \(message())\n".utf8))
-  }
-}
-
-/// The persistence an app host gives its hub: the daemon's, with region evaluations committed
-/// through the host, which keeps the events of an absent app in the same transaction.
-private final class KeepingPersistence: HubPersistence {
-  final class WeakHost: @unchecked Sendable {
-    // @unchecked: read and written only under the owner's mutex.
-    weak var value: AppHost?
-  }
-
-  let base: any HubPersistence
-  let host = Mutex(WeakHost())
-
-  init(base: any HubPersistence) { self.base = base }
-
-  func authorization(app: String) -> AuthorizationSnapshot? { base.authorization(app: app) }
-  func setAuthorization(_ snapshot: AuthorizationSnapshot, app: String) {
-    base.setAuthorization(snapshot, app: app)
-  }
-  func servicesEnabled() -> Bool { base.servicesEnabled() }
-  func setServicesEnabled(_ enabled: Bool) { base.setServicesEnabled(enabled) }
-  func lastKnownLocation() -> Fix? { base.lastKnownLocation() }
-  func saveLastKnownLocation(_ fix: Fix) { base.saveLastKnownLocation(fix) }
-  func regions(app: String) -> [String: [(spec: RegionSpec, state: RegionState)]] {
-    base.regions(app: app)
-  }
-  func saveRegion(_ spec: RegionSpec, state: RegionState, group: String, app: String) {
-    base.saveRegion(spec, state: state, group: group, app: app)
-  }
-  func deleteRegion(identifier: String, group: String, app: String) {
-    base.deleteRegion(identifier: identifier, group: group, app: app)
-  }
-  func saveRegionStates(
-    _ states: [(identifier: String, state: RegionState)], group: String, app: String, time: Double
-  ) {
-    base.saveRegionStates(states, group: group, app: app, time: time)
-  }
-  func commitRegionEvents(_ events: [RegionEvent], group: String, app: String, time: Double) {
-    if let host = host.withLock({ $0.value }) {
-      host.commitRegionEvents(events, group: group, time: time, base: base)
-    } else {
-      base.commitRegionEvents(events, group: group, app: app, time: time)
     }
   }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import LocationServices
+import LocationSources
 import LocationStore
 import Synchronization
 
@@ -46,13 +47,10 @@ package enum DaemonCommand {
       DaemonLog.write(error.message)
       return 2
     }
-    let store: LocationStore
-    do {
-      store = try LocationStore(path: configuration.storePath)
-    } catch {
-      DaemonLog.write("store \(configuration.storePath): \(error)")
-      return 1
-    }
+    guard let store = openStore(configuration.storePath) else { return 1 }
+    // Closed however the daemon ends its run (the signals below stop it cleanly): the log is
+    // checkpointed into the database file.
+    defer { store.close() }
     // SIGPIPE is never wanted (writes use MSG_NOSIGNAL; this covers anything else); SIGTERM and
     // SIGINT are taken by dispatch sources, installed before the server starts so that a signal
     // arriving while it starts is not lost: it stops the server as soon as it has started.
@@ -86,6 +84,31 @@ package enum DaemonCommand {
     for source in sources { source.cancel() }
     return 0
   }
+}
+
+/// Opens the daemon's store as `LocationStore.open(path:vfs:)` does (a damaged file moved aside
+/// and a new store created, SQLite's integrity check after an unclean shutdown), says what
+/// happened, and sends the store's later episodes to the log, once each (README, "When the store
+/// fails").
+/// - Returns: The store, or nil (logged) when it cannot be opened.
+func openStore(_ path: String) -> LocationStore? {
+  let started = LiveClock.monotonicSeconds()
+  let opening: StoreOpening
+  do {
+    opening = try LocationStore.open(path: path)
+  } catch {
+    DaemonLog.write("store \(path): \(error)")
+    return nil
+  }
+  for notice in opening.notices { DaemonLog.write("\(notice)") }
+  if opening.checkedIntegrity, opening.uncleanShutdown {
+    let seconds = LiveClock.monotonicSeconds() - started
+    DaemonLog.write(
+      "store \(path): the last shutdown was not clean; integrity checked in "
+        + "\((seconds * 1000).rounded() / 1000) s")
+  }
+  opening.store.setListener { DaemonLog.write("\($0)") }
+  return opening.store
 }
 
 /// What the signal handlers and the main thread share.

@@ -33,7 +33,7 @@ import LocationSources
 /// | `max-connections-per-uid` | connections one uid may have open at once (default 256; more get `tooMany` and are closed) |
 /// | `hello-timeout` | seconds a new connection has to say `hello` before it is closed (default 5) |
 /// | `max-regions` | regions one app may monitor at once, every group together (default 50000) |
-/// | `max-held-requests` | requests of one app kept while an agent decides (default 256; more get `tooMany`) |
+/// | `max-held-requests` | requests of one uid's apps together kept while an agent decides (default 256; more get `tooMany`) |
 /// | `max-apps-per-uid` | app identities one uid may have the daemon remember (default 256; a new one beyond gets `tooMany` at `hello`) |
 /// | `max-pending-events` | region events kept for one app while it is away (default 10000; the oldest are dropped first, and logged) |
 /// | `pending-event-days` | days a kept event waits for its app before it is dropped (default 30) |
@@ -102,7 +102,7 @@ package struct DaemonConfiguration: Sendable, Equatable {
   package var maximumConnectionsPerUID = 256
   /// Seconds a new connection has to say `hello` (`hello-timeout`).
   package var helloTimeout = 5.0
-  /// Requests of one app kept while an agent decides (`max-held-requests`).
+  /// Requests of one uid's apps together kept while an agent decides (`max-held-requests`).
   package var maximumHeldRequests = 256
   /// App identities one uid may have the daemon remember (`max-apps-per-uid`).
   package var maximumAppsPerUID = 256

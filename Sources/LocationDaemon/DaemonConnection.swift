@@ -69,6 +69,27 @@ package enum DaemonAccess {
   }
 }
 
+/// The output queues of one uid's connections together, counted as each queue counts its own
+/// (`docs/security.md`, "Caps"): over `limit`, a connection of the uid that queues more (on top of
+/// what it has queued already) is marked overflowed and disconnected, so that one uid's many
+/// connections that never read cannot pin more than about `limit` between them.
+final class DaemonQueueBudget: Sendable {
+  /// The uid's bytes, all its queues together.
+  let limit: Int
+  private let total = Atomic<Int>(0)
+
+  init(limit: Int) { self.limit = limit }
+
+  /// Adds `delta` bytes (negative: freed).
+  func add(_ delta: Int) {
+    guard delta != 0 else { return }
+    total.add(delta, ordering: .relaxed)
+  }
+
+  /// Bytes queued now on the uid's connections.
+  var bytes: Int { total.load(ordering: .relaxed) }
+}
+
 /// One peer connection's socket and outgoing queue.
 ///
 /// Anyone may send (hub executors deliver from their own threads): a message is encoded outside
@@ -83,7 +104,8 @@ package enum DaemonAccess {
 ///   (and one already partly written); other deliveries are kept; each delivery is looked at a
 ///   bounded number of times, so thinning is amortized constant time per delivery;
 /// - over four times `limit` even so, the connection is marked overflowed: nothing more is queued
-///   and the I/O thread disconnects it.
+///   and the I/O thread disconnects it; so is a connection that queues more while its uid's
+///   queues together are over their `budget`.
 ///
 /// The descriptor is closed only by the I/O thread, after ``markClosed()``, and every write
 /// happens under the lock after checking that flag, so a write never reaches a reused descriptor.
@@ -96,6 +118,8 @@ final class DaemonConnection: Sendable {
   let peer: DaemonPeer
   /// The queue limit in bytes.
   let limit: Int
+  /// The queues of the peer's uid together.
+  let budget: DaemonQueueBudget?
 
   /// What one queued chunk costs besides its bytes: the array's header and the allocator's
   /// rounding, about.
@@ -147,13 +171,14 @@ final class DaemonConnection: Sendable {
   private let wake: @Sendable (DaemonConnection) -> Void
 
   init(
-    id: Int, fd: Int32, peer: DaemonPeer, limit: Int,
+    id: Int, fd: Int32, peer: DaemonPeer, limit: Int, budget: DaemonQueueBudget? = nil,
     wake: @escaping @Sendable (DaemonConnection) -> Void
   ) {
     self.id = id
     self.fd = fd
     self.peer = peer
     self.limit = limit
+    self.budget = budget
     self.wake = wake
   }
 
@@ -173,6 +198,8 @@ final class DaemonConnection: Sendable {
   func enqueue(_ bytes: [UInt8], droppable: Bool, regionList: Bool = false) {
     let needsWake = output.withLock { output -> Bool in
       guard !output.closed, !output.overflowed, !output.broken else { return false }
+      let before = output.bytes
+      defer { budget?.add(output.bytes - before) }
       if output.isEmpty {
         let written = bytes.withUnsafeBytes { DaemonSyscall.send(fd, $0) }
         guard let written else {
@@ -192,6 +219,13 @@ final class DaemonConnection: Sendable {
         if regionList { output.allowance = max(output.allowance, counted) }
         if output.bytes > limit + output.allowance { Self.thin(&output) }
         if output.bytes > 4 * limit + output.allowance {
+          output.overflowed = true
+          return true
+        }
+        // The uid's queues together, but for this connection's own list of regions (asked for,
+        // one at a time): an app with many regions is not closed for its welcome, and many
+        // connections' lists still count against each other.
+        if let budget, budget.bytes + output.bytes - before - output.allowance > budget.limit {
           output.overflowed = true
           return true
         }
@@ -288,6 +322,8 @@ final class DaemonConnection: Sendable {
   /// Writes what the socket takes (I/O thread, on writability or after a wake).
   func flush() -> FlushResult {
     output.withLock { output -> FlushResult in
+      let before = output.bytes
+      defer { budget?.add(output.bytes - before) }
       if output.broken || output.overflowed { return .close }
       if output.closed { return .idle }
       while output.head < output.chunks.count {
@@ -345,6 +381,7 @@ final class DaemonConnection: Sendable {
   @discardableResult
   func markClosed() -> Bool {
     output.withLock { output -> Bool in
+      budget?.add(-output.bytes)
       defer {
         output.closed = true
         output.chunks = []

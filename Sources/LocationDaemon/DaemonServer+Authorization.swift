@@ -88,9 +88,16 @@ extension DaemonServer {
     switch action {
     case .apply(let snapshot):
       if let host = liveHost(app) {
+        // The hub stores it through its outbox (retried while the store fails).
         host.hub.setAuthorization(snapshot)
       } else {
-        persistence.setAuthorization(snapshot, app: app)
+        do {
+          try persistence.setAuthorization(snapshot, app: app)
+        } catch {
+          DaemonLog.write(
+            "app \(app): the decision could not be stored (\(error.message)); it holds until "
+              + "the daemon stops")
+        }
       }
     case .forget(let snapshot):
       do {
@@ -139,13 +146,19 @@ extension DaemonServer {
     }
     switch action {
     case .hold:
-      // Kept in place (no copy per message), and at most `max-held-requests` per app: a peer
-      // that floods while the user decides gets an error, not the daemon's memory.
-      guard loop.broker.held[app, default: []].count < configuration.maximumHeldRequests else {
+      // Kept in place (no copy per message), and at most `max-held-requests` for all the apps of
+      // one uid together (each request a line of at most 64 KiB): a peer that floods while the
+      // user decides, with one identity or many, gets an error, not the daemon's memory.
+      let uid = owner(of: app)
+      let heldByUID = loop.broker.held.reduce(0) { total, entry in
+        total + (owner(of: entry.key) == uid ? entry.value.count : 0)
+      }
+      guard heldByUID < configuration.maximumHeldRequests else {
         throw DaemonProtocolError(
           code: .tooMany,
           message:
-            "\(configuration.maximumHeldRequests) requests already wait for the user's decision")
+            "\(configuration.maximumHeldRequests) requests of uid \(uid.map(String.init) ?? "?") "
+            + "already wait for the user's decision")
       }
       loop.broker.held[app, default: []].append((session.connection.id, run))
     case .ask(let always):

@@ -24,7 +24,7 @@ extension DaemonServer {
           .status(
             DaemonStatus(
               sources: sourceStatus, clients: clients, apps: apps,
-              servicesEnabled: persistence.servicesEnabled()))))
+              servicesEnabled: persistence.servicesEnabled(), store: storeStatus()))))
     case .apps(let id):
       connection.send(.reply(id: id, .apps(try appInfos(id))))
     case .authorize(let id, let app, let setting, let accuracy):
@@ -37,7 +37,14 @@ extension DaemonServer {
     case .sources(let id):
       connection.send(.reply(id: id, .sources(sourceStatus)))
     case .services(let id, let enabled):
-      persistence.setServicesEnabled(enabled)
+      do {
+        try persistence.setServicesEnabled(enabled)
+      } catch {
+        throw DaemonProtocolError(
+          code: .unsupported,
+          message: "the store cannot commit (\(error.message)); nothing changed",
+          id: id)
+      }
       for app in loop.broker.machines.keys.sorted() {
         apply(transition(app) { $0.servicesSwitched(enabled) }, app: app)
       }
@@ -76,14 +83,24 @@ extension DaemonServer {
     case .denied: wanted = .denied
     case .reset: wanted = .reset
     }
+    let before = loop.broker.machines[app]
     switch transition(app, { $0.set(wanted, accuracy: accuracy) }) {
     case .apply(let snapshot):
-      persistence.setAuthorization(snapshot, app: app)
+      do {
+        try persistence.setAuthorization(snapshot, app: app)
+      } catch {
+        loop.broker.machines[app] = before
+        throw DaemonProtocolError(
+          code: .unsupported,
+          message: "the store cannot commit (\(error.message)); nothing changed",
+          id: id)
+      }
       liveHost(app)?.hub.setAuthorization(snapshot)
     case .forget(let snapshot):
       do {
         try store.removeAuthorization(app: app)
       } catch {
+        loop.broker.machines[app] = before
         throw DaemonProtocolError(code: .unsupported, message: "store: \(error)", id: id)
       }
       liveHost(app)?.hub.setAuthorization(snapshot)

@@ -22,9 +22,9 @@ extension DaemonServer {
   }
 
   func attention(_ connection: DaemonConnection) {
-    let fd = shared.withLock { shared -> Int32 in
-      shared.attention.insert(connection.id)
-      return shared.wakeWrite
+    let fd = wake.withLock { wake -> Int32 in
+      wake.attention.insert(connection.id)
+      return wake.write
     }
     Self.poke(fd)
   }
@@ -38,6 +38,7 @@ extension DaemonServer {
       order.removeAll(keepingCapacity: true)
       let now = LiveClock.monotonicSeconds()
       closeSilentConnections(now: now)
+      checkpointIfDue(now: now)
       let accepting =
         loop.sessions.count < configuration.maximumConnections && now >= loop.acceptPausedUntil
       fds.append(pollfd(fd: loop.listener, events: Int16(accepting ? POLLIN : 0), revents: 0))
@@ -72,9 +73,9 @@ extension DaemonServer {
   private func wakeUp() {
     var sink = [UInt8](repeating: 0, count: 256)
     while Glibc.read(loop.wakeRead, &sink, sink.count) > 0 {}
-    let ids = shared.withLock { shared -> Set<Int> in
-      defer { shared.attention = [] }
-      return shared.attention
+    let ids = wake.withLock { wake -> Set<Int> in
+      defer { wake.attention = [] }
+      return wake.attention
     }
     for id in ids.sorted() {
       guard let session = loop.sessions[id] else { continue }
@@ -84,9 +85,11 @@ extension DaemonServer {
     }
   }
 
-  /// How long `poll` may wait: until the next `hello` deadline or the end of an accept pause.
+  /// How long `poll` may wait: until the next `hello` deadline, the end of an accept pause or the
+  /// next checkpoint.
   private func pollTimeout(now: Double) -> Int32 {
     var next = loop.acceptPausedUntil > now ? loop.acceptPausedUntil : Double.infinity
+    if loop.nextCheckpoint > now { next = min(next, loop.nextCheckpoint) }
     if let hello = loop.helloDeadlines.first { next = min(next, hello.deadline) }
     guard next.isFinite else { return -1 }
     return Int32(min(60_000, max(1, ((next - now) * 1000).rounded(.up))))
@@ -136,8 +139,12 @@ extension DaemonServer {
       }
       let id = loop.nextConnectionID
       loop.nextConnectionID += 1
+      let budget =
+        loop.queueBudgets[peer.uid]
+        ?? DaemonQueueBudget(limit: IOLoop.uidQueueFactor * configuration.queueLimit)
+      loop.queueBudgets[peer.uid] = budget
       let connection = DaemonConnection(
-        id: id, fd: fd, peer: peer, limit: configuration.queueLimit
+        id: id, fd: fd, peer: peer, limit: configuration.queueLimit, budget: budget
       ) { [weak self] connection in self?.attention(connection) }
       let session = Session(connection: connection)
       loop.sessions[id] = session
@@ -257,7 +264,10 @@ extension DaemonServer {
         .error(
           DaemonErrorMessage(
             code: .tooLarge,
-            message: "the connection fell more than \(4 * connection.limit) bytes behind; closing"))
+            message:
+              "the connection fell more than \(4 * connection.limit) bytes behind, or uid "
+              + "\(connection.peer.uid)'s connections more than "
+              + "\(connection.budget?.limit ?? 0) together; closing"))
       )
       DaemonLog.write("pid \(connection.peer.pid): too slow; disconnected")
     }
@@ -274,6 +284,7 @@ extension DaemonServer {
     let uid = connection.peer.uid
     if let open = loop.connectionsPerUID[uid] {
       loop.connectionsPerUID[uid] = open > 1 ? open - 1 : nil
+      if open == 1 { loop.queueBudgets[uid] = nil }
     }
     switch session.role {
     case .app:
@@ -300,14 +311,15 @@ extension DaemonServer {
     }
     DaemonSyscall.close(loop.listener)
     DaemonSyscall.close(loop.wakeRead)
-    let (hosts, wake) = shared.withLock { shared -> ([AppHost], Int32) in
-      defer {
-        shared.hosts = [:]
-        shared.wakeWrite = -1
-      }
-      return (Array(shared.hosts.values), shared.wakeWrite)
+    let hosts = shared.withLock { shared -> [AppHost] in
+      defer { shared.hosts = [:] }
+      return Array(shared.hosts.values)
     }
-    DaemonSyscall.close(wake)
+    let wakeWrite = wake.withLock { wake -> Int32 in
+      defer { wake.write = -1 }
+      return wake.write
+    }
+    DaemonSyscall.close(wakeWrite)
     unlink(configuration.socketPath)
     for host in hosts { host.retire() }
     DaemonLog.write("stopped")
@@ -342,12 +354,20 @@ final class IOLoop: @unchecked Sendable {
   var broker = AuthorizationBroker()
   /// Connections open per uid.
   var connectionsPerUID: [UInt32: Int] = [:]
+  /// The output queues of each uid with a connection open, together.
+  var queueBudgets: [UInt32: DaemonQueueBudget] = [:]
+  /// A uid's queues together may hold this many times `queue-limit`.
+  static let uidQueueFactor = 16
   /// When connections that have not said `hello` are closed, in order (monotonic seconds).
   var helloDeadlines = DeadlineQueue()
   /// No connection is accepted before this (monotonic seconds): a pause after `EMFILE`.
   var acceptPausedUntil = 0.0
   /// Whether the last accept failed (the failure is logged once per episode).
   var acceptFailing = false
+  /// When the store's log is next checkpointed (monotonic seconds; 0: not yet scheduled).
+  var nextCheckpoint = 0.0
+  /// Whether the last checkpoint failed (logged once per episode).
+  var checkpointFailing = false
   /// The app identities the daemon remembers (stored decisions, regions, or a connection since
   /// it started), to cap them per uid.
   var knownApps: Set<String> = []

@@ -68,12 +68,19 @@ package final class DaemonServer: Sendable {
     var hosts: [String: AppHost] = [:]
     var started = false
     var stopping = false
-    var wakeWrite: Int32 = -1
+  }
+
+  /// How other threads wake the I/O thread. A lock of its own, taken last: a connection asks for
+  /// attention while its sender holds other locks (an app host's, whose holders may wait for
+  /// `shared`: `retireIfIdle` takes `shared`, then the host's), so nothing is locked under it.
+  struct Wake {
+    var write: Int32 = -1
     /// Connections that asked the I/O thread for attention (writability, overflow).
     var attention: Set<Int> = []
   }
 
   let shared = Mutex(Shared())
+  let wake = Mutex(Wake())
   let loop = IOLoop()
   let finished = DispatchSemaphore(value: 0)
 
@@ -198,10 +205,8 @@ package final class DaemonServer: Sendable {
     }
     loop.listener = listener
     loop.wakeRead = wakeRead
-    shared.withLock {
-      $0.wakeWrite = wakeWrite
-      $0.started = true
-    }
+    wake.withLock { $0.write = wakeWrite }
+    shared.withLock { $0.started = true }
     restoreHosts()
     DaemonLog.write(
       "listening on \(path) (\(configuration.system ? "system" : "user") daemon, policy "
@@ -218,12 +223,12 @@ package final class DaemonServer: Sendable {
   /// Stops the server: every connection is closed, the socket file removed, every hub retired.
   /// Returns once the I/O thread has finished. Safe to call more than once.
   package func stop() {
-    let (wasRunning, wake) = shared.withLock { shared -> (Bool, Int32) in
+    let wasRunning = shared.withLock { shared -> Bool in
       defer { shared.stopping = true }
-      return (shared.started && !shared.stopping, shared.wakeWrite)
+      return shared.started && !shared.stopping
     }
     guard wasRunning else { return }
-    Self.poke(wake)
+    Self.poke(wake.withLock { $0.write })
     finished.wait()
     finished.signal()
   }
@@ -284,7 +289,13 @@ package final class DaemonServer: Sendable {
     loop.knownApps = apps.union((try? store.apps()) ?? [])
     // No app is connected yet: every "allow once" has ended (a crash or a `kill -9` included).
     for app in (try? store.onceApps()) ?? [] {
-      persistence.setAuthorization(AuthorizationSnapshot(status: .notDetermined), app: app)
+      do {
+        try persistence.setAuthorization(AuthorizationSnapshot(status: .notDetermined), app: app)
+      } catch {
+        DaemonLog.write(
+          "app \(PeerIdentity.displayable(app)): the end of allow once could not be stored "
+            + "(\(error.message)); it ends in memory")
+      }
       DaemonLog.write("app \(PeerIdentity.displayable(app)): allow once ended (the daemon started)")
     }
     for app in apps.sorted() { _ = host(for: app) }

@@ -28,7 +28,7 @@ package struct DaemonSystemError: Error, Sendable, Equatable, CustomStringConver
 }
 
 /// Thin wrappers over the socket calls the server makes: one function per call, `EINTR` retried,
-/// errors as `DaemonSystemError` (CONVENTIONS.md, "C at the edge").
+/// errors as `DaemonSystemError` (CONTRIBUTING.md, "How the code is written").
 enum DaemonSyscall {
   /// Fills a `sockaddr_un` with a path; nil when the path does not fit (108 bytes with the NUL).
   static func withAddress<R>(

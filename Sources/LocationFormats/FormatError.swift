@@ -1,6 +1,6 @@
 /// An error found while decoding a file or a stream: what is wrong, and where.
 ///
-/// Coordinates never appear in `description` (CONVENTIONS.md, "Errors and logs").
+/// Coordinates never appear in `description` (CONTRIBUTING.md, "How the code is written").
 package struct FormatError: Error, Sendable, Equatable, CustomStringConvertible {
   /// What kind of problem this is.
   package enum Code: String, Sendable, Equatable {

@@ -154,6 +154,21 @@ extension DaemonStatus: WireObject {
     try c.field("clients", &clients)
     try c.field("apps", &apps)
     try c.field("servicesEnabled", &servicesEnabled, default: true)
+    try c.optional("store", &store)
+  }
+}
+
+extension DaemonStoreStatus.State: WireName {}
+
+extension DaemonStoreStatus: WireObject {
+  package static var wireBlank: DaemonStoreStatus { DaemonStoreStatus(path: "", state: .ok) }
+
+  package mutating func wire(_ c: inout WireCoder) throws(DaemonProtocolError) {
+    try c.field("path", &path)
+    try c.field("state", &state)
+    try c.optional("cause", &cause)
+    try c.optional("since", &since)
+    try c.field("held", &held, default: 0)
   }
 }
 

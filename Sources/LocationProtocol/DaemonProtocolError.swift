@@ -51,7 +51,7 @@ package struct DaemonErrorCode: RawRepresentable, Sendable, Hashable, CustomStri
 
 /// A protocol error: what the decoder throws and what the server answers with an `error` message.
 ///
-/// Messages name the field and the problem, never a coordinate (CONVENTIONS.md, "Errors and logs").
+/// Messages name the field and the problem, never a coordinate (CONTRIBUTING.md, "How the code is written").
 package struct DaemonProtocolError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The code.
   package var code: DaemonErrorCode

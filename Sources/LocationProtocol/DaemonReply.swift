@@ -24,6 +24,8 @@ package struct DaemonStatus: Sendable, Equatable {
   package var apps: [String]
   /// The global location services switch.
   package var servicesEnabled: Bool
+  /// The store's condition (nil from a daemon that does not say).
+  package var store: DaemonStoreStatus?
 
   /// Creates a status.
   /// - Parameters:
@@ -33,12 +35,49 @@ package struct DaemonStatus: Sendable, Equatable {
   ///   - servicesEnabled: The services switch.
   package init(
     sources: [DaemonSourceStatus], clients: [DaemonClientInfo], apps: [String],
-    servicesEnabled: Bool
+    servicesEnabled: Bool, store: DaemonStoreStatus? = nil
   ) {
     self.sources = sources
     self.clients = clients
     self.apps = apps
     self.servicesEnabled = servicesEnabled
+    self.store = store
+  }
+}
+
+/// The store as `status` reports it (README, "When the store fails").
+package struct DaemonStoreStatus: Sendable, Equatable {
+  /// Whether the store takes writes.
+  package enum State: String, Sendable, Equatable, CaseIterable {
+    /// Transactions commit.
+    case ok
+    /// Transactions fail (`cause`, since `since`): region events are held and retried.
+    case failing
+    /// The file cannot be written (`cause`): state is kept in memory and the file tried again.
+    case memory
+  }
+
+  /// The database file.
+  package var path: String
+  /// Its condition.
+  package var state: State
+  /// Why it is not `ok` (SQLite's message, with the system's error).
+  package var cause: String?
+  /// Since when it is not `ok`, seconds since 1970.
+  package var since: Double?
+  /// Writes the daemon's hubs hold until the store takes them (region evaluations, removals,
+  /// decisions).
+  package var held: Int
+
+  /// Creates a store status.
+  package init(
+    path: String, state: State, cause: String? = nil, since: Double? = nil, held: Int = 0
+  ) {
+    self.path = path
+    self.state = state
+    self.cause = cause
+    self.since = since
+    self.held = held
   }
 }
 

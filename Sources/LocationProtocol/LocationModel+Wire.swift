@@ -152,7 +152,7 @@ extension HeadingInterference {
 extension RegionFailure {
   /// What kind of failure (`failure`), with `message`.
   private enum Name: String, WireName {
-    case invalid, denied
+    case invalid, denied, notStored
   }
 
   /// Members of the `regionFailed` message itself.
@@ -166,12 +166,16 @@ extension RegionFailure {
     case .denied:
       name = .denied
       message = "the app may not monitor regions"
+    case .notStored(let text):
+      name = .notStored
+      message = text
     }
     try c.field("failure", &name)
     try c.field("message", &message, default: "")
     switch name {
     case .invalid: self = .invalid(message)
     case .denied: self = .denied
+    case .notStored: self = .notStored(message)
     }
   }
 }

@@ -1,52 +1,65 @@
 import Geodesy
 import LocationEngine
 import LocationModel
+import LocationStore
 import Synchronization
 
-/// What a hub keeps across launches: the app's authorization, the global services switch and the
-/// last known location. `StorePersistence` keeps them in the SQLite store; `MemoryPersistence` in
-/// memory (tests, and the fallback when the store cannot be opened).
+/// What a hub keeps across launches: the app's authorization, the global services switch, the
+/// last known location and the regions with their states. `StorePersistence` keeps them in the
+/// SQLite store; `MemoryPersistence` in memory (tests, and `CORELOCATION_STORE=:memory:`).
+///
+/// Every write can fail and says so (`StoreError`): the caller decides what a failure means. The
+/// hub's rule (README, "When the store fails"): a failed commit of region states is "not yet", the
+/// events wait and the commit is retried (``CommitOutbox``); a region that cannot be stored is not
+/// monitored; a last known location that cannot be stored is not retried (the next one will be).
+/// Reads never fail: what cannot be read counts as nothing stored.
 package protocol HubPersistence: Sendable {
   /// The stored decision for an app, if any.
   func authorization(app: String) -> AuthorizationSnapshot?
-  /// Stores a decision.
-  func setAuthorization(_ snapshot: AuthorizationSnapshot, app: String)
+  /// Stores a decision; committed on return.
+  func setAuthorization(_ snapshot: AuthorizationSnapshot, app: String) throws(StoreError)
   /// The global switch behind `locationServicesEnabled()` (default on).
   func servicesEnabled() -> Bool
-  /// Sets the global switch.
-  func setServicesEnabled(_ enabled: Bool)
+  /// Sets the global switch; committed on return.
+  func setServicesEnabled(_ enabled: Bool) throws(StoreError)
   /// The last known location.
   func lastKnownLocation() -> Fix?
-  /// Stores the last known location.
-  func saveLastKnownLocation(_ fix: Fix)
+  /// Stores the last known location; committed on return.
+  func saveLastKnownLocation(_ fix: Fix) throws(StoreError)
   /// Every stored region of an app, by group, with its last state.
   func regions(app: String) -> [String: [(spec: RegionSpec, state: RegionState)]]
-  /// Stores (or replaces by identifier) a region with its state.
+  /// Stores (or replaces by identifier) a region with its state; committed on return.
   func saveRegion(_ spec: RegionSpec, state: RegionState, group: String, app: String)
-  /// Deletes a region.
-  func deleteRegion(identifier: String, group: String, app: String)
-  /// Stores new states of regions, all or nothing; returns only once they are committed.
+    throws(StoreError)
+  /// Deletes a region (nothing when it is not stored); committed on return.
+  func deleteRegion(identifier: String, group: String, app: String) throws(StoreError)
+  /// Stores new states of regions, all or nothing; returns only once they are committed. A
+  /// region that is not stored is skipped.
   func saveRegionStates(
-    _ states: [(identifier: String, state: RegionState)], group: String, app: String, time: Double)
+    _ states: [(identifier: String, state: RegionState)], group: String, app: String, time: Double
+  ) throws(StoreError)
   /// Commits what one evaluation changed: the new states behind `events` (and, for a persistence
   /// that keeps events for absent apps, the events themselves, in the same transaction, so that a
-  /// crash never leaves a state without its event or an event twice). Returns once committed.
+  /// crash never leaves a state without its event or an event twice). Returns once committed;
+  /// throws when nothing was (the caller holds the events and tries again).
   /// The default stores the states with `saveRegionStates`.
   func commitRegionEvents(_ events: [RegionEvent], group: String, app: String, time: Double)
+    throws(StoreError)
   /// Commits a visit before anyone is told of it, for a persistence that keeps events for absent
-  /// apps; returns once committed. The default keeps nothing (an app in its own process hears
-  /// visits only while it runs).
-  func commitVisit(_ visit: Visit, app: String, time: Double)
+  /// apps; returns once committed; throws when nothing was (the caller holds the visit and tries
+  /// again). The default keeps nothing (an app in its own process hears visits only while it
+  /// runs).
+  func commitVisit(_ visit: Visit, app: String, time: Double) throws(StoreError)
 }
 
 extension HubPersistence {
-  package func commitVisit(_ visit: Visit, app: String, time: Double) {}
+  package func commitVisit(_ visit: Visit, app: String, time: Double) throws(StoreError) {}
 
   package func commitRegionEvents(
     _ events: [RegionEvent], group: String, app: String, time: Double
-  ) {
+  ) throws(StoreError) {
     let states = RegionEvent.determinedStates(events)
-    if !states.isEmpty { saveRegionStates(states, group: group, app: app, time: time) }
+    if !states.isEmpty { try saveRegionStates(states, group: group, app: app, time: time) }
   }
 }
 

@@ -4,6 +4,7 @@ import Geodesy
 import LocationEngine
 import LocationModel
 import LocationSources
+import LocationStore
 import Synchronization
 
 /// The in-process runtime (`docs/architecture.md`, "embedded mode"): the engine, the sources and the store on one
@@ -43,6 +44,21 @@ package final class LocationHub: Sendable {
     var problem: String?
     /// The last permanent failure was a refusal of this app.
     var lastFailureWasDenial = false
+    /// Writes waiting for the store, in order (``CommitOutbox``'s rule), and the timer of the
+    /// next attempt.
+    var outbox = CommitOutbox<HeldWrite>()
+    var retryTimer: (any Cancellable)?
+    /// Why the last commit failed, while the outbox holds writes.
+    var lastStoreFailure: StoreError?
+    /// Regions refused in the step being processed because they could not be stored: their
+    /// events of the same step are not announced.
+    var refused: Set<RegionKey> = []
+  }
+
+  /// A region's group and identifier.
+  struct RegionKey: Hashable {
+    var group: String
+    var identifier: String
   }
 
   struct Candidate {
@@ -63,7 +79,7 @@ package final class LocationHub: Sendable {
   package let app: String
   /// The hub's clock.
   package let clock: any HubClock
-  private let persistence: any HubPersistence
+  let persistence: any HubPersistence
   let sources: Sources
   /// Whether this hub answers authorization requests itself (embedded mode), or only holds what
   /// another decides (`locationd`, whose broker asks its agents).
@@ -189,8 +205,7 @@ package final class LocationHub: Sendable {
   package func setAuthorization(_ snapshot: AuthorizationSnapshot) {
     executor.run { [self] in
       _ = state.withLock { $0.authorization.replace(snapshot) }
-      persistence.setAuthorization(snapshot, app: app)
-      persistence.setServicesEnabled(snapshot.servicesEnabled)
+      submit(.authorization(snapshot))
       tell(snapshot)
     }
   }
@@ -203,7 +218,7 @@ package final class LocationHub: Sendable {
       let action = state.withLock { $0.authorization.trigger(trigger, agentAvailable: false) }
       switch action {
       case .apply(let next):
-        persistence.setAuthorization(next, app: app)
+        submit(.authorization(next))
         tell(next)
       case .unchanged, .hold, .ask, .forget:
         // With no agent the machine neither holds, asks nor forgets.
@@ -286,9 +301,10 @@ package final class LocationHub: Sendable {
         apply(effect)
       }
     }
+    state.withLock { $0.refused.removeAll() }
   }
 
-  private func apply(_ effect: EngineEffect) {
+  func apply(_ effect: EngineEffect) {
     switch effect {
     case .deliverLocations(let id, let fixes):
       client(id)?.hub(self, deliver: .locations(fixes))
@@ -308,22 +324,29 @@ package final class LocationHub: Sendable {
     case .cancelTimer(let timer):
       state.withLock { $0.timers.removeValue(forKey: timer) }?.cancel()
     case .saveLastKnownLocation(let fix):
-      persistence.saveLastKnownLocation(fix)
+      // Not held: the next location replaces it, and the store's notice tells the user.
+      try? persistence.saveLastKnownLocation(fix)
     case .regionAdded(let group, let spec, let regionState, let requester):
-      persistence.saveRegion(spec, state: regionState, group: group, app: app)
-      if let requester { client(requester)?.hub(self, deliver: .regionStarted(group: group, spec)) }
+      if let refusal = storeRegion(spec, state: regionState, group: group) {
+        refuse(group: group, identifier: spec.identifier, refusal, requester: requester)
+      } else if let requester {
+        client(requester)?.hub(self, deliver: .regionStarted(group: group, spec))
+      }
     case .regionRejected(let group, let identifier, let failure, let requester):
       if let requester {
         client(requester)?.hub(
           self, deliver: .regionFailed(group: group, identifier: identifier, failure))
       }
     case .regionRemoved(let group, let identifier):
-      persistence.deleteRegion(identifier: identifier, group: group, app: app)
+      submit(.regionRemoved(group: group, identifier: identifier))
     case .regionEvents(let group, let events):
-      // Committed before anyone is told (`docs/architecture.md`, "Store").
-      persistence.commitRegionEvents(events, group: group, app: app, time: clock.now.wall)
-      let clients = state.withLock { $0.clients.sorted { $0.key < $1.key }.map(\.value) }
-      for client in clients { client.hub(self, deliver: .regionEvents(group: group, events)) }
+      // Committed before anyone is told (`docs/architecture.md`, "Store"): announced when the
+      // outbox releases them (README, "When the store fails").
+      let refused = state.withLock { $0.refused }
+      let kept = events.filter {
+        !refused.contains(RegionKey(group: group, identifier: $0.identifier))
+      }
+      if !kept.isEmpty { submit(.regionEvents(group: group, kept, time: clock.now.wall)) }
     case .regionStateReply(let id, let group, let event):
       client(id)?.hub(self, deliver: .regionState(group: group, event))
     case .deliverHeading(let id, let heading):
@@ -339,10 +362,9 @@ package final class LocationHub: Sendable {
       HubLog.write(.info, "\(id)", "updates resumed: moving")
       client(id)?.hub(self, deliver: .resumed)
     case .visit(let visit):
-      // Committed before anyone is told (`docs/architecture.md`, "Store").
-      persistence.commitVisit(visit, app: app, time: clock.now.wall)
-      let clients = state.withLock { $0.clients.sorted { $0.key < $1.key }.map(\.value) }
-      for client in clients { client.hub(self, deliver: .visit(visit)) }
+      // Committed before anyone is told (`docs/architecture.md`, "Store"), through the outbox
+      // like region events.
+      submit(.visit(visit, time: clock.now.wall))
     case .demandHeading(let wanted):
       let changed = state.withLock { state -> Bool in
         defer { state.headingDemand = wanted }
@@ -396,7 +418,7 @@ package final class LocationHub: Sendable {
   /// The largest radius a region may have, in metres.
   package var maximumRegionRadius: Double { state.withLock { $0.engine.maximumRegionRadius } }
 
-  private func client(_ id: ClientID) -> (any HubClient)? {
+  func client(_ id: ClientID) -> (any HubClient)? {
     state.withLock { $0.clients[id] }
   }
 }

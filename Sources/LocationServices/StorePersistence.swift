@@ -4,11 +4,13 @@ import LocationEngine
 import LocationModel
 import LocationStore
 
-/// Hub persistence in the SQLite store. Store errors never reach the app as crashes: a failed read
-/// counts as "nothing stored", a failed write is reported once on standard error (libraries log; the
-/// app keeps working on what it has in memory).
+/// Hub persistence in the SQLite store. Every write is committed on return or throws the store's
+/// error (the hub holds what depends on it: README, "When the store fails"); what was written is
+/// also kept in memory, so that this process reads back its own decisions while the store fails.
+/// A failed read counts as "nothing stored". Store errors never reach the app as crashes.
 package final class StorePersistence: HubPersistence {
-  private let store: LocationStore
+  /// The store.
+  package let store: LocationStore
   private let fallback = MemoryPersistence()
 
   /// Wraps an open store.
@@ -27,15 +29,13 @@ package final class StorePersistence: HubPersistence {
       status: stored.status, accuracy: stored.accuracy, once: stored.once)
   }
 
-  package func setAuthorization(_ snapshot: AuthorizationSnapshot, app: String) {
+  package func setAuthorization(_ snapshot: AuthorizationSnapshot, app: String) throws(StoreError) {
     fallback.setAuthorization(snapshot, app: app)
-    report {
-      try store.setAuthorization(
-        StoredAuthorization(
-          status: snapshot.status, accuracy: snapshot.accuracy,
-          updated: Date().timeIntervalSince1970, once: snapshot.once),
-        app: app)
-    }
+    try store.setAuthorization(
+      StoredAuthorization(
+        status: snapshot.status, accuracy: snapshot.accuracy,
+        updated: Date().timeIntervalSince1970, once: snapshot.once),
+      app: app)
   }
 
   package func servicesEnabled() -> Bool {
@@ -45,18 +45,18 @@ package final class StorePersistence: HubPersistence {
     return value != "0"
   }
 
-  package func setServicesEnabled(_ enabled: Bool) {
+  package func setServicesEnabled(_ enabled: Bool) throws(StoreError) {
     fallback.setServicesEnabled(enabled)
-    report { try store.setSetting(Self.servicesEnabledKey, enabled ? "1" : "0") }
+    try store.setSetting(Self.servicesEnabledKey, enabled ? "1" : "0")
   }
 
   package func lastKnownLocation() -> Fix? {
     ((try? store.lastKnownLocation(app: "")) ?? nil) ?? fallback.lastKnownLocation()
   }
 
-  package func saveLastKnownLocation(_ fix: Fix) {
+  package func saveLastKnownLocation(_ fix: Fix) throws(StoreError) {
     fallback.saveLastKnownLocation(fix)
-    report { try store.saveLastKnownLocation(fix, app: "") }
+    try store.saveLastKnownLocation(fix, app: "")
   }
 
   package func regions(app: String) -> [String: [(spec: RegionSpec, state: RegionState)]] {
@@ -80,57 +80,78 @@ package final class StorePersistence: HubPersistence {
     return result
   }
 
-  package func saveRegion(_ spec: RegionSpec, state: RegionState, group: String, app: String) {
+  package func saveRegion(_ spec: RegionSpec, state: RegionState, group: String, app: String)
+    throws(StoreError)
+  {
+    try store.upsertRegion(
+      StoredRegion(
+        app: app, group: group, identifier: spec.identifier, latitude: spec.latitude,
+        longitude: spec.longitude, radius: spec.radius, hysteresis: spec.hysteresis,
+        notifyOnEntry: spec.notifyOnEntry, notifyOnExit: spec.notifyOnExit, state: state.rawValue))
     fallback.saveRegion(spec, state: state, group: group, app: app)
-    report {
-      try store.upsertRegion(
-        StoredRegion(
-          app: app, group: group, identifier: spec.identifier, latitude: spec.latitude,
-          longitude: spec.longitude, radius: spec.radius, hysteresis: spec.hysteresis,
-          notifyOnEntry: spec.notifyOnEntry, notifyOnExit: spec.notifyOnExit, state: state.rawValue)
-      )
-    }
   }
 
-  package func deleteRegion(identifier: String, group: String, app: String) {
+  package func deleteRegion(identifier: String, group: String, app: String) throws(StoreError) {
     fallback.deleteRegion(identifier: identifier, group: group, app: app)
-    report { try store.deleteRegion(app: app, group: group, identifier: identifier) }
+    try store.deleteRegion(app: app, group: group, identifier: identifier)
   }
 
   package func saveRegionStates(
     _ states: [(identifier: String, state: RegionState)], group: String, app: String, time: Double
-  ) {
-    fallback.saveRegionStates(states, group: group, app: app, time: time)
-    report {
+  ) throws(StoreError) {
+    do {
       try store.transaction {
         for (identifier, state) in states {
-          try store.setRegionState(
-            app: app, group: group, identifier: identifier, state: state.rawValue, time: time)
+          do {
+            try store.setRegionState(
+              app: app, group: group, identifier: identifier, state: state.rawValue, time: time)
+          } catch let error as StoreError where error.code == .notFound {
+            // Not stored (its add could not be): it has no state to keep either.
+            continue
+          }
         }
       }
-    }
-  }
-
-  private func report(_ write: () throws -> Void) {
-    do {
-      try write()
+    } catch let error as StoreError {
+      throw error
     } catch {
-      FileHandle.standardError.write(Data("corelocation: store: \(error)\n".utf8))
+      throw StoreError(code: .other, message: "\(error)", operation: "saveRegionStates")
     }
+    fallback.saveRegionStates(states, group: group, app: app, time: time)
   }
 }
 
 extension LocationHub {
-  /// The store for a path; in memory when the path is `nil` or the store cannot be opened (said once
-  /// on standard error: the app still works, but remembers nothing).
+  /// The store for a path, opened as `LocationStore.open(path:vfs:)` does (a damaged file moved
+  /// aside, the integrity check after an unclean shutdown), its episodes told once each on
+  /// standard error, and closed when the process exits; in memory when the path is `nil`, or when
+  /// the store cannot be opened (said once: the app still works, but remembers nothing).
   static func makePersistence(_ path: String?, app: String) -> any HubPersistence {
     guard let path else { return MemoryPersistence() }
     do {
-      return StorePersistence(store: try LocationStore(path: path))
+      let opening = try LocationStore.open(path: path)
+      for notice in opening.notices { report(notice) }
+      opening.store.setListener { report($0) }
+      closeStoresAtExit()
+      return StorePersistence(store: opening.store)
     } catch {
       FileHandle.standardError.write(
         Data("corelocation: store \(path) unavailable (\(error)); keeping state in memory\n".utf8))
       return MemoryPersistence()
     }
   }
+
+  /// Writes a store notice on standard error: `corelocation: store PATH: ...`.
+  static func report(_ notice: StoreNotice) {
+    FileHandle.standardError.write(Data("corelocation: \(notice)\n".utf8))
+  }
+
+  /// Registers `LocationStore.closeAll()` with `atexit`, once: a program that ends through `exit`
+  /// or by returning from `main` leaves its stores closed, the write-ahead log checkpointed.
+  static func closeStoresAtExit() {
+    _ = registerAtExit
+  }
+
+  private static let registerAtExit: Void = {
+    atexit { LocationStore.closeAll() }
+  }()
 }

@@ -4,8 +4,10 @@ import CSQLite
 ///
 /// Not thread-safe (the library is opened with `SQLITE_OPEN_NOMUTEX`): its owner, `LocationStore`,
 /// serialises every use. Prepared statements are compiled once per SQL text and cached for the
-/// life of the connection. Closing happens in `deinit`: cached statements are finalized, then the
-/// connection is closed (which checkpoints and removes the WAL file when it is the last one).
+/// life of the connection. Closing (`close()`, or `deinit` for a connection nobody closed)
+/// finalizes the cached statements, then closes the connection, which checkpoints the WAL into the
+/// database file and removes it when it is the last connection to the file. After `close()` the
+/// handle must not be used: the owner checks `isOpen` first.
 final class Connection {
   /// The `sqlite3*` handle.
   let handle: OpaquePointer
@@ -13,21 +15,35 @@ final class Connection {
   private var statements: [String: Statement] = [:]
   /// Nesting depth of `LocationStore.transaction` (0: none; 1: `BEGIN`; more: savepoints).
   var transactionDepth = 0
+  /// False once `close()` ran.
+  private(set) var isOpen = true
 
   private init(handle: OpaquePointer) {
     self.handle = handle
   }
 
   deinit {
+    close()
+  }
+
+  /// `sqlite3_finalize` on every cached statement, then `sqlite3_close_v2`. Safe to call twice.
+  /// - Parameter checkpoint: false to leave the write-ahead log as it is (a damaged file moved
+  ///   aside keeps its log beside it, unapplied).
+  func close(checkpoint: Bool = true) {
+    guard isOpen else { return }
+    isOpen = false
+    if !checkpoint { _ = csqlite_no_checkpoint_on_close(handle) }
     for statement in statements.values { statement.finalize() }
     statements.removeAll()
     sqlite3_close_v2(handle)
   }
 
-  /// `sqlite3_open_v2`: opens a connection with the given flags.
-  static func open(path: String, flags: Int32) throws(StoreError) -> Connection {
+  /// `sqlite3_open_v2`: opens a connection with the given flags, through the named VFS (nil: the
+  /// default one).
+  static func open(path: String, flags: Int32, vfs: String? = nil) throws(StoreError) -> Connection
+  {
     var database: OpaquePointer?
-    let result = sqlite3_open_v2(path, &database, flags, nil)
+    let result = sqlite3_open_v2(path, &database, flags, vfs)
     guard let database else {
       throw StoreError(
         code: .other, message: "sqlite3_open_v2: cannot allocate a connection", sqliteCode: result)
@@ -111,6 +127,20 @@ final class Connection {
     try withStatement(sql) { (statement) throws(StoreError) in
       while try statement.step() {}
     }
+  }
+
+  /// `sqlite3_wal_checkpoint_v2` on the main database: copies the WAL into the database file;
+  /// `truncate` also empties the WAL file (waiting up to the busy timeout for readers).
+  /// - Returns: The frames in the WAL and those checkpointed (both -1 when not in WAL mode).
+  @discardableResult
+  func checkpoint(truncate: Bool) throws(StoreError) -> (log: Int32, checkpointed: Int32) {
+    var log: Int32 = -1
+    var checkpointed: Int32 = -1
+    let mode = truncate ? SQLITE_CHECKPOINT_TRUNCATE : SQLITE_CHECKPOINT_PASSIVE
+    try check(
+      sqlite3_wal_checkpoint_v2(handle, "main", mode, &log, &checkpointed),
+      call: "sqlite3_wal_checkpoint_v2")
+    return (log, checkpointed)
   }
 
   /// `sqlite3_errmsg` and `sqlite3_system_errno`: turns a result code into a `StoreError`.

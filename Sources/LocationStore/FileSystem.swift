@@ -37,6 +37,13 @@ enum FileSystem {
     return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
   }
 
+  /// The size of a regular file in bytes; nil when there is none at the path.
+  static func size(_ path: String) -> Int? {
+    var info = stat()
+    guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+    return Int(info.st_size)
+  }
+
   /// True when something exists at `path` (following symbolic links).
   static func exists(_ path: String) -> Bool {
     var info = stat()
@@ -100,4 +107,33 @@ enum FileSystem {
 func systemErrorDescription(_ error: Int32) -> String {
   guard let text = strerror(error) else { return "errno \(error)" }
   return "\(String(cString: text)), errno \(error)"
+}
+
+extension FileSystem {
+  /// Seconds since 1970 from the system clock (`clock_gettime(CLOCK_REALTIME)`).
+  static func wallSeconds() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_REALTIME, &spec)
+    return Double(spec.tv_sec) + Double(spec.tv_nsec) * 1e-9
+  }
+
+  /// Seconds on `CLOCK_MONOTONIC`.
+  static func monotonicSeconds() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &spec)
+    return Double(spec.tv_sec) + Double(spec.tv_nsec) * 1e-9
+  }
+}
+
+extension FileSystem {
+  /// `YYYYMMDDTHHMMSSZ` for seconds since 1970 (UTC, ISO 8601's basic format: no colons in file
+  /// names).
+  static func utcStamp(_ seconds: Double) -> String {
+    var time = time_t(seconds.rounded(.down))
+    var parts = tm()
+    gmtime_r(&time, &parts)
+    func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+    return "\(parts.tm_year + 1900)\(two(parts.tm_mon + 1))\(two(parts.tm_mday))T"
+      + "\(two(parts.tm_hour))\(two(parts.tm_min))\(two(parts.tm_sec))Z"
+  }
 }

@@ -33,16 +33,26 @@ package final class LocationStore: @unchecked Sendable {
   // (directly or through `locked`/`writing`/`transaction`), which holds `gate` for the call; a
   // call made inside `transaction`'s body on the thread that already holds `gate` (recognised
   // through `owner`) runs without taking it again. So at most one thread uses the connection at
-  // any time, and `connection.transactionDepth` is only touched under the gate. `deinit` (the
-  // connection closes itself) runs when no other reference, hence no other user, exists.
-  private let connection: Connection
+  // any time, and `connection`, `connection.transactionDepth` and `health` are only touched under
+  // the gate. `deinit` (the connection closes itself) runs when no other reference, hence no
+  // other user, exists.
+  private var connection: Connection
+  /// Whether the last transaction committed, and since when it has not (under the gate).
+  var health = StoreHealth()
+  /// While the file cannot be written: the store works on a copy in memory, and the file is
+  /// tried again from time to time (`LocationStore+Memory.swift`; under the gate).
+  var memoryFallback: MemoryFallback?
   /// Serialises every call on the connection.
   private let gate = Mutex<Void>(())
   /// The thread that holds `gate`, or 0. Only that thread stores its own identifier, so a thread
   /// that reads its own identifier here holds the gate.
   private let owner = Atomic<UInt>(0)
+  /// Who hears about the store's episodes (`StoreNotice`); set by the owner.
+  private let listener = Mutex<(@Sendable (StoreNotice) -> Void)?>(nil)
   /// The path of the database file, or ":memory:".
   package let path: String
+  /// The SQLite VFS the file is opened through (nil: the default; tests name a fault-injecting one).
+  package let vfs: String?
 
   /// The name of the database file inside its directory.
   package static let fileName = "store.sqlite"
@@ -52,7 +62,8 @@ package final class LocationStore: @unchecked Sendable {
 
   /// Opens (creating if needed) the store at `path` and brings its schema up to date.
   ///
-  /// - Parameter path: The database file. Missing parent directories are created with mode 0700;
+  /// - Parameters:
+  ///   - path: The database file. Missing parent directories are created with mode 0700;
   ///   a new file gets mode 0600. The path `":memory:"` opens a new store in memory, as
   ///   `inMemory()` does.
   /// - Throws: `StoreError` with `.readOnly` when the directory or the file is not writable,
@@ -60,15 +71,27 @@ package final class LocationStore: @unchecked Sendable {
   ///   `.foreignDatabase` for a file that is not a healthy location store (left untouched),
   ///   `.newerVersion` for a store migrated by a newer version, `.busy` when another process
   ///   holds it longer than the busy timeout.
-  package init(path: String) throws(StoreError) {
+  ///   - vfs: The SQLite VFS to open the file through; nil for the default one.
+  package init(path: String, vfs: String? = nil) throws(StoreError) {
     do throws(StoreError) {
-      connection = try path == Self.memoryPath ? Self.openInMemory() : Self.openFile(path)
+      connection = try path == Self.memoryPath ? Self.openInMemory() : Self.openFile(path, vfs: vfs)
       self.path = path
+      self.vfs = vfs
     } catch {
       var error = error
       error.operation = "open"
       throw error
     }
+    if path != Self.memoryPath { OpenStores.add(self) }
+  }
+
+  /// A store on a connection opened by the caller (the copy in memory of a file that cannot be
+  /// written).
+  init(connection: Connection, path: String, vfs: String?) {
+    self.connection = connection
+    self.path = path
+    self.vfs = vfs
+    OpenStores.add(self)
   }
 
   /// Opens a new, empty store that lives in memory and disappears with the object.
@@ -81,9 +104,9 @@ package final class LocationStore: @unchecked Sendable {
   }
 
   /// SQLite's name for a private in-memory database.
-  private static let memoryPath = ":memory:"
+  static let memoryPath = ":memory:"
 
-  private static func openFile(_ path: String) throws(StoreError) -> Connection {
+  static func openFile(_ path: String, vfs: String?) throws(StoreError) -> Connection {
     guard !path.isEmpty, !path.utf8.contains(0) else {
       throw StoreError(code: .invalidValue, message: "the path is empty or contains a NUL byte")
     }
@@ -101,7 +124,7 @@ package final class LocationStore: @unchecked Sendable {
     // No SQLITE_OPEN_CREATE: the file exists now, with our mode. No SQLITE_OPEN_URI: the path is
     // a plain file name.
     let connection = try Connection.open(
-      path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX)
+      path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, vfs: vfs)
     try configure(connection, isFile: true)
     return connection
   }
@@ -157,7 +180,12 @@ package final class LocationStore: @unchecked Sendable {
     _ operation: String, _ body: (Connection) throws(StoreError) -> R
   ) throws(StoreError) -> R {
     do throws(StoreError) {
-      return try exclusively { () throws(StoreError) -> R in try body(connection) }
+      return try exclusively { () throws(StoreError) -> R in
+        guard connection.isOpen else {
+          throw StoreError(code: .closed, message: "the store was closed")
+        }
+        return try body(connection)
+      }
     } catch {
       var error = error
       if error.operation.isEmpty { error.operation = operation }
@@ -166,7 +194,7 @@ package final class LocationStore: @unchecked Sendable {
   }
 
   /// Runs `body` while this thread holds the gate; reentrant on the holding thread.
-  private func exclusively<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+  func exclusively<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
     let me = FileSystem.currentThread()
     // Relaxed is enough: only this thread ever stores `me`, so seeing it means we stored it.
     if owner.load(ordering: .relaxed) == me { return try body() }
@@ -203,34 +231,83 @@ package final class LocationStore: @unchecked Sendable {
   package func transaction<T>(_ body: () throws -> T) throws -> T {
     try exclusively { () throws -> T in
       let depth = connection.transactionDepth
-      try locked("transaction") { (connection) throws(StoreError) in
-        try connection.run(depth == 0 ? "BEGIN IMMEDIATE" : "SAVEPOINT nested\(depth)")
-      }
-      connection.transactionDepth = depth + 1
-      let value: T
+      guard depth == 0 else { return try run(body, depth: depth) }
+      retryFileIfDue()
       do {
-        value = try body()
-      } catch {
-        connection.transactionDepth = depth
-        rollback(depth: depth)
+        let value = try run(body, depth: 0)
+        note(health.committed(at: FileSystem.wallSeconds()))
+        return value
+      } catch let error as StoreError {
+        note(health.failed(error, at: FileSystem.wallSeconds()))
         throw error
       }
-      connection.transactionDepth = depth
-      do {
-        try locked("transaction") { (connection) throws(StoreError) in
-          try connection.run(depth == 0 ? "COMMIT" : "RELEASE nested\(depth)")
-        }
-      } catch {
-        rollback(depth: depth)
-        throw error
-      }
-      return value
     }
+  }
+
+  /// One transaction (`depth` 0) or savepoint, with the gate held.
+  private func run<T>(_ body: () throws -> T, depth: Int) throws -> T {
+    try locked("transaction") { (connection) throws(StoreError) in
+      try connection.run(depth == 0 ? "BEGIN IMMEDIATE" : "SAVEPOINT nested\(depth)")
+    }
+    connection.transactionDepth = depth + 1
+    let value: T
+    do {
+      value = try body()
+    } catch {
+      connection.transactionDepth = depth
+      rollback(depth: depth)
+      throw error
+    }
+    connection.transactionDepth = depth
+    do {
+      try locked("transaction") { (connection) throws(StoreError) in
+        try connection.run(depth == 0 ? "COMMIT" : "RELEASE nested\(depth)")
+      }
+    } catch {
+      rollback(depth: depth)
+      throw error
+    }
+    return value
+  }
+
+  // MARK: Notices
+
+  /// Sets who hears about the store's episodes (failing and recovered, in memory and back on the
+  /// file, moved aside): once each, on the thread that saw it, while the store is locked (so the
+  /// listener must not call the store, nor wait for a thread that does).
+  package func setListener(_ listener: (@Sendable (StoreNotice) -> Void)?) {
+    self.listener.withLock { $0 = listener }
+  }
+
+  /// Tells the listener, if there is something to tell.
+  func note(_ kind: StoreNotice.Kind?) {
+    guard let kind, let listener = listener.withLock({ $0 }) else { return }
+    listener(StoreNotice(path: path, kind: kind))
+  }
+
+  /// Whether the connection is open (call with the gate held).
+  var connectionIsOpen: Bool { connection.isOpen }
+
+  /// The connection (call with the gate held).
+  var currentConnection: Connection { connection }
+
+  /// Replaces the connection (call with the gate held, outside any transaction); the old one is
+  /// closed.
+  func replaceConnection(with new: Connection) {
+    let old = connection
+    connection = new
+    old.close()
+  }
+
+  /// The store's condition now (`locationctl status`).
+  package var condition: StoreHealth.Condition {
+    exclusively { health.condition }
   }
 
   /// Undoes the transaction or savepoint at `depth`; errors are ignored (SQLite may already have
   /// rolled back, for example after `SQLITE_FULL`).
   private func rollback(depth: Int) {
+    guard connection.isOpen else { return }
     if depth == 0 {
       if !connection.isAutocommit { try? connection.run("ROLLBACK") }
     } else {

@@ -1,7 +1,7 @@
 /// An error from the location store: what went wrong, in which store operation, and SQLite's code.
 ///
 /// Our rule: the message names tables, columns, files and SQLite's own text, never a stored value,
-/// so coordinates never reach a log through an error (CONVENTIONS.md, "Errors and logs").
+/// so coordinates never reach a log through an error (CONTRIBUTING.md, "How the code is written").
 package struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The kind of failure, for callers that react to it.
   package enum Code: Sendable, Equatable, CaseIterable {
@@ -33,6 +33,8 @@ package struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case notFound
     /// Any other SQLite failure (out of memory, misuse, an internal error).
     case other
+    /// The store was closed (the program is ending); nothing more is read or written.
+    case closed
   }
 
   /// The kind of failure.

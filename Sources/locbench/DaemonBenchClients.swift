@@ -3,10 +3,12 @@ import Foundation
 /// Many client connections in one thread: non-blocking sockets served by one `epoll` loop
 /// (`poll()` where epoll cannot be set up), each with an incoming line buffer and an outgoing
 /// queue. Lines are handed over with the `CLOCK_MONOTONIC` time at which the `read` that completed
-/// them returned.
+/// them returned. A connection added with `reads: false` is never read (a peer that does not
+/// read, for `locbench hostile`): only written, and closed when the other end hangs up.
 final class DaemonBenchClients {
   private struct Connection {
     var fd: Int32
+    var reads: Bool
     var inbox: [UInt8] = []
     var outbox: [UInt8] = []
     var isOpen = true
@@ -30,13 +32,18 @@ final class DaemonBenchClients {
   /// Whether connection `index` is still open.
   func isOpen(_ index: Int) -> Bool { connections[index].isOpen }
 
-  /// Adds the non-blocking socket `fd`; returns its index.
-  func add(_ fd: Int32) -> Int {
-    connections.append(Connection(fd: fd))
-    pollSet.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
-    epoll?.watch(fd, token: connections.count - 1, events: DaemonBenchEpoll.readable, add: true)
+  /// Adds the non-blocking socket `fd`, read unless `reads` is false; returns its index.
+  func add(_ fd: Int32, reads: Bool = true) -> Int {
+    connections.append(Connection(fd: fd, reads: reads))
+    pollSet.append(pollfd(fd: fd, events: reads ? Int16(POLLIN) : 0, revents: 0))
+    epoll?.watch(
+      fd, token: connections.count - 1, events: reads ? DaemonBenchEpoll.readable : 0, add: true)
     return connections.count - 1
   }
+
+  /// Closes connection `index` (dropping what is still queued for it). Not from a `pump`
+  /// handler, which reads the connection's buffer.
+  func close(_ index: Int) { markClosed(index) }
 
   /// Queues `bytes` for connection `index` and writes as much as the socket takes now.
   func send(_ index: Int, _ bytes: [UInt8]) {
@@ -71,12 +78,14 @@ final class DaemonBenchClients {
       }
     }
     let wantsWrite = !connections[index].outbox.isEmpty
-    let events = Int16(POLLIN) | (wantsWrite ? Int16(POLLOUT) : 0)
+    let reads = connections[index].reads
+    let events = (reads ? Int16(POLLIN) : 0) | (wantsWrite ? Int16(POLLOUT) : 0)
     if pollSet[index].events != events {
       pollSet[index].events = events
       epoll?.watch(
         connections[index].fd, token: index,
-        events: DaemonBenchEpoll.readable | (wantsWrite ? DaemonBenchEpoll.writable : 0),
+        events: (reads ? DaemonBenchEpoll.readable : 0)
+          | (wantsWrite ? DaemonBenchEpoll.writable : 0),
         add: false)
     }
   }
@@ -86,7 +95,7 @@ final class DaemonBenchClients {
     connections[index].isOpen = false
     connections[index].outbox = []
     epoll?.remove(connections[index].fd)
-    close(connections[index].fd)
+    Glibc.close(connections[index].fd)
     pollSet[index].fd = -1
     closedCount += 1
   }
@@ -113,6 +122,8 @@ final class DaemonBenchClients {
         if events & DaemonBenchEpoll.writable != 0 { flush(index) }
         let readMask = DaemonBenchEpoll.readable | DaemonBenchEpoll.hangUp | DaemonBenchEpoll.error
         if events & readMask != 0 { readAvailable(index, handler: handler) }
+        let endMask = DaemonBenchEpoll.hangUp | DaemonBenchEpoll.error
+        if !connections[index].reads && events & endMask != 0 { markClosed(index) }
       }
       return !ready.isEmpty
     }
@@ -125,6 +136,9 @@ final class DaemonBenchClients {
       if events & (Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR)) != 0 {
         readAvailable(index, handler: handler)
       }
+      if !connections[index].reads && events & (Int16(POLLHUP) | Int16(POLLERR)) != 0 {
+        markClosed(index)
+      }
     }
     return true
   }
@@ -133,7 +147,7 @@ final class DaemonBenchClients {
     _ index: Int, handler: (Int, UnsafeRawBufferPointer, UInt64) -> Void
   ) {
     let fd = connections[index].fd
-    while connections[index].isOpen {
+    while connections[index].isOpen && connections[index].reads {
       let count = scratch.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
       let time = DaemonBenchSystem.now()
       if count == 0 {

@@ -10,10 +10,10 @@ enum DaemonBenchLocationd {
   private static let error = Array(#""type":"error""#.utf8)
   private static let timeKey = Array(#""time":"#.utf8)
 
-  /// A new private directory, under /dev/shm when it is writable (so the store's commits cost no
-  /// disk flushes during setup), else under the temporary directory.
-  static func temporaryDirectory(prefix: String) throws -> String {
-    let base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : NSTemporaryDirectory()
+  /// A new private directory, under /dev/shm when it is writable and `inMemory` holds (so the
+  /// store's commits cost no disk flushes during setup), else under the temporary directory.
+  static func temporaryDirectory(prefix: String, inMemory: Bool = true) throws -> String {
+    let base = inMemory && access("/dev/shm", W_OK) == 0 ? "/dev/shm" : NSTemporaryDirectory()
     var template = Array("\(base)/\(prefix)-XXXXXX".utf8CString)
     guard
       let path = template.withUnsafeMutableBufferPointer({ buffer in
@@ -61,6 +61,51 @@ enum DaemonBenchLocationd {
       #"{"type":"addRegion","client":1,"group":"manager","region":{"identifier":"c\#(client)r\#(index)","latitude":\#(latitude),"longitude":\#(longitude),"radius":\#(radius),"hysteresis":5,"notifyOnEntry":true,"notifyOnExit":true},"initialState":"outside"}"#
   }
 
+  /// A failure whose description ends with the last lines of locationd's log at `logPath`.
+  static func failure(_ text: String, logPath: String) -> DaemonBenchSystem.Failure {
+    let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+    let tail = log.split(separator: "\n").suffix(5).joined(separator: " | ")
+    return DaemonBenchSystem.Failure(
+      description: text + (tail.isEmpty ? "" : "; locationd said: \(tail)"))
+  }
+
+  /// Connects to locationd's socket at `path` once it listens, retrying until `deadline`
+  /// (monotonic ns); throws when the daemon `pid` exited first (and sets `pid` to 0, reaped).
+  static func connect(
+    _ path: String, daemon pid: inout pid_t, logPath: String, deadline: UInt64
+  ) throws -> Int32 {
+    while true {
+      do {
+        return try DaemonBenchSystem.connectUnix(path: path)
+      } catch {
+        if DaemonBenchSystem.hasExited(pid) {
+          pid = 0
+          throw failure("locationd exited", logPath: logPath)
+        }
+        if DaemonBenchSystem.now() > deadline { throw failure("\(error)", logPath: logPath) }
+        usleep(20_000)
+      }
+    }
+  }
+
+  /// Records the fixes of a `locations` line received by `client` at `time` (matched to the
+  /// feed's epochs by their time); returns whether `line` was a `locations` delivery.
+  static func recordLocations(
+    _ line: UnsafeRawBufferPointer, client: Int, at time: UInt64, feed: DaemonBenchFeed,
+    latency: DaemonBenchLatency
+  ) -> Bool {
+    guard DaemonBenchLine.contains(locations, in: line) else { return false }
+    var offset = 0
+    while let start = DaemonBenchLine.end(of: timeKey, in: line, from: offset),
+      let (seconds, end) = DaemonBenchLine.number(in: line, at: start)
+    {
+      let milliseconds = Int64((seconds * 1000).rounded())
+      latency.record(client: client, epoch: feed.index(ofMilliseconds: milliseconds), at: time)
+      offset = end
+    }
+    return true
+  }
+
   /// Starts locationd, connects and sets up the clients, feeds every epoch and measures.
   static func measure(_ options: DaemonBench.Options) throws -> DaemonBenchResult {
     let program = try executable(options)
@@ -85,10 +130,7 @@ enum DaemonBenchLocationd {
         "--source", "nmea+tcp://127.0.0.1:\(feedPort)", "--policy", "grant",
       ], logPath: logPath)
     func failure(_ text: String) -> DaemonBenchSystem.Failure {
-      let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
-      let tail = log.split(separator: "\n").suffix(5).joined(separator: " | ")
-      return DaemonBenchSystem.Failure(
-        description: text + (tail.isEmpty ? "" : "; locationd said: \(tail)"))
+      Self.failure(text, logPath: logPath)
     }
 
     let feed = DaemonBenchFeed(rate: options.rate)
@@ -101,17 +143,8 @@ enum DaemonBenchLocationd {
     var errors: [String] = []
     var locationLines = 0
     let handler: (Int, UnsafeRawBufferPointer, UInt64) -> Void = { client, line, time in
-      if DaemonBenchLine.contains(locations, in: line) {
+      if recordLocations(line, client: client, at: time, feed: feed, latency: latency) {
         locationLines += 1
-        var offset = 0
-        while let start = DaemonBenchLine.end(of: timeKey, in: line, from: offset),
-          let (seconds, end) = DaemonBenchLine.number(in: line, at: start)
-        {
-          let milliseconds = Int64((seconds * 1000).rounded())
-          latency.record(
-            client: client, epoch: feed.index(ofMilliseconds: milliseconds), at: time)
-          offset = end
-        }
       } else if DaemonBenchLine.contains(regionStarted, in: line) {
         started[client] += 1
         startedTotal += 1
@@ -130,19 +163,7 @@ enum DaemonBenchLocationd {
     let setupStart = DaemonBenchSystem.now()
     let deadline = setupStart + 20_000_000_000
     for client in 0..<options.clients {
-      var fd: Int32 = -1
-      while fd < 0 {
-        do {
-          fd = try DaemonBenchSystem.connectUnix(path: socketPath)
-        } catch {
-          if DaemonBenchSystem.hasExited(pid) {
-            pid = 0
-            throw failure("locationd exited")
-          }
-          if DaemonBenchSystem.now() > deadline { throw failure("\(error)") }
-          usleep(20_000)
-        }
-      }
+      let fd = try connect(socketPath, daemon: &pid, logPath: logPath, deadline: deadline)
       _ = clients.add(fd)
       clients.send(client, line: #"{"type":"hello","version":1,"role":"app"}"#)
       try DaemonBench.wait(clients, seconds: 20, what: "locationd welcomes", handler: handler) {

@@ -171,14 +171,20 @@ enum DaemonBenchSystem {
   /// Starts `path` with `arguments`; stdin is /dev/null, stdout and stderr go to `logPath`.
   ///
   /// The child starts with an empty signal mask and default SIGPIPE/SIGTERM dispositions (the
-  /// bench ignores SIGPIPE), so SIGTERM stops it.
-  static func spawn(_ path: String, _ arguments: [String], logPath: String) throws -> pid_t {
+  /// bench ignores SIGPIPE), so SIGTERM stops it. With `newProcessGroup` it leads a process group
+  /// of its own (its pid), which its children join: `kill(-pid, ...)` ends them all.
+  /// `descriptor3`, when given, is the child's descriptor 3.
+  static func spawn(
+    _ path: String, _ arguments: [String], logPath: String, newProcessGroup: Bool = false,
+    descriptor3: Int32? = nil
+  ) throws -> pid_t {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    if let descriptor3 { posix_spawn_file_actions_adddup2(&actions, descriptor3, 3) }
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
     defer { posix_spawnattr_destroy(&attributes) }
@@ -189,7 +195,12 @@ enum DaemonBenchSystem {
     sigemptyset(&defaults)
     for signal in [SIGPIPE, SIGTERM, SIGINT, SIGHUP] { sigaddset(&defaults, signal) }
     posix_spawnattr_setsigdefault(&attributes, &defaults)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    var flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
+    if newProcessGroup {
+      posix_spawnattr_setpgroup(&attributes, 0)
+      flags |= POSIX_SPAWN_SETPGROUP
+    }
+    posix_spawnattr_setflags(&attributes, Int16(flags))
     let argv = ([path] + arguments).map { strdup($0) } + [nil]
     defer { for pointer in argv { free(pointer) } }
     var pid: pid_t = 0

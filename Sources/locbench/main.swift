@@ -1,7 +1,11 @@
 // locbench: the project's benchmarks. Each prints ratios against a baseline measured in the same run
-// (CONVENTIONS.md, "Style and tooling"); none is part of the test suite's pass/fail.
+// (CONTRIBUTING.md); none is part of the test suite's pass/fail.
 //
-//   swift run -c release locbench [geodesy|nmea|replay|regions|power|visits|daemon|geocode|install|all]
+//   swift run -c release locbench \
+//     [geodesy|nmea|replay|regions|store|power|visits|daemon|geocode|install|hostile|all]
+//
+// `hostile-attacker` and `hostile-identity` are the programs `locbench hostile` runs as another
+// uid, not benchmarks.
 import Foundation
 
 let benches: [(name: String, summary: String, run: () -> Void)] = [
@@ -9,6 +13,7 @@ let benches: [(name: String, summary: String, run: () -> Void)] = [
   ("nmea", "NMEA 0183 decoding throughput on a generated 50 MB log", NMEABench.run),
   ("replay", "GPX decoding and the engine pipeline on a 1,000,000-point track", ReplayBench.run),
   ("regions", "1,000,000 regions against a moving trace: index vs linear scan", RegionsBench.run),
+  ("store", "integrity check at start on a 1,000,000-region store vs a clean open", StoreBench.run),
   (
     "power", "receiver on-time under significant change, auto-pause and visits on 3 traces",
     PowerBench.run
@@ -26,12 +31,21 @@ let benches: [(name: String, summary: String, run: () -> Void)] = [
     "install", "installed size, and whereami's cold start against gpspipe on gpsd",
     InstallBench.run
   ),
+  (
+    "hostile",
+    "system locationd vs one hostile uid, attacks F1-F10 (root; --seconds N per row, default 60)",
+    HostileBench.run
+  ),
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let wanted = arguments.first ?? "help"
 if wanted == GeocodeBench.firstLookupMode {
   GeocodeBench.firstLookupChild(arguments: Array(arguments.dropFirst()))
+} else if wanted == HostileAttacker.mode {
+  HostileAttacker.main(Array(arguments.dropFirst()))
+} else if wanted == HostileIdentity.mode {
+  HostileIdentity.main(Array(arguments.dropFirst()))
 } else if wanted == "all" {
   for bench in benches {
     print("== \(bench.name)")

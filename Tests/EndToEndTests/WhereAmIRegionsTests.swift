@@ -81,6 +81,8 @@ struct WhereAmIRegionsTests {
       ["--source", "replay://" + first, "--instant", "--regions", Self.regions], environment: store)
     #expect(before.status == 0, "stderr: \(before.stderr)")
     #expect(before.stdout.contains("buoy inside enter"))
+    // The store was closed at exit: its log checkpointed into the file and removed.
+    #expect(!FileManager.default.fileExists(atPath: directory + "/store.sqlite-wal"))
     let after = try Runner.run(
       ["--source", "replay://" + second, "--instant", "--regions", Self.regions], environment: store
     )
@@ -89,5 +91,34 @@ struct WhereAmIRegionsTests {
       after.stdout.split(separator: "\n").map {
         $0.split(separator: " ").dropFirst().joined(separator: " ")
       } == ["buoy outside exit"])
+  }
+
+  /// SIGTERM (and SIGINT) end `whereami` through `exit` (status 128 + 15): the store is closed,
+  /// its log checkpointed into the file, so that a backup of `store.sqlite` alone misses nothing.
+  @Test func aSignalClosesTheStore() async throws {
+    guard let binary = BuiltPrograms.whereami else { throw Runner.NotBuilt() }
+    let directory = NSTemporaryDirectory() + "regions-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let store = directory + "/store.sqlite"
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: binary)
+    // Real time: the run lasts longer than the test waits.
+    process.arguments = ["--source", "replay://" + Paths.ijsselmeer, "--regions", Self.regions]
+    process.environment = Runner.environment(home: directory, ["CORELOCATION_STORE": store])
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try runWithEmptySignalMask(process)
+    defer { stopChild(process, signal: SIGKILL) }
+    // Running with its regions stored: the log holds them.
+    #expect(await eventually { FileManager.default.fileExists(atPath: store + "-wal") })
+    let status = stopChild(process, signal: SIGTERM, grace: 20)
+    #expect(process.terminationReason == .exit && status == 128 + SIGTERM)
+    #expect(!FileManager.default.fileExists(atPath: store + "-wal"))
+    // The file alone, copied as a backup without its log would be, has the regions.
+    let copy = directory + "/backup.sqlite"
+    try FileManager.default.copyItem(atPath: store, toPath: copy)
+    let text = try String(contentsOf: URL(fileURLWithPath: copy), encoding: .isoLatin1)
+    #expect(text.contains("buoy"), "the regions are in the database file")
   }
 }

@@ -17,11 +17,11 @@ import Testing
       do {
         let persistence = StorePersistence(store: try LocationStore(path: path))
         #expect(persistence.authorization(app: "org.example.a") == nil)
-        persistence.setAuthorization(
+        try persistence.setAuthorization(
           AuthorizationSnapshot(
             status: AuthorizationStatus.authorizedAlways, accuracy: .reducedAccuracy),
           app: "org.example.a")
-        persistence.setAuthorization(
+        try persistence.setAuthorization(
           AuthorizationSnapshot(status: AuthorizationStatus.denied), app: "org.example.b")
       }
       let reopened = StorePersistence(store: try LocationStore(path: path))
@@ -39,12 +39,12 @@ import Testing
       do {
         let persistence = StorePersistence(store: try LocationStore(path: path))
         #expect(persistence.servicesEnabled())
-        persistence.setServicesEnabled(false)
+        try persistence.setServicesEnabled(false)
         #expect(!persistence.servicesEnabled())
       }
       let reopened = StorePersistence(store: try LocationStore(path: path))
       #expect(!reopened.servicesEnabled())
-      reopened.setServicesEnabled(true)
+      try reopened.setServicesEnabled(true)
       #expect(reopened.servicesEnabled())
     }
   }
@@ -59,8 +59,8 @@ import Testing
       do {
         let persistence = StorePersistence(store: try LocationStore(path: path))
         #expect(persistence.lastKnownLocation() == nil)
-        persistence.saveLastKnownLocation(fix(1, 1))
-        persistence.saveLastKnownLocation(saved)
+        try persistence.saveLastKnownLocation(fix(1, 1))
+        try persistence.saveLastKnownLocation(saved)
       }
       let reopened = StorePersistence(store: try LocationStore(path: path))
       #expect(reopened.lastKnownLocation() == saved)
@@ -73,8 +73,8 @@ import Testing
       let good = fix(52, 5)
       do {
         let persistence = StorePersistence(store: try LocationStore(path: path))
-        persistence.saveLastKnownLocation(good)
-        persistence.saveLastKnownLocation(fix(.nan, 5))
+        try persistence.saveLastKnownLocation(good)
+        #expect(throws: StoreError.self) { try persistence.saveLastKnownLocation(fix(.nan, 5)) }
       }
       let reopened = StorePersistence(store: try LocationStore(path: path))
       #expect(reopened.lastKnownLocation() == good)
@@ -124,20 +124,26 @@ import Testing
       let persistence = LocationHub.makePersistence(
         blocker + "/corelocation/store.sqlite", app: "org.example.app")
       #expect(persistence is MemoryPersistence)
-      persistence.setAuthorization(
+      try persistence.setAuthorization(
         AuthorizationSnapshot(status: AuthorizationStatus.authorizedAlways), app: "x")
       #expect(persistence.authorization(app: "x")?.status == AuthorizationStatus.authorizedAlways)
     }
   }
 
-  @Test func fileThatIsNotAStoreFallsBackToMemoryAndIsLeftAlone() throws {
+  /// A file that is not a database (its header overwritten, or not a database at all) is moved
+  /// aside, kept as it was, and a new store is created in its place: persistence resumes.
+  @Test func fileThatIsNotAStoreIsMovedAsideAndANewStoreIsCreated() throws {
     try withTemporaryDirectory { directory in
       let path = directory + "/store.sqlite"
       let text = Data("my notes, not a database\n".utf8)
       try text.write(to: URL(fileURLWithPath: path))
       let persistence = LocationHub.makePersistence(path, app: "org.example.app")
-      #expect(persistence is MemoryPersistence)
-      #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == text)
+      #expect(persistence is StorePersistence)
+      let names = try FileManager.default.contentsOfDirectory(atPath: directory)
+      let aside = try #require(names.first { $0.hasPrefix("store.sqlite.corrupt-") })
+      #expect(try Data(contentsOf: URL(fileURLWithPath: directory + "/" + aside)) == text)
+      try persistence.setServicesEnabled(false)
+      #expect(!StorePersistence(store: try LocationStore(path: path)).servicesEnabled())
     }
   }
 

@@ -5,8 +5,8 @@
 #endif
 
 // What the kernel vouches for about a peer: its pidfd, its credentials on every message, its
-// security label and groups. One function per call, `EINTR` retried (CONVENTIONS.md, "C at the
-// edge"). Option numbers are socket(7)'s and unix(7)'s on Linux (asm-generic).
+// security label and groups. One function per call, `EINTR` retried (CONTRIBUTING.md, "How the
+// code is written"). Option numbers are socket(7)'s and unix(7)'s on Linux (asm-generic).
 extension DaemonSyscall {
   /// `SO_PASSCRED`: every `recvmsg` carries the sending process's credentials.
   static let passCredentialsOption: Int32 = 16

@@ -1,7 +1,7 @@
 import LocationModel
 
 /// Watches the magnitude of the measured geomagnetic field and reports magnetic interference once
-/// per episode: a value-type state machine (CONVENTIONS.md, "The engine").
+/// per episode: a value-type state machine (CONTRIBUTING.md, "How the code is written").
 ///
 /// Rule (ours; Apple publishes none): a sample with all three raw components x, y, z has the
 /// magnitude `m = sqrt(x² + y² + z²)` (microtesla). With an expected total intensity `F` from the

@@ -1,7 +1,7 @@
 import Geodesy
 import LocationModel
 
-/// One client's location-update state: a value-type state machine (CONVENTIONS.md, "The engine").
+/// One client's location-update state: a value-type state machine (CONTRIBUTING.md, "How the code is written").
 ///
 /// States: idle; streaming (`startUpdatingLocation`); requesting (`requestLocation`, waiting for
 /// one fix). Each transition returns what to tell the client; the engine applies it.

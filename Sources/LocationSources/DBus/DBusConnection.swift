@@ -4,7 +4,7 @@ import Foundation
 /// package makes on it.
 ///
 /// Not thread-safe: sd-bus objects belong to one thread at a time, so whoever owns a connection
-/// uses it from one serial queue only (CONVENTIONS.md, "C at the edge").
+/// uses it from one serial queue only (CONTRIBUTING.md, "How the code is written").
 final class DBusConnection {
   /// How long a method call waits for its reply: 5 s, in microseconds.
   static let defaultTimeout: UInt64 = 5_000_000
