@@ -12,7 +12,9 @@ import LocationServices
 // every manager's delegate is told. An app with no decision yet asks for always authorization.
 // The sources run as for significant change: a cheap source that gives 100 m or better runs in
 // preference to a receiver, and a receiver that must serve is on for one fix, then off for 60 s
-// while moving and 180 s during a visit.
+// while moving and 180 s during a visit. Monitoring is kept in the store until stopped: a process
+// that starts again resumes it; under `locationd`, visits are detected while the app is not running
+// and delivered once to its next manager.
 extension ManagerCore {
   func startVisits() {
     environment.hub.startVisits(requester: id)

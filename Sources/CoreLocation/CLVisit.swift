@@ -12,7 +12,9 @@ internal import LocationModel
 /// accuracy) end it; a stop shorter than 10 minutes (a traffic light, a drop-off) is no visit. A stay that was under way when monitoring began has no
 /// known arrival: it is reported only at its departure, with `arrivalDate` `Date.distantPast`.
 /// `horizontalAccuracy` combines how far the stay's fixes spread around the centre with their own
-/// accuracy. See the README, "Visits", for the measured figures.
+/// accuracy. Monitoring is kept until stopped; under `locationd`, visits are detected while the
+/// app is not running and delivered once to its next manager. See the README, "Visits", for the
+/// measured figures.
 ///
 /// As on Apple platforms, the class can be created with `init()` and subclassed (its properties are
 /// `open`), so that test doubles written there compile.

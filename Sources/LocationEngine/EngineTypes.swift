@@ -181,4 +181,7 @@ package enum EngineEffect: Sendable, Equatable {
   /// A visit began or ended (`VisitDetector`): persist it where events are kept for an absent
   /// app, then tell every client (each manager's delegate hears `didVisit`).
   indirect case visit(Visit)
+  /// Visit monitoring was turned on or off for the app: persist it (a daemon keeps detecting while
+  /// the app is away, and a restart resumes it).
+  case visitMonitoring(Bool)
 }

@@ -35,8 +35,17 @@ extension LocationEngine {
     requester: ClientID?, at now: EngineInstant, into effects: inout [EngineEffect]
   ) {
     if !allowed, let requester { effects.append(.deliverError(requester, .denied)) }
-    if visitMonitoring == nil { visitMonitoring = VisitDutyCycle() }
+    if visitMonitoring == nil {
+      visitMonitoring = VisitDutyCycle()
+      effects.append(.visitMonitoring(true))
+    }
     resumeVisits(at: now, into: &effects)
+  }
+
+  /// Visit monitoring restored from the store before the engine handles its first event (no
+  /// effects: detection starts with the first event, when the app may have locations).
+  package mutating func restoreVisitMonitoring() {
+    if visitMonitoring == nil { visitMonitoring = VisitDutyCycle() }
   }
 
   /// `stopMonitoringVisits()`.
@@ -44,6 +53,7 @@ extension LocationEngine {
     guard var duty = visitMonitoring else { return }
     _ = duty.stop()
     visitMonitoring = nil
+    effects.append(.visitMonitoring(false))
     effects.append(.cancelTimer(.visitWake))
     effects.append(.cancelTimer(.visitGiveUp))
   }

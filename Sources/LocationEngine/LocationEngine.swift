@@ -210,6 +210,8 @@ package struct LocationEngine: Sendable {
         effects.append(.regionStateReply(client, group: group, event))
       }
     }
+    // Visit monitoring restored from the store, or allowed again: detection runs.
+    if visitMonitoring?.state == .stopped { resumeVisits(at: now, into: &effects) }
     updateDemand(into: &effects)
     let headingDemand = headingsAllowed && !headingSessions.isEmpty
     if lastHeadingDemand != headingDemand {

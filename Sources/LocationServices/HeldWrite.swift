@@ -14,4 +14,6 @@ enum HeldWrite: Sendable {
   /// A visit (and, in `locationd`, the event kept for the app), committed at `time`; released as
   /// the `visit` delivery.
   case visit(Visit, time: Double)
+  /// Visit monitoring on or off for the app, from `time` (wall-clock seconds).
+  case visitMonitoring(Bool, time: Double)
 }

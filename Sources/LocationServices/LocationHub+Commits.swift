@@ -73,6 +73,8 @@ extension LocationHub {
         try persistence.setServicesEnabled(snapshot.servicesEnabled)
       case .visit(let visit, let time):
         try persistence.commitVisit(visit, app: app, time: time)
+      case .visitMonitoring(let on, let time):
+        try persistence.setVisitMonitoring(on, app: app, time: time)
       }
       return nil
     } catch {
@@ -89,7 +91,7 @@ extension LocationHub {
     case .visit(let visit, _):
       let clients = state.withLock { $0.clients.sorted { $0.key < $1.key }.map(\.value) }
       for client in clients { client.hub(self, deliver: .visit(visit)) }
-    case .regionRemoved, .authorization:
+    case .regionRemoved, .authorization, .visitMonitoring:
       // Nobody waits for these: the engine and the clients already have them.
       break
     }

@@ -136,6 +136,8 @@ package final class LocationHub: Sendable {
     for (group, regions) in persistence.regions(app: app).sorted(by: { $0.key < $1.key }) {
       engine.restoreRegions(group: group, regions.map(\.spec), regions.map(\.state))
     }
+    // Visit monitoring too: it runs until the app stops it (Apple relaunches the app for it).
+    if persistence.monitorsVisits(app: app) { engine.restoreVisitMonitoring() }
     state = Mutex(
       State(
         engine: engine,
@@ -365,6 +367,8 @@ package final class LocationHub: Sendable {
       // Committed before anyone is told (`docs/architecture.md`, "Store"), through the outbox
       // like region events.
       submit(.visit(visit, time: clock.now.wall))
+    case .visitMonitoring(let on):
+      submit(.visitMonitoring(on, time: clock.now.wall))
     case .demandHeading(let wanted):
       let changed = state.withLock { state -> Bool in
         defer { state.headingDemand = wanted }
