@@ -32,6 +32,7 @@ import LocationSources
 /// | `max-connections` | connections served at once (default 4096; more wait in the listen queue) |
 /// | `max-connections-per-uid` | connections one uid may have open at once (default 256; more get `tooMany` and are closed) |
 /// | `hello-timeout` | seconds a new connection has to say `hello` before it is closed (default 5) |
+/// | `requests-per-uid` | requests one uid's connections together are served per second (default 10000; a new connection and a `hello` count 10, every 4 KiB received 1; beyond it they wait, unread) |
 /// | `max-regions` | regions one app may monitor at once, every group together (default 50000) |
 /// | `max-held-requests` | requests of one uid's apps together kept while an agent decides (default 256; more get `tooMany`) |
 /// | `max-apps-per-uid` | app identities one uid may have the daemon remember (default 256; a new one beyond gets `tooMany` at `hello`) |
@@ -102,6 +103,11 @@ package struct DaemonConfiguration: Sendable, Equatable {
   package var maximumConnectionsPerUID = 256
   /// Seconds a new connection has to say `hello` (`hello-timeout`).
   package var helloTimeout = 5.0
+  /// Requests one uid's connections together are served per second (`requests-per-uid`): a
+  /// token bucket holding one second's worth; a new connection costs
+  /// `UIDWorkBudget.connectionCost`. Beyond it the uid's connections are not read until it
+  /// refills, so one uid cannot keep the I/O thread to itself.
+  package var requestsPerUID = 10_000
   /// Requests of one uid's apps together kept while an agent decides (`max-held-requests`).
   package var maximumHeldRequests = 256
   /// App identities one uid may have the daemon remember (`max-apps-per-uid`).
@@ -453,6 +459,7 @@ package struct DaemonConfiguration: Sendable, Equatable {
       case "max-connections-per-uid":
         maximumConnectionsPerUID = try Self.positive(value, place: place, key: key)
       case "hello-timeout": helloTimeout = Double(try Self.positive(value, place: place, key: key))
+      case "requests-per-uid": requestsPerUID = try Self.positive(value, place: place, key: key)
       case "max-held-requests":
         maximumHeldRequests = try Self.positive(value, place: place, key: key)
       case "max-apps-per-uid": maximumAppsPerUID = try Self.positive(value, place: place, key: key)

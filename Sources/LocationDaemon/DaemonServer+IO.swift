@@ -43,10 +43,13 @@ extension DaemonServer {
         loop.sessions.count < configuration.maximumConnections && now >= loop.acceptPausedUntil
       fds.append(pollfd(fd: loop.listener, events: Int16(accepting ? POLLIN : 0), revents: 0))
       fds.append(pollfd(fd: loop.wakeRead, events: Int16(POLLIN), revents: 0))
+      serveDeferred(now: now)
       for (id, session) in loop.sessions {
         var events = Int16(POLLIN)
         if session.connection.wantsWrite { events |= Int16(POLLOUT) }
-        fds.append(pollfd(fd: session.connection.fd, events: events, revents: 0))
+        // A uid over its work budget is left out until it refills (-1: poll skips the entry).
+        let served = budget(of: session.connection.peer.uid, now: now).available
+        fds.append(pollfd(fd: served ? session.connection.fd : -1, events: events, revents: 0))
         order.append(id)
       }
       let ready = poll(&fds, nfds_t(fds.count), pollTimeout(now: now))
@@ -85,11 +88,47 @@ extension DaemonServer {
     }
   }
 
-  /// How long `poll` may wait: until the next `hello` deadline, the end of an accept pause or the
-  /// next checkpoint.
+  /// The work budget of a uid, refilled to `now` (made on first use).
+  func budget(of uid: UInt32, now: Double) -> UIDWorkBudget {
+    var budget =
+      loop.workBudgets[uid] ?? UIDWorkBudget(rate: configuration.requestsPerUID, now: now)
+    budget.refill(now: now)
+    loop.workBudgets[uid] = budget
+    return budget
+  }
+
+  /// Charges a uid's work budget.
+  func spend(_ cost: Double, uid: UInt32) {
+    loop.workBudgets[uid]?.spend(cost)
+  }
+
+  /// Serves the lines that connections left waiting while their uid was over its budget, for the
+  /// uids that have refilled; forgets the budgets of uids with no connection and a full bucket.
+  private func serveDeferred(now: Double) {
+    for id in loop.deferred.sorted() {
+      guard let session = loop.sessions[id] else {
+        loop.deferred.remove(id)
+        continue
+      }
+      guard budget(of: session.connection.peer.uid, now: now).available else { continue }
+      loop.deferred.remove(id)
+      processLines(session)
+    }
+    if loop.workBudgets.count > loop.connectionsPerUID.count {
+      loop.workBudgets = loop.workBudgets.filter {
+        loop.connectionsPerUID[$0.key] != nil || $0.value.tokens < $0.value.rate
+      }
+    }
+  }
+
+  /// How long `poll` may wait: until the next `hello` deadline, the end of an accept pause, the
+  /// next checkpoint, or a uid's budget refilling for connections left out.
   private func pollTimeout(now: Double) -> Int32 {
     var next = loop.acceptPausedUntil > now ? loop.acceptPausedUntil : Double.infinity
     if loop.nextCheckpoint > now { next = min(next, loop.nextCheckpoint) }
+    for budget in loop.workBudgets.values where !budget.available {
+      next = min(next, now + budget.secondsUntilAvailable)
+    }
     if let hello = loop.helloDeadlines.first { next = min(next, hello.deadline) }
     guard next.isFinite else { return -1 }
     return Int32(min(60_000, max(1, ((next - now) * 1000).rounded(.up))))
@@ -137,6 +176,8 @@ extension DaemonServer {
         DaemonSyscall.close(fd)
         continue
       }
+      _ = budget(of: peer.uid, now: LiveClock.monotonicSeconds())
+      spend(UIDWorkBudget.connectionCost, uid: peer.uid)
       let id = loop.nextConnectionID
       loop.nextConnectionID += 1
       let budget =
@@ -189,9 +230,14 @@ extension DaemonServer {
           close(session)
           return
         }
+        // Bytes cost too (a token per 4 KiB): long lines, cut lines and garbage are work.
+        spend(Double(count) / UIDWorkBudget.bytesPerToken, uid: session.connection.peer.uid)
         session.reader.append(buffer[0..<count])
         processLines(session)
         if loop.sessions[session.connection.id] == nil { return }
+        // Over the uid's budget: nothing more is read (nor an end seen) until its lines are
+        // served.
+        if loop.deferred.contains(session.connection.id) { return }
       case .wouldBlock:
         return
       case .closed:
@@ -209,12 +255,23 @@ extension DaemonServer {
   }
 
   private func processLines(_ session: Session) {
-    while let item = session.reader.next() {
+    let uid = session.connection.peer.uid
+    while true {
+      // Over the uid's budget: the rest waits (`serveDeferred`), unread.
+      guard loop.workBudgets[uid]?.available ?? true else {
+        loop.deferred.insert(session.connection.id)
+        return
+      }
+      guard let item = session.reader.next() else { return }
       switch item {
       case .line(let bytes):
+        spend(1, uid: uid)
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
         do {
-          try handle(try DaemonProtocol.decode(line: bytes), session)
+          let message = try DaemonProtocol.decode(line: bytes)
+          // A hello makes the daemon read the peer's identity from /proc: it costs more.
+          if case .hello = message { spend(UIDWorkBudget.helloCost - 1, uid: uid) }
+          try handle(message, session)
         } catch {
           fail(session, error)
         }
@@ -356,6 +413,10 @@ final class IOLoop: @unchecked Sendable {
   var connectionsPerUID: [UInt32: Int] = [:]
   /// The output queues of each uid with a connection open, together.
   var queueBudgets: [UInt32: DaemonQueueBudget] = [:]
+  /// Each uid's work budget (`requests-per-uid`).
+  var workBudgets: [UInt32: UIDWorkBudget] = [:]
+  /// Connections with lines left unread because their uid was over its budget.
+  var deferred: Set<Int> = []
   /// A uid's queues together may hold this many times `queue-limit`.
   static let uidQueueFactor = 16
   /// When connections that have not said `hello` are closed, in order (monotonic seconds).

@@ -21,7 +21,7 @@ import Foundation
 /// `--guard-mb`, so that a cap that does not bound enough cannot take the machine down.
 enum HostileBench {
   /// The run's parameters (`locbench hostile [--seconds N] [--attack NAME[,NAME...]]
-  /// [--locationd PATH] [--guard-mb N] [--keep]`).
+  /// [--locationd PATH] [--guard-mb N] [--keep] [--no-groups]`).
   struct Options {
     var seconds = 60.0
     var attacks = HostileAttack.allCases
@@ -29,6 +29,9 @@ enum HostileBench {
     var guardMegabytes = 1000
     /// Whether the run's directory (each row's daemon log, store and attacker output) is kept.
     var keep = false
+    /// Whether the daemon, the honest app and the attacker run in CPU groups of their own, as
+    /// systemd's slices place them (`HostileCPUGroups`); `--no-groups` measures without.
+    var groups = true
     var rate = 10.0
     /// Epochs before the measured ones, while the attacker starts.
     var warmup = 30
@@ -69,6 +72,8 @@ enum HostileBench {
   struct Workspace {
     /// The run's directory (mode 0755): one subdirectory per row.
     var directory: String
+    /// The principals' CPU groups, if the run uses them.
+    var groups: HostileCPUGroups? = nil
     /// The daemon.
     var locationd: String
     /// The hostile uid's directory, and its copy of locbench there.
@@ -83,7 +88,7 @@ enum HostileBench {
     guard let options = parseOptions(Array(CommandLine.arguments.dropFirst(2))) else {
       print(
         "usage: locbench hostile [--seconds N] [--attack NAME[,NAME...]] [--locationd PATH] "
-          + "[--guard-mb N] [--keep]")
+          + "[--guard-mb N] [--keep] [--no-groups]")
       for attack in HostileAttack.allCases {
         print("  \(attack.rawValue) (\(attack.label)): \(attack.summary)")
       }
@@ -105,14 +110,34 @@ enum HostileBench {
         + "per row (\(options.fixes) fixes, after \(options.warmup) warm-up), "
         + "\(ProcessInfo.processInfo.activeProcessorCount) cores, load average "
         + DaemonBench.loadAverage())
-    let workspace: Workspace
+    var workspace: Workspace
     do {
       workspace = try prepare(options)
     } catch {
       print("locbench hostile: nothing measured: \(error)")
       return
     }
+    if options.groups {
+      workspace.groups = HostileCPUGroups.make()
+      if let groups = workspace.groups {
+        do {
+          try groups.move(getpid(), to: .honest)
+        } catch {
+          print("locbench hostile: \(error); measuring without CPU groups")
+          groups.remove()
+          workspace.groups = nil
+        }
+      }
+    }
+    print(
+      workspace.groups.map {
+        "CPU groups: locationd, the honest app and the attacker each in a group of its own with "
+          + "equal weight, as systemd's system.slice and user-UID.slice (\($0.root))"
+      }
+        ?? "CPU groups: none (\(options.groups ? "no writable cpu controller" : "--no-groups")): "
+        + "every process competes with every other, the attacker's included")
     defer {
+      workspace.groups?.remove()
       if options.keep {
         progress("kept \(workspace.directory)")
       } else {
@@ -161,6 +186,8 @@ enum HostileBench {
         options.guardMegabytes = v
       case "--keep":
         options.keep = true
+      case "--no-groups":
+        options.groups = false
       default: return nil
       }
       index += 1

@@ -65,6 +65,7 @@ enum HostileBenchRow {
         "--system", "--foreground", "--socket", socket, "--store", store, "--config",
         configuration, "--source", "nmea+tcp://127.0.0.1:\(feedPort)",
       ], logPath: logPath)
+    try workspace.groups?.move(pid, to: .daemon)
 
     // The honest app: hello, one manager, updates at the best accuracy.
     let feed = DaemonBenchFeed(rate: options.rate)
@@ -146,14 +147,17 @@ enum HostileBenchRow {
     let childrenBefore = childrenCPUSeconds()
     let started = DaemonBenchSystem.now()
     if attack != .baseline {
+      let command = [
+        HostileBench.setpriv, "--reuid", "\(HostileBench.hostileUID)", "--regid",
+        "\(HostileBench.hostileUID)", "--clear-groups", "--", workspace.attackerExecutable,
+        HostileAttacker.mode, attack.rawValue, socket,
+        DaemonBenchReport.format(options.attackSeconds, 1), workspace.attackerDirectory,
+      ]
+      // In the attacker's CPU group from its first instruction, when the run has groups.
+      let (path, arguments) =
+        workspace.groups?.wrapped(.attacker, command) ?? (command[0], Array(command.dropFirst()))
       attacker = try DaemonBenchSystem.spawn(
-        HostileBench.setpriv,
-        [
-          "--reuid", "\(HostileBench.hostileUID)", "--regid", "\(HostileBench.hostileUID)",
-          "--clear-groups", "--", workspace.attackerExecutable, HostileAttacker.mode,
-          attack.rawValue, socket, DaemonBenchReport.format(options.attackSeconds, 1),
-          workspace.attackerDirectory,
-        ], logPath: directory + "/attacker.log", newProcessGroup: true)
+        path, arguments, logPath: directory + "/attacker.log", newProcessGroup: true)
     }
     let watchdog = HostileBenchWatchdog(
       daemon: pid, attacker: attacker, store: store, storeBefore: storeBefore,

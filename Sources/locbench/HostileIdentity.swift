@@ -13,8 +13,9 @@ import Foundation
 ///   of SIZE bytes around the honest feed's track (so they are evaluated), at most 256
 ///   unanswered, until all are answered;
 /// - `held COUNT SIZE`: after the welcome, registers, asks for updates (an agent's question) and
-///   adds COUNT regions with identifiers of SIZE bytes, then 2 more, and keeps the connection
-///   open to the end, reading.
+///   adds COUNT regions with identifiers of SIZE bytes, then 2 more and a ping, and keeps the
+///   connection open to the end, reading (without the ping's reply, it timed out: the daemon had
+///   not read the requests yet).
 enum HostileIdentity {
   /// The mode name that selects this program in `main.swift`.
   static let mode = "hostile-identity"
@@ -73,6 +74,7 @@ enum HostileIdentity {
     var welcomed = false
     var answered = 0
     var tooMany = 0
+    var pinged = false
     var refusal: Outcome?
     let handler: (Int, UnsafeRawBufferPointer, UInt64) -> Void = { _, line, _ in
       let type = HostileLine.field("type", in: line)
@@ -90,6 +92,8 @@ enum HostileIdentity {
         answered += 1
       } else if type == "error" && HostileLine.field("code", in: line) == "tooMany" {
         tooMany += 1
+      } else if type == "reply" && HostileLine.number("id", in: line) == 9 {
+        pinged = true
       }
     }
     func pump(until done: () -> Bool) -> Outcome? {
@@ -130,9 +134,15 @@ enum HostileIdentity {
           return outcome
         }
       }
-      // Held to the end: the daemon keeps the requests while the connection is open.
+      // A ping after them: its reply says the daemon has read every request (it serves a uid
+      // over `requests-per-uid` later, not never). Held to the end: the daemon keeps the
+      // requests while the connection is open.
+      clients.send(connection, line: #"{"type":"ping","id":9}"#)
       let outcome = pump(until: { false })
-      if outcome == .timedOut { return tooMany == 2 ? .welcomed : .capNotMet }
+      if outcome == .timedOut {
+        guard pinged else { return .timedOut }
+        return tooMany == 2 ? .welcomed : .capNotMet
+      }
       return outcome ?? .welcomed
     default:
       return .welcomed
