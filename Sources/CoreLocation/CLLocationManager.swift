@@ -162,6 +162,19 @@ open class CLLocationManager: NSObject {
     HubEnvironment.current.hub.significantChangeAvailable
   }
 
+  // MARK: Visits (rule in CLLocationManager+Visits.swift and the README)
+
+  /// Starts the delivery of visit-related events, for the app: every manager's delegate hears
+  /// `locationManager(_:didVisit:)` (the rule is in `CLVisit`'s documentation).
+  open func startMonitoringVisits() {
+    core.startVisits()
+  }
+
+  /// Stops the delivery of visit-related events, for the app.
+  open func stopMonitoringVisits() {
+    core.stopVisits()
+  }
+
   // MARK: Authorization
 
   /// The current authorization status for the app.
@@ -545,6 +558,8 @@ final class ManagerCore: HubClient {
         guard let manager = managerBox.value else { return }
         delegate?.locationManagerDidResumeLocationUpdates(manager)
       }
+    case .visit(let visit):
+      deliverVisit(visit, target: target)
     }
   }
 
@@ -566,19 +581,4 @@ final class ManagerCore: HubClient {
       return CLError(.locationUnknown, userInfo: userInfo)
     }
   }
-}
-
-/// Locations handed from the hub's executor to the delivery thread. `CLLocation` is immutable.
-struct UncheckedLocations: @unchecked Sendable {
-  let locations: [CLLocation]
-}
-
-/// An optional error handed to the delivery thread.
-struct UncheckedOptionalError: @unchecked Sendable {
-  let error: CLError?
-}
-
-/// An error handed to the delivery thread; `CLError`'s user info holds only strings and booleans.
-struct UncheckedError: @unchecked Sendable {
-  let error: CLError
 }

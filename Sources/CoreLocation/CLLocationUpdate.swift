@@ -177,7 +177,7 @@ private final class LiveUpdatesClient: HubClient {
     case .error(.locationUnknown, _):
       continuation.yield(CLLocationUpdate(locationUnavailable: true, accuracyLimited: limited))
     case .authorization, .regionEvents, .regionStarted, .regionFailed, .regionState, .heading,
-      .headingInterference, .deferredFinished, .paused, .resumed:
+      .headingInterference, .deferredFinished, .paused, .resumed, .visit:
       break
     }
   }

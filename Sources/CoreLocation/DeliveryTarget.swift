@@ -33,3 +33,18 @@ struct DeliveryTarget: @unchecked Sendable {
     }
   }
 }
+
+/// Locations handed from the hub's executor to the delivery thread. `CLLocation` is immutable.
+struct UncheckedLocations: @unchecked Sendable {
+  let locations: [CLLocation]
+}
+
+/// An optional error handed to the delivery thread.
+struct UncheckedOptionalError: @unchecked Sendable {
+  let error: CLError?
+}
+
+/// An error handed to the delivery thread; `CLError`'s user info holds only strings and booleans.
+struct UncheckedError: @unchecked Sendable {
+  let error: CLError
+}

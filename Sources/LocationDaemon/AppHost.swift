@@ -12,10 +12,10 @@ import Synchronization
 /// it is away (`docs/architecture.md`, "locationd").
 ///
 /// The host is itself a permanent client of its hub. Deliveries meant for every manager
-/// (`authorization`, `regionEvents`) reach the app through the host, once per connection (the
-/// per-manager clients ignore them). The region events the app would be told (`shouldNotify`) are
-/// kept in the store with the states they change, in one transaction, until a connection
-/// acknowledges them; while no connection of the app is open, the app's launch command, if any,
+/// (`authorization`, `regionEvents`, `visit`) reach the app through the host, once per connection
+/// (the per-manager clients ignore them). The region events the app would be told
+/// (`shouldNotify`) are kept in the store with the states they change, in one transaction, and
+/// visits likewise, until a connection acknowledges them; while no connection of the app is open, the app's launch command, if any,
 /// is run (at most once a minute until the app connects).
 ///
 /// Lock order: the server's state, then a host's, then a connection's output, then the hub's
@@ -45,6 +45,9 @@ final class AppHost: HubClient {
     /// events were kept (nil: nothing to tell), in order; the hub's delivery of the same events,
     /// which follows each commit, takes the first.
     var kept: [Int64?] = []
+    /// For each visit committed by `commitVisit`, the sequence it was kept under, in order; the
+    /// hub's delivery of the same visit, which follows each commit, takes the first.
+    var keptVisits: [Int64] = []
     /// The connections whose copy of the app's regions is current (`regionsChanged`).
     var current: Set<Int> = []
   }
@@ -55,6 +58,8 @@ final class AppHost: HubClient {
 
   /// The store's kind for a kept `regionEvents` message.
   static let pendingKind = "regionEvents"
+  /// The store's kind for a kept `visit` message.
+  static let visitKind = "visit"
   /// The kind a kept message that can no longer be read is set aside under: kept for a person to
   /// look at, never acknowledged unseen.
   static let unreadableKind = "unreadable"
@@ -109,6 +114,8 @@ final class AppHost: HubClient {
       for connection in connections { connection.send(.authorization(snapshot)) }
     case .regionEvents(let group, let events):
       regionEvents(group: group, events)
+    case .visit(let visit):
+      visitEvent(visit)
     case .locations, .error, .regionStarted, .regionFailed, .regionState, .heading,
       .headingInterference, .deferredFinished, .paused, .resumed:
       // The host asks for nothing of its own.
@@ -162,6 +169,60 @@ final class AppHost: HubClient {
         throw StoreError(code: .other, message: "\(error)", operation: "commitRegionEvents")
       }
     }
+  }
+
+  /// Commits a visit as a pending event of the app, kept until a connection acknowledges it (as
+  /// `commitRegionEvents` keeps region events): sent at once to the connections open now, or to
+  /// the next one. Called on the hub's executor; the hub delivers the visit only when this returns.
+  /// - Throws: `StoreError` when nothing was committed: the hub holds the visit and calls again.
+  func commitVisit(_ visit: Visit, time: Double, base: any HubPersistence) throws(StoreError) {
+    try state.withLock { (state) throws(StoreError) in
+      let line = DaemonProtocol.encode(.visit(visit, sequence: nil))
+      let payload = String(decoding: line.dropLast(), as: UTF8.self)
+      let maximum = maximumPendingEvents
+      let app = app
+      let store = store
+      do {
+        let (sequence, dropped) = try store.transaction { () throws -> (Int64, Int) in
+          try base.commitVisit(visit, app: app, time: time)
+          let sequence = try store.appendEvent(
+            PendingEvent(app: app, kind: Self.visitKind, payload: payload, time: time))
+          return (sequence, try store.trimEvents(app: app, keeping: maximum))
+        }
+        if dropped > 0 {
+          DaemonLog.write(
+            "app \(app): \(dropped) old events dropped: at most \(maximum) are kept "
+              + "(max-pending-events)")
+        }
+        state.keptVisits.append(sequence)
+      } catch let error as StoreError {
+        throw error
+      } catch {
+        throw StoreError(code: .other, message: "\(error)", operation: "commitVisit")
+      }
+    }
+  }
+
+  /// A committed visit: to every open connection with its sequence, or kept for the next one
+  /// (the app's launch command, if any, runs).
+  private func visitEvent(_ visit: Visit) {
+    let now = hub.clock.now.monotonic
+    let launch = state.withLock { state -> Bool in
+      let sequence = state.keptVisits.isEmpty ? nil : state.keptVisits.removeFirst()
+      guard state.connections.isEmpty else {
+        let bytes = DaemonProtocol.encode(.visit(visit, sequence: sequence))
+        for (_, connection) in state.connections.sorted(by: { $0.key < $1.key }) {
+          if let sequence { connection.noteSequence(sequence) }
+          connection.enqueue(bytes, droppable: false)
+        }
+        return false
+      }
+      guard sequence != nil, launchCommand != nil else { return false }
+      if let last = state.lastLaunch, now - last < Self.launchInterval { return false }
+      state.lastLaunch = now
+      return true
+    }
+    if launch, let launchCommand { AppLauncher.launch(launchCommand, app: app) }
   }
 
   private func regionEvents(group: String, _ events: [RegionEvent]) {
@@ -228,11 +289,15 @@ final class AppHost: HubClient {
       var highest: Int64 = 0
       for event in pending {
         highest = max(highest, event.sequence)
-        guard event.kind == Self.pendingKind else { continue }
+        guard event.kind == Self.pendingKind || event.kind == Self.visitKind else { continue }
         // The daemon's own record, however long: not a peer's line, so no peer line limit.
-        guard
-          case .regionEvents(let group, let events, _) = try? DaemonProtocol.decode(
-            line: Array(event.payload.utf8), limit: .max)
+        let decoded = try? DaemonProtocol.decode(line: Array(event.payload.utf8), limit: .max)
+        if event.kind == Self.visitKind, case .visit(let visit, _) = decoded {
+          connection.send(.visit(visit, sequence: event.sequence))
+          continue
+        }
+        guard event.kind == Self.pendingKind,
+          case .regionEvents(let group, let events, _) = decoded
         else {
           DaemonLog.write(
             "app \(app): pending event \(event.sequence) is unreadable; kept aside (kind "
@@ -257,11 +322,12 @@ final class AppHost: HubClient {
     }
   }
 
-  /// Marks the host retired when no connection is open and no region is monitored.
+  /// Marks the host retired when no connection is open, no region is monitored and visits are
+  /// not.
   /// - Returns: Whether it was retired now.
   func markRetiredIfIdle() -> Bool {
     state.withLock { state -> Bool in
-      guard !state.retired, state.connections.isEmpty else { return false }
+      guard !state.retired, state.connections.isEmpty, !hub.monitorsVisits else { return false }
       let regions = state.groups.reduce(0) { $0 + hub.regions(group: $1).count }
       guard regions == 0 else { return false }
       state.retired = true
@@ -306,6 +372,7 @@ final class AppHost: HubClient {
   func acknowledge(through sequence: Int64) {
     do {
       try store.deleteEvents(app: app, throughSequence: sequence, kind: Self.pendingKind)
+      try store.deleteEvents(app: app, throughSequence: sequence, kind: Self.visitKind)
     } catch {
       DaemonLog.write("app \(app): acknowledged events could not be deleted: \(error)")
     }
@@ -444,7 +511,8 @@ final class ManagerProxy: HubClient {
       }
       connection.send(
         .error(DaemonErrorMessage(code: code, message: message ?? fallback, client: client)))
-    case .authorization, .regionEvents:
+    case .authorization, .regionEvents, .visit:
+      // For every manager: the host sends them.
       break
     case .regionStarted(let group, let spec):
       connection.send(.regionStarted(client: client, group: group, region: spec))

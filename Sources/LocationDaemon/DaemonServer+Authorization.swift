@@ -134,10 +134,13 @@ extension DaemonServer {
     case .startUpdates: return .startUpdates
     case .requestLocation: return .requestLocation
     case .startSignificantChanges: return .startSignificantChanges
+    // Visits ask for always authorization, as significant change does.
+    case .startVisits: return .startSignificantChanges
     case .addRegion: return .addRegion
     case .hello, .welcome, .error, .ping, .register, .unregister, .changeRequest, .stopUpdates,
       .stopSignificantChanges, .removeRegion, .requestRegionState, .startHeading, .changeHeading,
-      .stopHeading, .allowDeferred, .disallowDeferred, .ack, .refreshRegions, .purpose, .locations,
+      .stopHeading, .allowDeferred, .disallowDeferred, .ack, .refreshRegions, .purpose,
+      .stopVisits, .visit, .locations,
       .authorization, .regionEvents, .regionStarted, .regionsChanged, .regionList, .regionFailed,
       .regionState, .heading, .headingInterference, .deferredFinished, .paused, .resumed, .status,
       .apps, .authorize, .regions, .sources, .services, .reply, .authorizationRequest,

@@ -65,7 +65,8 @@ extension DaemonServer {
       .purpose,
       .locations, .authorization, .regionEvents, .regionStarted, .regionsChanged, .regionList,
       .regionFailed, .regionState, .heading, .headingInterference, .deferredFinished, .paused,
-      .resumed, .reply, .authorizationRequest, .authorizationDecision:
+      .resumed, .startVisits, .stopVisits, .visit, .reply, .authorizationRequest,
+      .authorizationDecision:
       // Not control requests: `handle` routes these elsewhere.
       break
     }

@@ -24,7 +24,8 @@ extension DaemonServer {
     case .register, .unregister, .startUpdates, .changeRequest, .stopUpdates, .requestLocation,
       .startSignificantChanges, .stopSignificantChanges, .requestAuthorization, .addRegion,
       .removeRegion, .requestRegionState, .startHeading, .changeHeading, .stopHeading,
-      .allowDeferred, .disallowDeferred, .ack, .refreshRegions, .purpose:
+      .allowDeferred, .disallowDeferred, .ack, .refreshRegions, .purpose, .startVisits,
+      .stopVisits:
       guard role == .app, let host = session.host else {
         throw DaemonProtocolError(
           code: .forbidden,
@@ -46,7 +47,7 @@ extension DaemonServer {
       try agentDecided(id, status, accuracy, from: session)
     case .welcome, .error, .locations, .authorization, .regionEvents, .regionStarted,
       .regionsChanged, .regionList, .regionFailed, .regionState, .heading, .headingInterference,
-      .deferredFinished, .paused, .resumed, .reply, .authorizationRequest:
+      .deferredFinished, .paused, .resumed, .visit, .reply, .authorizationRequest:
       throw DaemonProtocolError(
         code: .outOfOrder, message: "\(message.type) is sent by the daemon, not to it")
     }
@@ -274,9 +275,15 @@ extension DaemonServer {
     case .ack, .purpose:
       // Handled before authorization (`app`): acknowledging and giving a reason are never held.
       break
+    case .startVisits(let client):
+      // For the app (every manager hears its visits); the client, if any, hears `denied`.
+      hub.startVisits(requester: client == 0 ? nil : try manager(session, client))
+    case .stopVisits:
+      hub.send(.stopVisits)
     case .hello, .welcome, .error, .ping, .locations, .authorization, .regionEvents,
       .regionStarted, .regionsChanged, .regionList, .regionFailed, .regionState, .heading,
-      .headingInterference, .deferredFinished, .paused, .resumed, .status, .apps, .authorize,
+      .headingInterference, .deferredFinished, .paused, .resumed, .visit, .status, .apps,
+      .authorize,
       .regions, .sources, .services, .reply, .authorizationRequest, .authorizationDecision:
       // Not app requests: `handle` routes these elsewhere.
       break

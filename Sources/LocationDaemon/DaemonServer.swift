@@ -268,20 +268,20 @@ package final class DaemonServer: Sendable {
     }
   }
 
-  /// Apps with monitored regions get their hub at once: their regions are watched while they are
-  /// away.
+  /// Apps with monitored regions or visits get their hub at once: their regions and visits are
+  /// watched while they are away.
   /// Also learns which app identities the store knows (`max-apps-per-uid`), and drops kept events
   /// nobody collected for `pending-event-days`.
   private func restoreHosts() {
     let expiry = Date().timeIntervalSince1970 - configuration.pendingEventDays * 86_400
     if let expired = try? store.expireEvents(before: expiry), expired > 0 {
       DaemonLog.write(
-        "\(expired) region events nobody collected in \(configuration.pendingEventDays) days dropped"
+        "\(expired) events nobody collected in \(configuration.pendingEventDays) days dropped"
       )
     }
     let apps: Set<String>
     do {
-      apps = Set(try store.allRegions().map(\.app))
+      apps = Set(try store.allRegions().map(\.app)).union(try store.visitMonitoringApps())
     } catch {
       DaemonLog.write("stored regions unreadable: \(error)")
       return

@@ -46,6 +46,19 @@ final class KeepingPersistence: HubPersistence {
   ) throws(StoreError) {
     try base.saveRegionStates(states, group: group, app: app, time: time)
   }
+  func monitorsVisits(app: String) -> Bool { base.monitorsVisits(app: app) }
+  func setVisitMonitoring(_ on: Bool, app: String, time: Double) throws(StoreError) {
+    try base.setVisitMonitoring(on, app: app, time: time)
+  }
+  /// Through the host, which keeps the visit for the app until a connection acknowledges it;
+  /// throws when nothing was committed, and the hub holds the visit.
+  func commitVisit(_ visit: Visit, app: String, time: Double) throws(StoreError) {
+    if let host = host.withLock({ $0.value }) {
+      try host.commitVisit(visit, time: time, base: base)
+    } else {
+      try base.commitVisit(visit, app: app, time: time)
+    }
+  }
   /// Through the host (which keeps the events of an absent app in the same transaction); throws
   /// when nothing was committed, and the hub holds the events.
   func commitRegionEvents(_ events: [RegionEvent], group: String, app: String, time: Double)

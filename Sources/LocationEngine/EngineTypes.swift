@@ -63,6 +63,10 @@ package enum EngineTimer: Hashable, Sendable {
   case dutyWake(ClientID)
   /// The time allowed for one duty-cycle burst to give a fix.
   case dutyGiveUp(ClientID)
+  /// The next wake of the duty-cycled source for the app's visit monitoring.
+  case visitWake
+  /// The time allowed for one visit-monitoring burst to give a usable fix.
+  case visitGiveUp
 }
 
 /// Something that happened, handed to `LocationEngine.handle(_:at:)`.
@@ -124,6 +128,11 @@ package enum EngineEvent: Sendable {
   case startSignificantChanges(ClientID)
   /// `stopMonitoringSignificantLocationChanges()`.
   case stopSignificantChanges(ClientID)
+  /// `startMonitoringVisits()`: visits are monitored for the app (every manager hears them);
+  /// `requester` is told `denied` when the app may not have locations now.
+  case startVisits(requester: ClientID?)
+  /// `stopMonitoringVisits()`: for the app.
+  case stopVisits
 }
 
 /// What the runtime must do after an event. Effects are applied in order, outside any lock.
@@ -169,4 +178,10 @@ package enum EngineEffect: Sendable, Equatable {
   /// A paused client's updates resumed on movement (`locationManagerDidResumeLocationUpdates`);
   /// the fix that showed the movement follows.
   case resumeUpdates(ClientID)
+  /// A visit began or ended (`VisitDetector`): persist it where events are kept for an absent
+  /// app, then tell every client (each manager's delegate hears `didVisit`).
+  indirect case visit(Visit)
+  /// Visit monitoring was turned on or off for the app: persist it (a daemon keeps detecting while
+  /// the app is away, and a restart resumes it).
+  case visitMonitoring(Bool)
 }

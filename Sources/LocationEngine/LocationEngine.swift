@@ -40,6 +40,8 @@ package struct LocationEngine: Sendable {
   var autoPauses: [ClientID: AutoPause] = [:]
   /// Significant-change monitoring, per client.
   var dutyCycles: [ClientID: DutyCycle] = [:]
+  /// Visit monitoring, for the app (nil: off).
+  var visitMonitoring: VisitDutyCycle?
   var lastHeadingDemand: Bool?
   private(set) var allowed: Bool
   /// Whether headings may be delivered (`AuthorizationSnapshot.allowsHeadings`).
@@ -119,7 +121,9 @@ package struct LocationEngine: Sendable {
     case .fix(let fix):
       // A fix changes demand only when it completes a request, pauses or resumes a client, or
       // ends a duty-cycle burst.
-      if receive(fix, at: now, into: &effects) || !autoPauses.isEmpty || !dutyCycles.isEmpty {
+      if receive(fix, at: now, into: &effects) || !autoPauses.isEmpty || !dutyCycles.isEmpty
+        || visitMonitoring != nil
+      {
         updateDemand(into: &effects)
       }
       return
@@ -152,10 +156,18 @@ package struct LocationEngine: Sendable {
       dutyWake(client, at: now, into: &effects)
     case .timerFired(.dutyGiveUp(let client)):
       dutyGiveUp(client, at: now, into: &effects)
+    case .timerFired(.visitWake):
+      visitWake(at: now, into: &effects)
+    case .timerFired(.visitGiveUp):
+      visitGiveUp(at: now, into: &effects)
     case .startSignificantChanges(let client):
       startSignificantChanges(client, at: now, into: &effects)
     case .stopSignificantChanges(let client):
       stopSignificantChanges(client, into: &effects)
+    case .startVisits(let requester):
+      startVisits(requester: requester, at: now, into: &effects)
+    case .stopVisits:
+      stopVisits(into: &effects)
     case .authorization(let isAllowed, let headings, let reduced):
       allowed = isAllowed
       headingsAllowed = headings
@@ -166,6 +178,9 @@ package struct LocationEngine: Sendable {
           apply(sessions[client]?.denied(), client, into: &effects)
         }
         endSignificantChanges(with: .denied, into: &effects)
+        suspendVisits(into: &effects)
+      } else {
+        resumeVisits(at: now, into: &effects)
       }
     case .addRegion(let group, let spec, let initialState, let requester):
       addRegion(
@@ -195,6 +210,8 @@ package struct LocationEngine: Sendable {
         effects.append(.regionStateReply(client, group: group, event))
       }
     }
+    // Visit monitoring restored from the store, or allowed again: detection runs.
+    if visitMonitoring?.state == .stopped { resumeVisits(at: now, into: &effects) }
     updateDemand(into: &effects)
     let headingDemand = headingsAllowed && !headingSessions.isEmpty
     if lastHeadingDemand != headingDemand {
@@ -304,6 +321,7 @@ package struct LocationEngine: Sendable {
         significantFix(fix, client, streamed: streamed, at: now, into: &effects)
       }
     }
+    if visitMonitoring != nil { visitFix(fix, at: now, into: &effects) }
     // Region events after the locations, so that a manager's `location` is the fix behind them.
     if !regions.isEmpty, reduction == nil { evaluateRegions(fix, into: &effects) }
     return completed
@@ -384,6 +402,9 @@ package struct LocationEngine: Sendable {
     }
     for duty in dutyCycles.values {
       guard let wanted = significantChangeDemand(duty) else { continue }
+      demand = min(demand ?? .infinity, wanted)
+    }
+    if let duty = visitMonitoring, let wanted = visitDemand(duty) {
       demand = min(demand ?? .infinity, wanted)
     }
     if case .some(let previous) = lastDemand, previous == demand { return }

@@ -8,10 +8,10 @@ extension DaemonMessage {
     case startSignificantChanges, stopSignificantChanges, requestAuthorization
     case addRegion, removeRegion, requestRegionState
     case startHeading, changeHeading, stopHeading, allowDeferred, disallowDeferred
-    case ack, refreshRegions, purpose
+    case ack, refreshRegions, purpose, startVisits, stopVisits
     case locations, authorization, regionEvents, regionStarted, regionsChanged, regionList
     case regionFailed, regionState, heading, headingInterference, deferredFinished
-    case paused, resumed
+    case paused, resumed, visit
     case status, apps, authorize, regions, sources, services, reply
     case authorizationRequest, authorizationDecision
   }
@@ -43,6 +43,9 @@ extension DaemonMessage {
     case .ack: .ack
     case .refreshRegions: .refreshRegions
     case .purpose: .purpose
+    case .startVisits: .startVisits
+    case .stopVisits: .stopVisits
+    case .visit: .visit
     case .locations: .locations
     case .authorization: .authorization
     case .regionEvents: .regionEvents
@@ -98,6 +101,9 @@ extension DaemonMessage {
     case .ack: return .ack(sequence: 0)
     case .refreshRegions: return .refreshRegions
     case .purpose: return .purpose(text: "")
+    case .startVisits: return .startVisits(client: 0)
+    case .stopVisits: return .stopVisits
+    case .visit: return .visit(.wireBlank, sequence: nil)
     case .locations: return .locations(client: 0, [])
     case .authorization: return .authorization(.wireBlank)
     case .regionEvents: return .regionEvents(group: "", events: [], sequence: nil)
@@ -218,8 +224,15 @@ extension DaemonMessage {
     case .ack(var sequence):
       try c.field("sequence", &sequence)
       self = .ack(sequence: sequence)
-    case .refreshRegions, .regionsChanged:
+    case .refreshRegions, .regionsChanged, .stopVisits:
       break
+    case .startVisits(var client):
+      try c.field("client", &client, default: 0)
+      self = .startVisits(client: client)
+    case .visit(var visit, var sequence):
+      try c.field("visit", &visit)
+      try c.omittable("sequence", &sequence)
+      self = .visit(visit, sequence: sequence)
     case .locations(var client, var fixes):
       try c.field("client", &client)
       try c.field("locations", &fixes)

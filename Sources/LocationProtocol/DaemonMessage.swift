@@ -59,7 +59,14 @@ package enum DaemonMessage: Sendable, Equatable {
   case allowDeferred(client: Int, distance: Double, timeout: Double)
   /// `disallowDeferredLocationUpdates()`.
   case disallowDeferred(client: Int)
-  /// The app has handled every pending region event up to and including `sequence`.
+  /// `startMonitoringVisits()`: visits are monitored for the app until `stopVisits`, also while it
+  /// is away; `client` (0: none) hears `denied` if the app may not have locations. Added after the
+  /// first version of protocol 1; a daemon without it answers `unknownType`.
+  case startVisits(client: Int)
+  /// `stopMonitoringVisits()`, for the app.
+  case stopVisits
+  /// The app has handled every pending event (region events, visits) up to and including
+  /// `sequence`.
   case ack(sequence: Int64)
   /// Asks for the app's regions again, after `regionsChanged`; answered by `regionList`.
   case refreshRegions
@@ -101,6 +108,9 @@ package enum DaemonMessage: Sendable, Equatable {
   case paused(client: Int)
   /// Location updates of this manager resumed after a pause.
   case resumed(client: Int)
+  /// A visit began or ended; for every manager. `sequence` is set when the daemon keeps it for the
+  /// app until acknowledged with `ack` (always, so that a visit reaches the app exactly once).
+  case visit(Visit, sequence: Int64?)
 
   // MARK: Control role
 

@@ -65,6 +65,22 @@ extension RegionSpec: WireObject {
   }
 }
 
+extension Visit: WireObject {
+  package static var wireBlank: Visit {
+    Visit(latitude: 0, longitude: 0, horizontalAccuracy: -1, arrival: nil, departure: nil)
+  }
+
+  /// A `VISIT`: the place, its accuracy, and the arrival and departure (seconds since 1970;
+  /// `null` for an unknown arrival and for a stay that goes on).
+  package mutating func wire(_ c: inout WireCoder) throws(DaemonProtocolError) {
+    try c.field("latitude", &latitude)
+    try c.field("longitude", &longitude)
+    try c.field("horizontalAccuracy", &horizontalAccuracy)
+    try c.optional("arrival", &arrival)
+    try c.optional("departure", &departure)
+  }
+}
+
 extension RegionState: WireName {
   /// The name on the wire: `unknown`, `inside` or `outside`.
   package var wireName: String {

@@ -72,6 +72,11 @@ extension DaemonClient {
     case .disallowDeferred(let id):
       guard update(id, { $0.deferring = false }) else { return }
       sendIfWelcomed(.disallowDeferred(client: id.rawValue))
+    case .startVisits(let requester):
+      // The app's, kept by the daemon: sent once (after the next welcome when disconnected).
+      request(.startVisits(client: requester?.rawValue ?? 0))
+    case .stopVisits:
+      request(.stopVisits)
     case .addClient, .removeClient, .fix, .sourcesChanged, .sourceFailed, .sourcesEnded,
       .sourcesDenied, .timerFired, .authorization, .restoreRegions, .heading:
       // The daemon's own business (its sources, timers and decisions); an app cannot send these.
@@ -170,11 +175,13 @@ extension DaemonClient {
       deliver(.paused, to: client)
     case .resumed(let client):
       deliver(.resumed, to: client)
+    case .visit(let visit, let sequence):
+      visitEvent(visit, sequence: sequence)
     case .hello, .register, .unregister, .startUpdates, .changeRequest, .stopUpdates,
       .requestLocation, .startSignificantChanges, .stopSignificantChanges, .requestAuthorization,
       .addRegion, .removeRegion, .requestRegionState, .startHeading, .changeHeading, .stopHeading,
-      .allowDeferred, .disallowDeferred, .ack, .refreshRegions, .purpose, .status, .apps,
-      .authorize,
+      .allowDeferred, .disallowDeferred, .ack, .refreshRegions, .purpose, .startVisits,
+      .stopVisits, .status, .apps, .authorize,
       .regions, .sources,
       .services, .ping, .reply, .authorizationRequest, .authorizationDecision:
       HubLog.write(.info, "daemon", "unexpected \(message.type) from locationd; ignored")
@@ -298,6 +305,29 @@ extension DaemonClient {
     releaseHeldEvents()
   }
 
+  /// A visit: a live one goes to every client at once; a sequenced one (kept by the daemon until
+  /// acknowledged) is dropped when seen before, held while no `CLLocationManager` is registered,
+  /// else handed over and acknowledged, as region events are.
+  private func visitEvent(_ visit: Visit, sequence: Int64?) {
+    guard let sequence else {
+      deliverToAll(.visit(visit))
+      return
+    }
+    let seen = state.withLock { state -> Bool in
+      if sequence <= state.acknowledged || state.sequences[sequence] != nil { return true }
+      state.sequences[sequence] = false
+      state.held.append(
+        HeldEvents(group: Self.visitGroup, events: [], sequence: sequence, visit: visit))
+      return false
+    }
+    if seen {
+      HubLog.write(.info, "daemon", "visit \(sequence) seen before; dropped")
+      acknowledge(again: true)
+      return
+    }
+    releaseHeldEvents()
+  }
+
   /// Hands over held events whose group has a registered client, in sequence order, then
   /// acknowledges what can be.
   func releaseHeldEvents() {
@@ -309,6 +339,10 @@ extension DaemonClient {
       return ready.sorted { $0.sequence < $1.sequence }
     }
     for item in ready {
+      if let visit = item.visit {
+        deliverToAll(.visit(visit))
+        continue
+      }
       updateMirror(group: item.group, item.events)
       deliverToAll(.regionEvents(group: item.group, item.events))
     }

@@ -24,15 +24,17 @@ import Synchronization
 ///   (`ack` names the highest sequence below which everything was handed over). A sequence seen
 ///   before (the daemon restarted before it stored the acknowledgement) is dropped: exactly once.
 ///   While an event is held, the mirror shows its region's state before the event (the welcome
-///   already has the state after it), so that a `CLMonitor` opened later sees the change.
+///   already has the state after it), so that a `CLMonitor` opened later sees the change. Visits
+///   are kept and sequenced by the same rule, and wait for a client of the `manager` group (a
+///   `CLLocationManager`).
 /// - When the daemon goes away, every client with updates, a location request or headings running
 ///   receives `locationUnknown` (with a message saying the daemon is being reconnected, or, in
 ///   `CORELOCATION_DAEMON=required` mode, that it is required and not running); so does a service
 ///   started while disconnected. A pending `requestLocation` ends with that error, deferred updates
 ///   finish with `deferredFailed`. The client reconnects with backoff (50 ms, doubling to 5 s) and
 ///   sends again what is running: every client's registration, updates, significant-change
-///   monitoring and heading. Region and authorization requests made while disconnected are sent,
-///   in order, after the reconnection. It never falls back to embedded mode once chosen.
+///   monitoring and heading. Region, visit and authorization requests made while disconnected are
+///   sent, in order, after the reconnection (visit monitoring is the app's, kept by the daemon). It never falls back to embedded mode once chosen.
 /// - `setAuthorization` is not available to an app: the daemon decides (`locationctl authorize`);
 ///   the call is ignored.
 package final class DaemonClient: LocationService {
@@ -57,12 +59,18 @@ package final class DaemonClient: LocationService {
     var significantChangeAvailable = false
   }
 
-  /// A sequenced region event not yet handed to any client.
+  /// A sequenced region event, or visit, not yet handed to any client.
   struct HeldEvents {
+    /// The group whose clients take it: a visit's is `manager` (every `CLLocationManager`).
     var group: String
+    /// The region events (none for a visit).
     var events: [RegionEvent]
     var sequence: Int64
+    var visit: Visit? = nil
   }
+
+  /// The group of the clients that take visits: `CLLocationManager`s.
+  static let visitGroup = "manager"
 
   struct State {
     var clients: [Int: Record] = [:]
@@ -265,6 +273,11 @@ package final class DaemonClient: LocationService {
   /// - Parameter id: the client.
   package func startSignificantChanges(_ id: ClientID) {
     send(.startSignificantChanges(id))
+  }
+
+  /// Starts visit monitoring for the app.
+  package func startVisits(requester: ClientID?) {
+    send(.startVisits(requester: requester))
   }
 
   /// Whether the daemon has a location source (from the welcome).

@@ -11,4 +11,9 @@ enum HeldWrite: Sendable {
   case regionRemoved(group: String, identifier: String)
   /// The app's decision and the services switch.
   case authorization(AuthorizationSnapshot)
+  /// A visit (and, in `locationd`, the event kept for the app), committed at `time`; released as
+  /// the `visit` delivery.
+  case visit(Visit, time: Double)
+  /// Visit monitoring on or off for the app, from `time` (wall-clock seconds).
+  case visitMonitoring(Bool, time: Double)
 }

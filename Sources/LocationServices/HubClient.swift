@@ -33,6 +33,9 @@ package enum HubDelivery: Sendable, Equatable {
   /// This client's paused updates resumed on movement
   /// (`locationManagerDidResumeLocationUpdates`); the locations follow.
   case resumed
+  /// A visit began or ended (sent to every client; each manager's delegate hears `didVisit`).
+  /// It is already committed wherever visits are kept for an absent app.
+  case visit(Visit)
 }
 
 /// A consumer of a hub's deliveries.

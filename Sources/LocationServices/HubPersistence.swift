@@ -45,9 +45,20 @@ package protocol HubPersistence: Sendable {
   /// The default stores the states with `saveRegionStates`.
   func commitRegionEvents(_ events: [RegionEvent], group: String, app: String, time: Double)
     throws(StoreError)
+  /// Commits a visit before anyone is told of it, for a persistence that keeps events for absent
+  /// apps; returns once committed; throws when nothing was (the caller holds the visit and tries
+  /// again). The default keeps nothing (an app in its own process hears visits only while it
+  /// runs).
+  func commitVisit(_ visit: Visit, app: String, time: Double) throws(StoreError)
+  /// Whether the app monitors visits (`startMonitoringVisits()`, kept until it stops).
+  func monitorsVisits(app: String) -> Bool
+  /// Turns visit monitoring on or off for the app; committed on return.
+  func setVisitMonitoring(_ on: Bool, app: String, time: Double) throws(StoreError)
 }
 
 extension HubPersistence {
+  package func commitVisit(_ visit: Visit, app: String, time: Double) throws(StoreError) {}
+
   package func commitRegionEvents(
     _ events: [RegionEvent], group: String, app: String, time: Double
   ) throws(StoreError) {
@@ -75,6 +86,7 @@ package final class MemoryPersistence: HubPersistence {
     var servicesEnabled = true
     var lastKnown: Fix?
     var regions: [String: [String: RegionList]] = [:]
+    var visitApps: Set<String> = []
   }
 
   /// One group's regions in the order they were added, with an index by identifier, so that
@@ -151,6 +163,16 @@ package final class MemoryPersistence: HubPersistence {
       for (identifier, regionState) in states {
         state.regions[app]?[group]?.setState(regionState, of: identifier)
       }
+    }
+  }
+
+  package func monitorsVisits(app: String) -> Bool {
+    state.withLock { $0.visitApps.contains(app) }
+  }
+
+  package func setVisitMonitoring(_ on: Bool, app: String, time: Double) {
+    state.withLock {
+      if on { $0.visitApps.insert(app) } else { $0.visitApps.remove(app) }
     }
   }
 

@@ -71,6 +71,10 @@ extension LocationHub {
       case .authorization(let snapshot):
         try persistence.setAuthorization(snapshot, app: app)
         try persistence.setServicesEnabled(snapshot.servicesEnabled)
+      case .visit(let visit, let time):
+        try persistence.commitVisit(visit, app: app, time: time)
+      case .visitMonitoring(let on, let time):
+        try persistence.setVisitMonitoring(on, app: app, time: time)
       }
       return nil
     } catch {
@@ -84,7 +88,10 @@ extension LocationHub {
     case .regionEvents(let group, let events, _):
       let clients = state.withLock { $0.clients.sorted { $0.key < $1.key }.map(\.value) }
       for client in clients { client.hub(self, deliver: .regionEvents(group: group, events)) }
-    case .regionRemoved, .authorization:
+    case .visit(let visit, _):
+      let clients = state.withLock { $0.clients.sorted { $0.key < $1.key }.map(\.value) }
+      for client in clients { client.hub(self, deliver: .visit(visit)) }
+    case .regionRemoved, .authorization, .visitMonitoring:
       // Nobody waits for these: the engine and the clients already have them.
       break
     }

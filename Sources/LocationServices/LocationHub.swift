@@ -136,6 +136,8 @@ package final class LocationHub: Sendable {
     for (group, regions) in persistence.regions(app: app).sorted(by: { $0.key < $1.key }) {
       engine.restoreRegions(group: group, regions.map(\.spec), regions.map(\.state))
     }
+    // Visit monitoring too: it runs until the app stops it (Apple relaunches the app for it).
+    if persistence.monitorsVisits(app: app) { engine.restoreVisitMonitoring() }
     state = Mutex(
       State(
         engine: engine,
@@ -262,6 +264,17 @@ package final class LocationHub: Sendable {
     send(.startSignificantChanges(id))
   }
 
+  /// Starts visit monitoring for the app (`startMonitoringVisits()` on any manager). A
+  /// `notDetermined` app asks for always authorization first, as for significant change;
+  /// `requester` hears `denied` when the app may not have locations.
+  package func startVisits(requester: ClientID?) {
+    decide(.startSignificantChanges)
+    send(.startVisits(requester: requester))
+  }
+
+  /// Whether the app monitors visits (on a manual-clock hub, after every earlier call).
+  package var monitorsVisits: Bool { state.withLock { $0.engine.monitorsVisits } }
+
   /// Whether significant-change monitoring can run: some location source is configured or was
   /// discovered (any source serves: a receiver is duty-cycled).
   package var significantChangeAvailable: Bool {
@@ -350,6 +363,12 @@ package final class LocationHub: Sendable {
     case .resumeUpdates(let id):
       HubLog.write(.info, "\(id)", "updates resumed: moving")
       client(id)?.hub(self, deliver: .resumed)
+    case .visit(let visit):
+      // Committed before anyone is told (`docs/architecture.md`, "Store"), through the outbox
+      // like region events.
+      submit(.visit(visit, time: clock.now.wall))
+    case .visitMonitoring(let on):
+      submit(.visitMonitoring(on, time: clock.now.wall))
     case .demandHeading(let wanted):
       let changed = state.withLock { state -> Bool in
         defer { state.headingDemand = wanted }

@@ -66,6 +66,11 @@ package protocol LocationService: AnyObject, Sendable {
   /// Whether significant-change monitoring can run (some location source exists).
   var significantChangeAvailable: Bool { get }
 
+  /// Starts visit monitoring for the app (every client hears its visits), asking for always
+  /// authorization first when the app has no decision yet.
+  /// - Parameter requester: the client that hears `denied` if the app may not have locations.
+  func startVisits(requester: ClientID?)
+
   /// Deferred updates for a client (`allowDeferredLocationUpdates(untilTraveled:timeout:)`).
   /// - Parameters:
   ///   - id: the client.

@@ -118,6 +118,15 @@ package final class StorePersistence: HubPersistence {
     }
     fallback.saveRegionStates(states, group: group, app: app, time: time)
   }
+
+  package func monitorsVisits(app: String) -> Bool {
+    (try? store.monitorsVisits(app: app)) ?? fallback.monitorsVisits(app: app)
+  }
+
+  package func setVisitMonitoring(_ on: Bool, app: String, time: Double) throws(StoreError) {
+    fallback.setVisitMonitoring(on, app: app, time: time)
+    try store.setVisitMonitoring(on, app: app, since: time)
+  }
 }
 
 extension LocationHub {

@@ -202,6 +202,8 @@ package enum PowerSimulation {
     case significantChange = "significant change"
     /// `startUpdatingLocation` at best accuracy with automatic pausing (`activityType .other`).
     case autoPause = "auto-pause"
+    /// `startMonitoringVisits` (`VisitDutyCycle`); visits are not locations, so no deliveries.
+    case visits
   }
 
   /// What one run measured.
@@ -257,6 +259,8 @@ package enum PowerSimulation {
         id,
         UpdateRequest(
           desiredAccuracy: -1, distanceFilter: -1, pausesAutomatically: true, activity: .other))
+    case .visits:
+      hub.startVisits(requester: id)
     }
     var lateness = Lateness()
     var time = 0.0

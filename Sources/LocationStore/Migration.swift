@@ -80,5 +80,16 @@ struct Migration: Sendable {
       name: "0002-authorization-once",
       sql: "ALTER TABLE authorization ADD COLUMN once INTEGER NOT NULL DEFAULT 0;"
     ),
+    Migration(
+      // The apps that monitor visits (`startMonitoringVisits()`): `locationd` detects their
+      // visits while they are away, and keeps the visits in `events` until they are collected.
+      name: "0003-visit-monitoring",
+      sql: """
+        CREATE TABLE visit_monitoring (
+          app TEXT NOT NULL PRIMARY KEY,
+          since REAL NOT NULL
+        ) WITHOUT ROWID;
+        """
+    ),
   ]
 }

@@ -4,7 +4,7 @@ import LocationSimulation
 
 /// `locbench power` (issue 7): the three reference traces replayed through a real hub on the
 /// manual clock with a simulated receiver, under continuous best accuracy (the baseline of the same
-/// run), significant change and auto-pause. Prints the receiver's on-seconds and their ratio to the
+/// run), significant change, auto-pause and visit monitoring. Prints the receiver's on-seconds and their ratio to the
 /// baseline, the deliveries, the worst delay between moving 500 m and being told, and for
 /// auto-pause the worst delay between the start of a movement and the resume; then checks the
 /// issue's targets. Simulated seconds and counts, not wall time.
@@ -33,8 +33,10 @@ enum PowerBench {
               + pad(String(format: "%.1f", report.onFraction * 100), 8, right: true)
               + pad(String(format: "%.3f×", ratio), 10, right: true)
               + pad("\(report.starts)", 8, right: true)
-              + pad("\(report.deliveries)", 8, right: true)
-              + pad(String(format: "%.0f s", report.worstDelay500m), 13, right: true)
+              + pad(mode == .visits ? "-" : "\(report.deliveries)", 8, right: true)
+              + pad(
+                mode == .visits ? "-" : String(format: "%.0f s", report.worstDelay500m), 13,
+                right: true)
               + pad(mode == .autoPause ? "\(report.pauses)" : "-", 8, right: true)
               + pad(
                 mode == .autoPause ? String(format: "%.0f s", report.worstResumeDelay) : "-", 14,
@@ -83,6 +85,9 @@ enum PowerBench {
       if report.worstDelay500m > 300 + timeToFix + 1 {
         failures.append("\(trace.name): significant change \(report.worstDelay500m) s late")
       }
+    case .visits:
+      // Measured, with its detection figures, by `locbench visits`.
+      break
     case .autoPause:
       if trace.name == PowerSimulation.stationaryDay.name, ratio > 0.5 {
         failures.append("\(trace.name): auto-pause keeps \(ratio) of continuous on-time")

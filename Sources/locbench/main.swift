@@ -2,7 +2,7 @@
 // (CONTRIBUTING.md); none is part of the test suite's pass/fail.
 //
 //   swift run -c release locbench \
-//     [geodesy|nmea|replay|regions|store|power|daemon|geocode|install|hostile|all]
+//     [geodesy|nmea|replay|regions|store|power|visits|daemon|geocode|install|hostile|all]
 //
 // `hostile-attacker` and `hostile-identity` are the programs `locbench hostile` runs as another
 // uid, not benchmarks.
@@ -14,7 +14,14 @@ let benches: [(name: String, summary: String, run: () -> Void)] = [
   ("replay", "GPX decoding and the engine pipeline on a 1,000,000-point track", ReplayBench.run),
   ("regions", "1,000,000 regions against a moving trace: index vs linear scan", RegionsBench.run),
   ("store", "integrity check at start on a 1,000,000-region store vs a clean open", StoreBench.run),
-  ("power", "receiver on-time under significant change and auto-pause on 3 traces", PowerBench.run),
+  (
+    "power", "receiver on-time under significant change, auto-pause and visits on 3 traces",
+    PowerBench.run
+  ),
+  (
+    "visits", "visit detection on 20 seeded synthetic days: precision, recall, time errors",
+    VisitsBench.run
+  ),
   ("daemon", "locationd vs gpsd: one NMEA feed fanned out to 500 clients", DaemonBench.run),
   (
     "geocode", "offline gazetteer vs Python reverse_geocoder; correctness vs timezonefinder",

@@ -219,6 +219,41 @@ import Testing
     withExtendedLifetime(manager) {}
   }
 
+  /// A kept visit waits for a `CLLocationManager`, reaches its delegate once (a redelivery after
+  /// a daemon restart is dropped) and is acknowledged; monitoring requests go to the daemon.
+  @Test func keptVisitsWaitForAManagerAndAreAcknowledged() async throws {
+    let daemon = try FakeDaemon(
+      welcome: FakeDaemon.welcomeLine(status: 3, regions: [FakeDaemon.regionEntry("home")]))
+    defer { daemon.stop() }
+    let client = DaemonClient(socketPath: daemon.path)
+    defer { client.close() }
+    #expect(client.waitForConnection(timeout: 60))
+    let visit =
+      #"{"type":"visit","visit":{"latitude":52,"longitude":5,"horizontalAccuracy":20,"#
+      + #""arrival":null,"departure":1767229200},"sequence":4}"#
+    daemon.send(visit)
+    daemon.send(
+      #"{"type":"regionEvents","group":"manager","events":[{"identifier":"home","kind":"enter","#
+        + #""state":"inside","date":1767225600}],"sequence":5}"#)
+    // Both held (the region event, sent after the visit, shows in the mirror): nobody to tell,
+    // nothing acknowledged.
+    #expect(
+      await eventually { client.region(identifier: "home", group: "manager")?.state == .outside })
+    #expect(daemon.messages("ack").isEmpty)
+
+    let (scheduler, delegate, manager) = boundManager(client)
+    #expect(await eventually(pump: scheduler.pump) { delegate.contains("visit - 1767229200.0") })
+    #expect(await eventually(pump: scheduler.pump) { delegate.contains("enter home") })
+    #expect(await eventually { daemon.messages("ack").contains { $0["sequence"] as? Int == 5 } })
+    daemon.send(visit)
+    manager.startMonitoringVisits()
+    manager.stopMonitoringVisits()
+    #expect(await eventually { !daemon.messages("stopVisits").isEmpty })
+    scheduler.pump()
+    #expect(delegate.count("visit - 1767229200.0") == 1)
+    #expect(daemon.messages("startVisits").first?["client"] as? Int == 1)
+  }
+
   @Test func monitorTakesItsConditionsAndHeldEventsFromTheDaemon() async throws {
     let daemon = try FakeDaemon(
       welcome: FakeDaemon.welcomeLine(

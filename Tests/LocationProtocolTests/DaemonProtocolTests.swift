@@ -67,6 +67,17 @@ import Testing
     .allowDeferred(client: 1, distance: .greatestFiniteMagnitude, timeout: .infinity),
     .disallowDeferred(client: 1),
     .ack(sequence: 9_007_199_254_740_991),
+    .startVisits(client: 1),
+    .startVisits(client: 0),
+    .stopVisits,
+    .visit(
+      Visit(
+        latitude: 52.1, longitude: -5.25, horizontalAccuracy: 31.5, arrival: 1_767_225_600,
+        departure: nil), sequence: 4),
+    .visit(
+      Visit(
+        latitude: -33, longitude: 151, horizontalAccuracy: 3000, arrival: nil,
+        departure: 1_767_229_200.25), sequence: nil),
     .locations(
       client: 1,
       [
@@ -161,7 +172,7 @@ import Testing
 
   @Test func everyTypeIsCovered() {
     #expect(Set(Self.messages.map(\.kind)) == Set(DaemonMessage.Kind.allCases))
-    #expect(DaemonMessage.Kind.allCases.count == 46)
+    #expect(DaemonMessage.Kind.allCases.count == 49)
   }
 
   @Test func typeComesFirstAndOptionalsAreNull() {

@@ -8,6 +8,7 @@ package final class DaemonDelegate: NSObject, CLLocationManagerDelegate, @unchec
   package let calls = Mutex<[String]>([])
   package let locations = Mutex<[CLLocation]>([])
   package let errors = Mutex<[CLError]>([])
+  package let visits = Mutex<[CLVisit]>([])
 
   /// A delegate that has heard nothing yet.
   package override init() { super.init() }
@@ -47,5 +48,15 @@ package final class DaemonDelegate: NSObject, CLLocationManagerDelegate, @unchec
 
   package func locationManager(_ manager: CLLocationManager, didExitRegion region: CLRegion) {
     calls.withLock { $0.append("exit \(region.identifier)") }
+  }
+
+  /// Records `visit ARRIVAL DEPARTURE`, seconds since 1970 (`-` for distant past or future).
+  package func locationManager(_ manager: CLLocationManager, didVisit visit: CLVisit) {
+    let arrival =
+      visit.arrivalDate == .distantPast ? "-" : "\(visit.arrivalDate.timeIntervalSince1970)"
+    let departure =
+      visit.departureDate == .distantFuture ? "-" : "\(visit.departureDate.timeIntervalSince1970)"
+    visits.withLock { $0.append(visit) }
+    calls.withLock { $0.append("visit \(arrival) \(departure)") }
   }
 }
