@@ -34,6 +34,7 @@ import LocationSources
 /// | `hello-timeout` | seconds a new connection has to say `hello` before it is closed (default 5) |
 /// | `requests-per-uid` | requests one uid's connections together are served per second (default 10000; a new connection and a `hello` count 10, every 4 KiB received 1; beyond it they wait, unread) |
 /// | `max-regions` | regions one app may monitor at once, every group together (default 50000) |
+/// | `max-regions-per-uid` | regions one uid's apps may monitor at once, together (default 10000) |
 /// | `max-held-requests` | requests of one uid's apps together kept while an agent decides (default 256; more get `tooMany`) |
 /// | `max-apps-per-uid` | app identities one uid may have the daemon remember (default 256; a new one beyond gets `tooMany` at `hello`) |
 /// | `max-pending-events` | region events kept for one app while it is away (default 10000; the oldest are dropped first, and logged) |
@@ -125,6 +126,9 @@ package struct DaemonConfiguration: Sendable, Equatable {
   /// identifiers make a welcome of about 8 MB; with identifiers of the longest, 1 KiB, about
   /// 60 MB, within the 64 MiB a client reads in one line).
   package var maximumRegions = 50_000
+  /// Regions one uid's apps may monitor at once, together (`max-regions-per-uid`): what bounds a
+  /// uid's share of memory and store, whatever identities it makes.
+  package var maximumRegionsPerUID = 10_000
 
   /// Creates a configuration with explicit paths and defaults for the rest.
   /// - Parameters:
@@ -456,6 +460,8 @@ package struct DaemonConfiguration: Sendable, Equatable {
       case "strikes": strikes = try Self.positive(value, place: place, key: key)
       case "max-connections": maximumConnections = try Self.positive(value, place: place, key: key)
       case "max-regions": maximumRegions = try Self.positive(value, place: place, key: key)
+      case "max-regions-per-uid":
+        maximumRegionsPerUID = try Self.positive(value, place: place, key: key)
       case "max-connections-per-uid":
         maximumConnectionsPerUID = try Self.positive(value, place: place, key: key)
       case "hello-timeout": helloTimeout = Double(try Self.positive(value, place: place, key: key))

@@ -245,6 +245,15 @@ extension DaemonServer {
             client: client, group: group, identifier: region.identifier, failure: .denied))
         return
       }
+      if hub.region(identifier: region.identifier, group: group) == nil,
+        let refusal = regionsOfUIDAtCap(host.app)
+      {
+        session.connection.send(
+          .regionFailed(
+            client: client, group: group, identifier: region.identifier,
+            failure: .invalid(refusal)))
+        return
+      }
       host.noteGroup(group)
       hub.addRegion(region, group: group, initialState: initialState, requester: id)
     case .removeRegion(let group, let identifier):

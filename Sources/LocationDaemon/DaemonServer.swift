@@ -303,6 +303,17 @@ package final class DaemonServer: Sendable {
 
   /// The uid an app identifier belongs to: a system daemon's end in `@UID`; a user daemon's are
   /// all its user's.
+  /// Why a new region of `app` is refused: its uid's apps together monitor `max-regions-per-uid`
+  /// regions (summed over the uid's hosts, each count kept by its engine); nil when it may add.
+  func regionsOfUIDAtCap(_ app: String) -> String? {
+    let uid = owner(of: app)
+    let hosts = shared.withLock { $0.hosts.values.filter { owner(of: $0.app) == uid } }
+    let total = hosts.reduce(0) { $0 + $1.hub.regionCount }
+    guard total >= configuration.maximumRegionsPerUID else { return nil }
+    return "the apps of uid \(uid.map(String.init) ?? "?") monitor \(total) regions together; "
+      + "at most \(configuration.maximumRegionsPerUID) (max-regions-per-uid)"
+  }
+
   func owner(of app: String) -> UInt32? {
     guard configuration.system else { return daemonUID }
     return app.split(separator: "@").last.flatMap { UInt32($0) }

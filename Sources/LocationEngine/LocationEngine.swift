@@ -30,6 +30,8 @@ package struct LocationEngine: Sendable {
   /// beyond it is rejected (`CLError.regionMonitoringFailure`); replacing one is not a new one.
   /// Regions restored from the store are not counted against it.
   package var maximumRegionCount: Int?
+  /// The regions monitored now, every group together.
+  package var regionCount: Int { regions.values.reduce(0) { $0 + $1.count } }
 
   var sessions: [ClientID: UpdateSession] = [:]
   private var fixArbiter = FixArbiter()

@@ -410,6 +410,9 @@ package final class LocationHub: Sendable {
   }
 
   /// One region of a group, if monitored.
+  /// The regions the app monitors now, every group together.
+  package var regionCount: Int { state.withLock { $0.engine.regionCount } }
+
   package func region(identifier: String, group: String) -> (spec: RegionSpec, state: RegionState)?
   {
     state.withLock { state in

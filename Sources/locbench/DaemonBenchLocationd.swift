@@ -123,11 +123,16 @@ enum DaemonBenchLocationd {
       if feedConnection >= 0 { close(feedConnection) }
       try? FileManager.default.removeItem(atPath: directory)
     }
+    // One uid's 500 connections hold 50,000 regions here, over the default per-uid cap.
+    let configuration = directory + "/locationd.conf"
+    try "max-regions-per-uid = 50000\n".write(
+      toFile: configuration, atomically: false, encoding: .utf8)
     pid = try DaemonBenchSystem.spawn(
       program,
       [
         "--foreground", "--socket", socketPath, "--store", "\(directory)/store.sqlite",
-        "--source", "nmea+tcp://127.0.0.1:\(feedPort)", "--policy", "grant",
+        "--source", "nmea+tcp://127.0.0.1:\(feedPort)", "--policy", "grant", "--config",
+        configuration,
       ], logPath: logPath)
     func failure(_ text: String) -> DaemonBenchSystem.Failure {
       Self.failure(text, logPath: logPath)

@@ -48,7 +48,10 @@ enum HostileBench {
 
   /// The caps the daemon runs with: the documented defaults (`docs/security.md`, "Caps"),
   /// written into its configuration so that the census checks what the daemon enforces.
-  static let caps = (connectionsPerUID: 256, apps: 256, regions: 50_000, pendingEvents: 10_000)
+  static let caps = (
+    connectionsPerUID: 256, apps: 256, regions: 50_000, regionsPerUID: 10_000,
+    pendingEvents: 10_000
+  )
 
   /// The daemon's configuration file.
   static var configuration: String {
@@ -59,6 +62,7 @@ enum HostileBench {
     max-connections-per-uid = \(caps.connectionsPerUID)
     max-apps-per-uid = \(caps.apps)
     max-regions = \(caps.regions)
+    max-regions-per-uid = \(caps.regionsPerUID)
     max-pending-events = \(caps.pendingEvents)
     max-held-requests = 256
     queue-limit = 1048576

@@ -594,6 +594,46 @@ import Testing
     #expect(zip(slowReceived, slowReceived.dropFirst()).allSatisfy { $0.time < $1.time })
   }
 
+  /// `max-regions-per-uid`: the regions of one uid's apps together are capped, whatever
+  /// identities it makes (locbench hostile, F7: 256 identities of 50,000 regions each grew the
+  /// daemon past 100 MB). Replacing a region is not a new one.
+  @Test func regionsOfOneUIDAreCappedTogether() throws {
+    let daemon = try DaemonFixture {
+      $0.maximumRegions = 50
+      $0.maximumRegionsPerUID = 30
+    }
+    defer { daemon.stop() }
+    let peer = try daemon.connectApp()
+    func region(_ index: Int) -> RegionSpec {
+      var region = Self.home
+      region.identifier = "r\(index)"
+      return region
+    }
+    for index in 0..<31 {
+      peer.send(
+        .addRegion(client: 1, group: "manager", region: region(index), initialState: .unknown))
+      _ = try peer.sync()
+    }
+    peer.send(.addRegion(client: 1, group: "manager", region: region(3), initialState: .unknown))
+    var answers = try peer.sync()
+    let failed = answers.compactMap { message -> String? in
+      guard case .regionFailed(1, "manager", let identifier, .invalid(let reason)) = message else {
+        return nil
+      }
+      return "\(identifier): \(reason)"
+    }
+    #expect(failed.isEmpty, "replacing r3 is allowed: \(failed)")
+    peer.send(.addRegion(client: 1, group: "manager", region: region(40), initialState: .unknown))
+    answers = try peer.sync()
+    #expect(
+      answers.contains {
+        guard case .regionFailed(1, "manager", "r40", .invalid(let reason)) = $0 else {
+          return false
+        }
+        return reason.contains("max-regions-per-uid")
+      }, "\(answers)")
+  }
+
   /// The lists of an app's regions (a welcome, a `regionList`) may exceed four times the queue
   /// limit, one at a time: an app with many regions is not disconnected for asking for them. The
   /// app's regions are capped (`max-regions`); replacing one is not a new one.
