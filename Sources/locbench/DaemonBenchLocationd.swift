@@ -123,10 +123,16 @@ enum DaemonBenchLocationd {
       if feedConnection >= 0 { close(feedConnection) }
       try? FileManager.default.removeItem(atPath: directory)
     }
-    // One uid's 500 connections hold 50,000 regions here, over the default per-uid cap.
+    // The 500 clients stand for 500 apps, but they are one uid here: the per-uid caps (256
+    // connections, 10,000 regions, 10,000 requests a second) are raised to what 500 apps of
+    // their own uids would have.
     let configuration = directory + "/locationd.conf"
-    try "max-regions-per-uid = 50000\n".write(
-      toFile: configuration, atomically: false, encoding: .utf8)
+    try """
+    max-connections-per-uid = 1000
+    max-regions-per-uid = 50000
+    requests-per-uid = 1000000
+
+    """.write(toFile: configuration, atomically: false, encoding: .utf8)
     pid = try DaemonBenchSystem.spawn(
       program,
       [
