@@ -146,28 +146,42 @@ final class AppHost: HubClient {
       let line = DaemonProtocol.encode(
         .regionEvents(
           group: group, events: told.map { DaemonRegionEvent($0, date: time) }, sequence: nil))
-      let payload = String(decoding: line.dropLast(), as: UTF8.self)
-      let maximum = maximumPendingEvents
-      let app = app
-      let store = store
-      do {
-        let (sequence, dropped) = try store.transaction { () throws -> (Int64, Int) in
+      state.kept.append(
+        try keep(line: line, kind: Self.pendingKind, time: time, operation: "commitRegionEvents") {
           try base.commitRegionEvents(events, group: group, app: app, time: time)
-          let sequence = try store.appendEvent(
-            PendingEvent(app: app, kind: Self.pendingKind, payload: payload, time: time))
-          return (sequence, try store.trimEvents(app: app, keeping: maximum))
-        }
-        if dropped > 0 {
-          DaemonLog.write(
-            "app \(app): \(dropped) old region events dropped: at most \(maximum) are kept "
-              + "(max-pending-events)")
-        }
-        state.kept.append(sequence)
-      } catch let error as StoreError {
-        throw error
-      } catch {
-        throw StoreError(code: .other, message: "\(error)", operation: "commitRegionEvents")
+        })
+    }
+  }
+
+  /// Commits what `commit` writes and the app's pending event of `kind` (the line without its
+  /// newline) in one transaction, and drops the app's oldest events beyond `max-pending-events`
+  /// (logged). Called under the host's lock.
+  /// - Returns: The event's sequence.
+  /// - Throws: `StoreError` when nothing was committed.
+  private func keep(
+    line: [UInt8], kind: String, time: Double, operation: String,
+    commit: () throws -> Void
+  ) throws(StoreError) -> Int64 {
+    let payload = String(decoding: line.dropLast(), as: UTF8.self)
+    let maximum = maximumPendingEvents
+    let app = app
+    do {
+      let (sequence, dropped) = try store.transaction { () throws -> (Int64, Int) in
+        try commit()
+        let sequence = try store.appendEvent(
+          PendingEvent(app: app, kind: kind, payload: payload, time: time))
+        return (sequence, try store.trimEvents(app: app, keeping: maximum))
       }
+      if dropped > 0 {
+        DaemonLog.write(
+          "app \(app): \(dropped) old events dropped: at most \(maximum) are kept "
+            + "(max-pending-events)")
+      }
+      return sequence
+    } catch let error as StoreError {
+      throw error
+    } catch {
+      throw StoreError(code: .other, message: "\(error)", operation: operation)
     }
   }
 
@@ -178,28 +192,10 @@ final class AppHost: HubClient {
   func commitVisit(_ visit: Visit, time: Double, base: any HubPersistence) throws(StoreError) {
     try state.withLock { (state) throws(StoreError) in
       let line = DaemonProtocol.encode(.visit(visit, sequence: nil))
-      let payload = String(decoding: line.dropLast(), as: UTF8.self)
-      let maximum = maximumPendingEvents
-      let app = app
-      let store = store
-      do {
-        let (sequence, dropped) = try store.transaction { () throws -> (Int64, Int) in
+      state.keptVisits.append(
+        try keep(line: line, kind: Self.visitKind, time: time, operation: "commitVisit") {
           try base.commitVisit(visit, app: app, time: time)
-          let sequence = try store.appendEvent(
-            PendingEvent(app: app, kind: Self.visitKind, payload: payload, time: time))
-          return (sequence, try store.trimEvents(app: app, keeping: maximum))
-        }
-        if dropped > 0 {
-          DaemonLog.write(
-            "app \(app): \(dropped) old events dropped: at most \(maximum) are kept "
-              + "(max-pending-events)")
-        }
-        state.keptVisits.append(sequence)
-      } catch let error as StoreError {
-        throw error
-      } catch {
-        throw StoreError(code: .other, message: "\(error)", operation: "commitVisit")
-      }
+        })
     }
   }
 
