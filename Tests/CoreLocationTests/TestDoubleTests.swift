@@ -7,7 +7,9 @@ import Testing
 // (issue 15).
 
 final class MockBeacon: CLBeacon, @unchecked Sendable {
-  override var uuid: UUID { UUID(uuidString: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")! }
+  override var uuid: UUID {
+    UUID(uuidString: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0") ?? UUID()
+  }
   override var major: NSNumber { 1 }
   override var minor: NSNumber { 2 }
   override var proximity: CLProximity { .near }
