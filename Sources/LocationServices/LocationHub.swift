@@ -293,6 +293,7 @@ package final class LocationHub: Sendable {
   func process(_ event: EngineEvent) {
     let now = clock.now
     let (effects, clients) = state.withLock { ($0.engine.handle(event, at: now), $0.clients) }
+    var applied = false
     for effect in effects {
       // Locations (hundreds per fix in a daemon) go to the clients as they were when the engine
       // ran, looked up without the lock: a client is removed on this executor, after this step,
@@ -301,9 +302,11 @@ package final class LocationHub: Sendable {
         clients[id]?.hub(self, deliver: .locations(fixes))
       } else {
         apply(effect)
+        applied = true
       }
     }
-    state.withLock { $0.refused.removeAll() }
+    // Only `apply` refuses regions: a step that only delivered locations takes no second lock.
+    if applied { state.withLock { $0.refused.removeAll() } }
   }
 
   func apply(_ effect: EngineEffect) {
