@@ -60,6 +60,11 @@ let package = Package(
     // The offline gazetteer (a memory-mapped file built by scripts/build-gazetteer.py, kept in
     // Data/gazetteer/) and the Nominatim client behind CLGeocoder.
     .target(name: "Geocoding", swiftSettings: swiftSettings),
+    // The Nominatim client and the choice of the live geocoder: the only code on
+    // FoundationNetworking (libcurl and its TLS stack), kept out of LocationServices and so out of
+    // locationd.
+    .target(
+      name: "GeocodingService", dependencies: ["Geocoding"], swiftSettings: swiftSettings),
 
     // locationd's wire protocol: messages, their one field table, the line reader, socket paths.
     .target(
@@ -97,7 +102,10 @@ let package = Package(
     .target(name: "Contacts", swiftSettings: swiftSettings),
     .target(
       name: "CoreLocation",
-      dependencies: ["LocationServices", "LocationModel", "Geodesy", "Geocoding", "Contacts"],
+      dependencies: [
+        "LocationServices", "LocationModel", "Geodesy", "Geocoding", "GeocodingService",
+        "Contacts",
+      ],
       swiftSettings: swiftSettings
     ),
     .target(
@@ -168,7 +176,8 @@ let package = Package(
       path: "Tests/Support/TestSupport"),
     .testTarget(name: "GeodesyTests", dependencies: ["Geodesy", "TestSupport"]),
     .testTarget(name: "LocationModelTests", dependencies: ["LocationModel"]),
-    .testTarget(name: "GeocodingTests", dependencies: ["Geocoding", "TestSupport"]),
+    .testTarget(
+      name: "GeocodingTests", dependencies: ["Geocoding", "GeocodingService", "TestSupport"]),
     .testTarget(name: "ContactsTests", dependencies: ["Contacts"]),
     .testTarget(
       name: "LocationFormatsTests",

@@ -1,6 +1,7 @@
 public import Contacts
 import Foundation
 internal import Geocoding
+internal import GeocodingService
 import LocationServices
 import Synchronization
 

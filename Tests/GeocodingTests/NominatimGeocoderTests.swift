@@ -1,5 +1,6 @@
 import Foundation
 import Geocoding
+import GeocodingService
 import Synchronization
 import TestSupport
 import Testing

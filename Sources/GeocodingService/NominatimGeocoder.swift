@@ -1,4 +1,5 @@
 import Foundation
+import Geocoding
 import Synchronization
 
 #if canImport(Glibc)
