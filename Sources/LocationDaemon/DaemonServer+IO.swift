@@ -44,11 +44,20 @@ extension DaemonServer {
       fds.append(pollfd(fd: loop.listener, events: Int16(accepting ? POLLIN : 0), revents: 0))
       fds.append(pollfd(fd: loop.wakeRead, events: Int16(POLLIN), revents: 0))
       serveDeferred(now: now)
+      // Each uid's budget refilled once a turn, not once per connection.
+      var servedUIDs: [UInt32: Bool] = [:]
       for (id, session) in loop.sessions {
         var events = Int16(POLLIN)
         if session.connection.wantsWrite { events |= Int16(POLLOUT) }
         // A uid over its work budget is left out until it refills (-1: poll skips the entry).
-        let served = budget(of: session.connection.peer.uid, now: now).available
+        let uid = session.connection.peer.uid
+        let served: Bool
+        if let known = servedUIDs[uid] {
+          served = known
+        } else {
+          served = budget(of: uid, now: now).available
+          servedUIDs[uid] = served
+        }
         fds.append(pollfd(fd: served ? session.connection.fd : -1, events: events, revents: 0))
         order.append(id)
       }

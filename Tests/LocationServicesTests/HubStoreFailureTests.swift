@@ -210,13 +210,7 @@ extension RecordingClient {
 /// root) filled while the hub runs, then freed.
 @Suite(.serialized) struct HubFullDiskTests {
   @Test func aFullFileSystemHoldsEventsUntilFreedAndARestartDeliversNothingAgain() throws {
-    let tmpfs: Tmpfs
-    switch Tmpfs.make(kibibytes: 2048) {
-    case .success(let mounted): tmpfs = mounted
-    case .failure(let reason):
-      try RealComponents.unavailable(reason.description)
-      return
-    }
+    guard let tmpfs = try Tmpfs.mountedOrUnavailable(kibibytes: 2048) else { return }
     defer { tmpfs.unmount() }
     let path = tmpfs.path + "/corelocation/store.sqlite"
     do {

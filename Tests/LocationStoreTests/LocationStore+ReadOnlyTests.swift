@@ -10,13 +10,7 @@ import Testing
 /// later and, writable again, gets what changed meanwhile.
 @Suite(.serialized) struct LocationStoreReadOnlyTests {
   @Test func aReadOnlyFileSystemKeepsStateInMemoryAndGoesBackToTheFile() throws {
-    let tmpfs: Tmpfs
-    switch Tmpfs.make(kibibytes: 4096) {
-    case .success(let mounted): tmpfs = mounted
-    case .failure(let reason):
-      try RealComponents.unavailable(reason.description)
-      return
-    }
+    guard let tmpfs = try Tmpfs.mountedOrUnavailable(kibibytes: 4096) else { return }
     defer { tmpfs.unmount() }
     let path = tmpfs.path + "/corelocation/store.sqlite"
     do {
@@ -68,13 +62,7 @@ import Testing
   /// A read-only file system with no store on it yet: an empty store in memory, and the file is
   /// created with what was kept when it becomes writable.
   @Test func aReadOnlyDirectoryWithoutAStoreStartsEmptyInMemory() throws {
-    let tmpfs: Tmpfs
-    switch Tmpfs.make(kibibytes: 4096) {
-    case .success(let mounted): tmpfs = mounted
-    case .failure(let reason):
-      try RealComponents.unavailable(reason.description)
-      return
-    }
+    guard let tmpfs = try Tmpfs.mountedOrUnavailable(kibibytes: 4096) else { return }
     defer { tmpfs.unmount() }
     try tmpfs.remount(readOnly: true)
     let path = tmpfs.path + "/store.sqlite"

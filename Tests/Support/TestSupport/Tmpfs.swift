@@ -19,6 +19,17 @@ package final class Tmpfs {
 
   private init(path: String) { self.path = path }
 
+  /// A mounted tmpfs of `kibibytes`, or nil when none can be mounted here: the test is then
+  /// skipped with the reason, or fails under `CI=true` (`RealComponents.unavailable`).
+  package static func mountedOrUnavailable(kibibytes: Int) throws -> Tmpfs? {
+    switch make(kibibytes: kibibytes) {
+    case .success(let mounted): return mounted
+    case .failure(let reason):
+      try RealComponents.unavailable(reason.description)
+      return nil
+    }
+  }
+
   /// Mounts a tmpfs of `kibibytes` KiB on a new temporary directory.
   /// - Returns: The mounted file system, or the reason it cannot be mounted here.
   package static func make(kibibytes: Int) -> Result<Tmpfs, TestFailure> {
