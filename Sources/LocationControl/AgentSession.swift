@@ -13,6 +13,10 @@
 ///   `printf 'w\np\n' | locationctl agent` answers one request and ends.
 /// - At the end of input the agent ends once no typed answer is left, even if a request is still
 ///   unanswered: that request is left to the daemon (its configured policy decides).
+/// - A temporary full accuracy request (an app with approximate location asks for the precise one
+///   while it is in use) is one question: `APP asks for your precise location while it is in use
+///   (purpose key "KEY"): "REASON". [a]llow or [d]on't allow? ` (also `allow`, `yes`, `y`, `don't
+///   allow`, `deny`, `no`, `n`).
 package struct AgentSession: Sendable {
   /// An authorization request from the daemon.
   package struct Request: Equatable, Sendable {
@@ -24,6 +28,8 @@ package struct AgentSession: Sendable {
     package var always: Bool
     /// The reason the app gave (`CLLocationManager.purpose`), if any.
     package var purpose: String?
+    /// Set when the app asks for temporary full accuracy: the purpose key it named.
+    package var purposeKey: String?
 
     /// Creates a request.
     ///
@@ -32,11 +38,15 @@ package struct AgentSession: Sendable {
     ///   - app: The app identifier.
     ///   - always: Whether the app asked for always.
     ///   - purpose: The reason the app gave, if any.
-    package init(id: Int, app: String, always: Bool, purpose: String? = nil) {
+    ///   - purposeKey: For a temporary full accuracy request, the purpose key.
+    package init(
+      id: Int, app: String, always: Bool, purpose: String? = nil, purposeKey: String? = nil
+    ) {
       self.id = id
       self.app = app
       self.always = always
       self.purpose = purpose
+      self.purposeKey = purposeKey
     }
   }
 
@@ -83,6 +93,7 @@ package struct AgentSession: Sendable {
   private enum Stage: Equatable, Sendable {
     case idle
     case askingStatus(Request)
+    case askingTemporary(Request)
     case askingAccuracy(Request, Decision.Status)
   }
 
@@ -111,6 +122,17 @@ package struct AgentSession: Sendable {
 
   /// The second question.
   package static let accuracyQuestion = "[p]recise or [a]pproximate? "
+
+  /// The question for a temporary full accuracy request.
+  ///
+  /// - Parameter request: The request (with its purpose key).
+  /// - Returns: The question, without a newline.
+  package static func temporaryQuestion(_ request: Request) -> String {
+    "\(ControlTable.clean(request.app)) asks for your precise location while it is in use "
+      + "(purpose key \"\(ControlTable.clean(request.purposeKey ?? ""))\")"
+      + (request.purpose.map { ": \"\(ControlTable.clean($0))\"" } ?? "") + ". "
+      + "[a]llow or [d]on't allow? "
+  }
 
   /// A request arrived from the daemon.
   ///
@@ -148,8 +170,13 @@ package struct AgentSession: Sendable {
       case .idle:
         if !waiting.isEmpty {
           let request = waiting.removeFirst()
-          stage = .askingStatus(request)
-          actions.append(.show(Self.statusQuestion(request)))
+          if request.purposeKey != nil {
+            stage = .askingTemporary(request)
+            actions.append(.show(Self.temporaryQuestion(request)))
+          } else {
+            stage = .askingStatus(request)
+            actions.append(.show(Self.statusQuestion(request)))
+          }
           continue
         }
         if inputEnded && typed.isEmpty {
@@ -173,6 +200,24 @@ package struct AgentSession: Sendable {
         case .some(let status):
           stage = .askingAccuracy(request, status)
           actions.append(.show(Self.accuracyQuestion))
+        }
+      case .askingTemporary(let request):
+        guard let line = nextLine() else { return finishIfEnded(actions) }
+        switch Self.allows(line) {
+        case .none:
+          if !line.trimmingSpaces.isEmpty {
+            actions.append(.show("Please answer a (allow) or d (don't allow).\n"))
+          }
+          actions.append(.show(Self.temporaryQuestion(request)))
+        case .some(let allowed):
+          stage = .idle
+          actions.append(
+            .answer(id: request.id, allowed ? Decision(.whenInUse) : Decision(.denied)))
+          actions.append(
+            .show(
+              allowed
+                ? "Allowed \(ControlTable.clean(request.app)) precise location while in use.\n"
+                : "\(ControlTable.clean(request.app)) keeps approximate location.\n"))
         }
       case .askingAccuracy(let request, let status):
         guard let line = nextLine() else { return finishIfEnded(actions) }
@@ -224,6 +269,16 @@ package struct AgentSession: Sendable {
       return .whenInUse
     case "a", "always": return .always
     case "d", "deny", "denied", "n", "no", "never", "don't allow": return .denied
+    default: return nil
+    }
+  }
+
+  /// Whether an answer to the temporary full accuracy question allows it; nil when it means
+  /// nothing.
+  static func allows(_ line: String) -> Bool? {
+    switch line.trimmingSpaces.lowercased() {
+    case "a", "allow", "y", "yes": return true
+    case "d", "don't allow", "dont allow", "deny", "n", "no": return false
     default: return nil
     }
   }

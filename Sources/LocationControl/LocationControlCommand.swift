@@ -235,6 +235,10 @@ package enum LocationControlCommand {
         switch try decode(line, from: socket) {
         case .some(.authorizationRequest(let id, let app, let always, let purpose)):
           try apply(session.received(.init(id: id, app: app, always: always, purpose: purpose)))
+        case .some(.temporaryFullAccuracyRequest(let id, let app, let purposeKey, let purpose)):
+          try apply(
+            session.received(
+              .init(id: id, app: app, always: false, purpose: purpose, purposeKey: purposeKey)))
         case .some(.error(let error)):
           if error.id == nil, error.client == nil {
             throw daemonError(error, socket: socket, role: .agent)

@@ -18,6 +18,8 @@ struct AuthorizationBroker {
     var always: Bool
     /// The agent connection asked.
     var agent: Int
+    /// Set for a temporary full accuracy question: the app's purpose key.
+    var purposeKey: String? = nil
   }
 
   /// Agent connections, in the order they said hello.
@@ -29,6 +31,9 @@ struct AuthorizationBroker {
   var machines: [String: AuthorizationMachine] = [:]
   /// Requests held per app while its question is open, in arrival order.
   var held: [String: [HeldRequest]] = [:]
+  /// Temporary full accuracy requests per app waiting for the agent's answer: the connection and
+  /// the request's `id`, in arrival order.
+  var temporaryWaiters: [String: [(connection: Int, id: Int)]] = [:]
 
   /// An agent said hello.
   mutating func addAgent(_ connection: Int) { agents.append(connection) }
@@ -40,11 +45,13 @@ struct AuthorizationBroker {
   }
 
   /// Puts a question to the first agent; nil when none is connected.
-  mutating func ask(app: String, always: Bool) -> (id: Int, agent: Int)? {
+  mutating func ask(app: String, always: Bool, purposeKey: String? = nil) -> (
+    id: Int, agent: Int
+  )? {
     guard let agent = agents.first else { return nil }
     let id = nextQuestion
     nextQuestion += 1
-    questions[id] = Question(app: app, always: always, agent: agent)
+    questions[id] = Question(app: app, always: always, agent: agent, purposeKey: purposeKey)
     return (id, agent)
   }
 
@@ -140,7 +147,8 @@ extension DaemonServer {
     case .hello, .welcome, .error, .ping, .register, .unregister, .changeRequest, .stopUpdates,
       .stopSignificantChanges, .removeRegion, .requestRegionState, .startHeading, .changeHeading,
       .stopHeading, .allowDeferred, .disallowDeferred, .ack, .refreshRegions, .purpose,
-      .stopVisits, .visit, .locations,
+      .stopVisits, .visit, .locations, .requestTemporaryFullAccuracy,
+      .temporaryFullAccuracyResult, .temporaryFullAccuracyRequest,
       .authorization, .regionEvents, .regionStarted, .regionsChanged, .regionList, .regionFailed,
       .regionState, .heading, .headingInterference, .deferredFinished, .paused, .resumed, .status,
       .apps, .authorize, .regions, .sources, .services, .reply, .authorizationRequest,
@@ -188,6 +196,8 @@ extension DaemonServer {
             id: id, app: app, always: always, purpose: loop.purposes[app]))
         DaemonLog.write("app \(app): asking the agent")
       }
+      // The app's managers learn that a person is being asked (`authorizationRequestInProgress`).
+      apply(.apply(machine(app).current), app: app)
     case .apply, .forget:
       apply(action, app: app)
       try run()
@@ -207,6 +217,14 @@ extension DaemonServer {
         id: id)
     }
     _ = loop.broker.close(id)
+    if question.purposeKey != nil {
+      let allowed = decision != .denied && accuracy == .full
+      DaemonLog.write(
+        "app \(question.app): the agent \(allowed ? "allowed" : "did not allow") temporary full "
+          + "accuracy")
+      temporaryAnswered(question.app, allowed: allowed, declined: nil)
+      return
+    }
     let answer: AuthorizationMachine.Answer
     switch decision {
     case .always: answer = .always
@@ -227,6 +245,16 @@ extension DaemonServer {
     for id in loop.broker.removeAgent(connection) {
       guard let question = loop.broker.questions[id] else { continue }
       let anotherAgent = !loop.broker.agents.isEmpty
+      if let purposeKey = question.purposeKey {
+        if anotherAgent, let again = loop.broker.reask(id) {
+          askTemporary(id: id, agent: again.agent, app: again.app, purposeKey: purposeKey)
+        } else {
+          _ = loop.broker.close(id)
+          temporaryAnswered(
+            question.app, allowed: false, declined: "the agent left before the user answered")
+        }
+        continue
+      }
       let action = transition(question.app) { $0.agentLeft(anotherAgent: anotherAgent) }
       if case .ask = action, let again = loop.broker.reask(id) {
         loop.sessions[again.agent]?.connection.send(
@@ -258,10 +286,97 @@ extension DaemonServer {
     for app in loop.broker.held.keys {
       loop.broker.held[app]?.removeAll { $0.connection == connection }
     }
+    for app in loop.broker.temporaryWaiters.keys {
+      loop.broker.temporaryWaiters[app]?.removeAll { $0.connection == connection }
+    }
   }
 
-  /// The app's last connection closed: "allow once" ends.
-  func lastConnectionClosed(app: String) {
-    apply(transition(app) { $0.lastConnectionClosed() }, app: app)
+  /// The app is no longer in use: "allow once" and a temporary full accuracy end.
+  func appNoLongerInUse(_ app: String) {
+    apply(transition(app) { $0.noLongerInUse() }, app: app)
+  }
+
+  /// Whether the app is in use: one of its connections has a manager, monitor, live-updates
+  /// sequence or session registered (``AuthorizationMachine``'s rule).
+  func isInUse(_ host: AppHost) -> Bool {
+    loop.sessions.values.contains { $0.host === host && !$0.managers.isEmpty }
+  }
+
+  // MARK: Temporary full accuracy
+
+  /// `requestTemporaryFullAccuracy` of an app, once any open authorization question is decided:
+  /// declined at once (with the reason) unless an agent can ask the user; else the agent is asked
+  /// (or already is) and the answer comes with its decision.
+  func requestTemporaryFullAccuracy(
+    id: Int, purposeKey: String, _ session: Session, _ host: AppHost
+  ) {
+    let app = host.app
+    let connection = session.connection
+    if let problem = Self.purposeKeyProblem(purposeKey) {
+      connection.send(.temporaryFullAccuracyResult(id: id, declined: problem))
+      return
+    }
+    var machine = machine(app)
+    let outcome = machine.requestTemporaryFullAccuracy(agentAvailable: !loop.broker.agents.isEmpty)
+    loop.broker.machines[app] = machine
+    switch outcome {
+    case .declined(let reason):
+      let said =
+        reason == AuthorizationMachine.noOneToAsk
+        ? reason + " (no agent is connected: `locationctl agent` asks the user)" : reason
+      connection.send(.temporaryFullAccuracyResult(id: id, declined: said))
+    case .waiting:
+      // Bounded like held requests: a peer that floods while the user decides gets declined.
+      guard loop.broker.temporaryWaiters[app, default: []].count < configuration.maximumHeldRequests
+      else {
+        connection.send(
+          .temporaryFullAccuracyResult(
+            id: id, declined: "too many requests already wait for the user's answer"))
+        return
+      }
+      loop.broker.temporaryWaiters[app, default: []].append((connection.id, id))
+    case .ask:
+      loop.broker.temporaryWaiters[app, default: []].append((connection.id, id))
+      if let (question, agent) = loop.broker.ask(app: app, always: false, purposeKey: purposeKey) {
+        askTemporary(id: question, agent: agent, app: app, purposeKey: purposeKey)
+      }
+      apply(.apply(machine.current), app: app)
+    }
+  }
+
+  /// Why a purpose key cannot be shown to a person, if it cannot: the rules of `purpose`.
+  static func purposeKeyProblem(_ key: String) -> String? {
+    if key.isEmpty { return "the purpose key is empty" }
+    if key.utf8.count > DaemonProtocol.maximumPurposeBytes {
+      return "a purpose key has at most \(DaemonProtocol.maximumPurposeBytes) bytes"
+    }
+    if !PeerIdentity.isPrintable(key) {
+      return "a purpose key may hold no control or format characters"
+    }
+    return nil
+  }
+
+  private func askTemporary(id: Int, agent: Int, app: String, purposeKey: String) {
+    loop.sessions[agent]?.connection.send(
+      .temporaryFullAccuracyRequest(
+        id: id, app: app, purposeKey: purposeKey, purpose: loop.purposes[app]))
+    DaemonLog.write("app \(app): asking the agent for temporary full accuracy")
+  }
+
+  /// The temporary full accuracy question of an app is closed: the accuracy in force is applied,
+  /// then every waiting request hears the result (after the app's managers were told, so that a
+  /// completion handler sees the new `accuracyAuthorization`).
+  private func temporaryAnswered(_ app: String, allowed: Bool, declined: String?) {
+    apply(transition(app) { $0.answeredTemporary(allowed: allowed) }, app: app)
+    let waiters = (loop.broker.temporaryWaiters.removeValue(forKey: app) ?? []).compactMap {
+      waiter in loop.sessions[waiter.connection].map { ($0.connection, waiter.id) }
+    }
+    let answer: @Sendable () -> Void = {
+      for (connection, id) in waiters {
+        connection.send(.temporaryFullAccuracyResult(id: id, declined: declined))
+      }
+    }
+    guard let host = liveHost(app) else { return answer() }
+    host.afterPendingWork(answer)
   }
 }

@@ -66,7 +66,8 @@ extension DaemonServer {
       .locations, .authorization, .regionEvents, .regionStarted, .regionsChanged, .regionList,
       .regionFailed, .regionState, .heading, .headingInterference, .deferredFinished, .paused,
       .resumed, .startVisits, .stopVisits, .visit, .reply, .authorizationRequest,
-      .authorizationDecision:
+      .authorizationDecision, .requestTemporaryFullAccuracy, .temporaryFullAccuracyResult,
+      .temporaryFullAccuracyRequest:
       // Not control requests: `handle` routes these elsewhere.
       break
     }

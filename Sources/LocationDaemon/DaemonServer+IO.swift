@@ -360,8 +360,9 @@ extension DaemonServer {
       }
       session.managers = [:]
       dropHeldRequests(of: connection.id)
-      if host.detach(connection) {
-        lastConnectionClosed(app: host.app)
+      let last = host.detach(connection)
+      if !isInUse(host) { appNoLongerInUse(host.app) }
+      if last {
         host.afterPendingWork { [weak self] in self?.retireIfIdle(host) }
       }
     case .agent:

@@ -25,7 +25,7 @@ extension DaemonServer {
       .startSignificantChanges, .stopSignificantChanges, .requestAuthorization, .addRegion,
       .removeRegion, .requestRegionState, .startHeading, .changeHeading, .stopHeading,
       .allowDeferred, .disallowDeferred, .ack, .refreshRegions, .purpose, .startVisits,
-      .stopVisits:
+      .stopVisits, .requestTemporaryFullAccuracy:
       guard role == .app, let host = session.host else {
         throw DaemonProtocolError(
           code: .forbidden,
@@ -47,7 +47,8 @@ extension DaemonServer {
       try agentDecided(id, status, accuracy, from: session)
     case .welcome, .error, .locations, .authorization, .regionEvents, .regionStarted,
       .regionsChanged, .regionList, .regionFailed, .regionState, .heading, .headingInterference,
-      .deferredFinished, .paused, .resumed, .visit, .reply, .authorizationRequest:
+      .deferredFinished, .paused, .resumed, .visit, .reply, .authorizationRequest,
+      .temporaryFullAccuracyResult, .temporaryFullAccuracyRequest:
       throw DaemonProtocolError(
         code: .outOfOrder, message: "\(message.type) is sent by the daemon, not to it")
     }
@@ -219,6 +220,7 @@ extension DaemonServer {
     case .unregister(let client):
       hub.unregister(try manager(session, client))
       session.managers[client] = nil
+      if session.managers.isEmpty, !isInUse(host) { appNoLongerInUse(host.app) }
     case .startUpdates(let client, let request):
       hub.startUpdates(try manager(session, client), request)
     case .changeRequest(let client, let request):
@@ -289,11 +291,14 @@ extension DaemonServer {
       hub.startVisits(requester: client == 0 ? nil : try manager(session, client))
     case .stopVisits:
       hub.send(.stopVisits)
+    case .requestTemporaryFullAccuracy(let id, let purposeKey):
+      requestTemporaryFullAccuracy(id: id, purposeKey: purposeKey, session, host)
     case .hello, .welcome, .error, .ping, .locations, .authorization, .regionEvents,
       .regionStarted, .regionsChanged, .regionList, .regionFailed, .regionState, .heading,
       .headingInterference, .deferredFinished, .paused, .resumed, .visit, .status, .apps,
       .authorize,
-      .regions, .sources, .services, .reply, .authorizationRequest, .authorizationDecision:
+      .regions, .sources, .services, .reply, .authorizationRequest, .authorizationDecision,
+      .temporaryFullAccuracyResult, .temporaryFullAccuracyRequest:
       // Not app requests: `handle` routes these elsewhere.
       break
     }

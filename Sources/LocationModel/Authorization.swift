@@ -42,6 +42,13 @@ package struct AuthorizationSnapshot: Sendable, Equatable {
   /// Whether the decision is an "allow once" (`locationd`'s agent): it ends with the app's last
   /// connection, and when the daemon starts. Kept in the store; not sent to apps.
   package var once: Bool
+  /// Whether `accuracy` is a temporary full accuracy (`requestTemporaryFullAccuracyAuthorization`)
+  /// over a reduced decision: it lasts while the app is in use, and the store keeps the reduced
+  /// decision underneath (``persisted``), so that it ends when the daemon starts. Not sent to apps.
+  package var temporaryFullAccuracy: Bool
+  /// Whether a person (an agent) is being asked about this app now (Apple's
+  /// `authorizationRequestInProgress`). Sent to apps; never stored.
+  package var requestInProgress: Bool
 
   /// Creates a snapshot.
   /// - Parameters:
@@ -49,14 +56,31 @@ package struct AuthorizationSnapshot: Sendable, Equatable {
   ///   - accuracy: The accuracy (default full).
   ///   - servicesEnabled: The global switch (default on).
   ///   - once: Whether it is an "allow once" (default no).
+  ///   - temporaryFullAccuracy: Whether full accuracy is temporary (default no).
+  ///   - requestInProgress: Whether an agent is being asked (default no).
   package init(
     status: AuthorizationStatus, accuracy: AccuracyAuthorization = .fullAccuracy,
-    servicesEnabled: Bool = true, once: Bool = false
+    servicesEnabled: Bool = true, once: Bool = false, temporaryFullAccuracy: Bool = false,
+    requestInProgress: Bool = false
   ) {
     self.status = status
     self.accuracy = accuracy
     self.servicesEnabled = servicesEnabled
     self.once = once
+    self.temporaryFullAccuracy = temporaryFullAccuracy
+    self.requestInProgress = requestInProgress
+  }
+
+  /// The decision as the store keeps it: a temporary full accuracy is stored as the reduced
+  /// accuracy under it, and no question is ever open in the store.
+  package var persisted: AuthorizationSnapshot {
+    var stored = self
+    if temporaryFullAccuracy {
+      stored.accuracy = .reducedAccuracy
+      stored.temporaryFullAccuracy = false
+    }
+    stored.requestInProgress = false
+    return stored
   }
 
   /// Whether locations may be delivered: services on, and authorized always or when in use.

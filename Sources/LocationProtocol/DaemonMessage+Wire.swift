@@ -8,12 +8,12 @@ extension DaemonMessage {
     case startSignificantChanges, stopSignificantChanges, requestAuthorization
     case addRegion, removeRegion, requestRegionState
     case startHeading, changeHeading, stopHeading, allowDeferred, disallowDeferred
-    case ack, refreshRegions, purpose, startVisits, stopVisits
+    case ack, refreshRegions, purpose, startVisits, stopVisits, requestTemporaryFullAccuracy
     case locations, authorization, regionEvents, regionStarted, regionsChanged, regionList
     case regionFailed, regionState, heading, headingInterference, deferredFinished
-    case paused, resumed, visit
+    case paused, resumed, visit, temporaryFullAccuracyResult
     case status, apps, authorize, regions, sources, services, reply
-    case authorizationRequest, authorizationDecision
+    case authorizationRequest, authorizationDecision, temporaryFullAccuracyRequest
   }
 
   /// This message's type.
@@ -43,6 +43,9 @@ extension DaemonMessage {
     case .ack: .ack
     case .refreshRegions: .refreshRegions
     case .purpose: .purpose
+    case .requestTemporaryFullAccuracy: .requestTemporaryFullAccuracy
+    case .temporaryFullAccuracyResult: .temporaryFullAccuracyResult
+    case .temporaryFullAccuracyRequest: .temporaryFullAccuracyRequest
     case .startVisits: .startVisits
     case .stopVisits: .stopVisits
     case .visit: .visit
@@ -101,6 +104,10 @@ extension DaemonMessage {
     case .ack: return .ack(sequence: 0)
     case .refreshRegions: return .refreshRegions
     case .purpose: return .purpose(text: "")
+    case .requestTemporaryFullAccuracy: return .requestTemporaryFullAccuracy(id: 0, purposeKey: "")
+    case .temporaryFullAccuracyResult: return .temporaryFullAccuracyResult(id: 0, declined: nil)
+    case .temporaryFullAccuracyRequest:
+      return .temporaryFullAccuracyRequest(id: 0, app: "", purposeKey: "", purpose: nil)
     case .startVisits: return .startVisits(client: 0)
     case .stopVisits: return .stopVisits
     case .visit: return .visit(.wireBlank, sequence: nil)
@@ -185,6 +192,21 @@ extension DaemonMessage {
     case .purpose(var text):
       try c.field("text", &text)
       self = .purpose(text: text)
+    case .requestTemporaryFullAccuracy(var id, var purposeKey):
+      try c.field("id", &id)
+      try c.field("purposeKey", &purposeKey)
+      self = .requestTemporaryFullAccuracy(id: id, purposeKey: purposeKey)
+    case .temporaryFullAccuracyResult(var id, var declined):
+      try c.field("id", &id)
+      try c.omittable("declined", &declined)
+      self = .temporaryFullAccuracyResult(id: id, declined: declined)
+    case .temporaryFullAccuracyRequest(var id, var app, var purposeKey, var purpose):
+      try c.field("id", &id)
+      try c.field("app", &app)
+      try c.field("purposeKey", &purposeKey)
+      try c.optional("purpose", &purpose)
+      self = .temporaryFullAccuracyRequest(
+        id: id, app: app, purposeKey: purposeKey, purpose: purpose)
     case .addRegion(var client, var group, var region, var initialState):
       try c.field("client", &client)
       try c.group(&group)

@@ -74,6 +74,10 @@ package enum DaemonMessage: Sendable, Equatable {
   /// shows when it asks the user and `locationctl apps` lists; empty: none. At most
   /// `DaemonProtocol.maximumPurposeBytes`, without control or format characters.
   case purpose(text: String)
+  /// `requestTemporaryFullAccuracyAuthorization(withPurposeKey:)`: answered by
+  /// `temporaryFullAccuracyResult` with the same `id` (a number the process chose). `purposeKey`
+  /// is at most `DaemonProtocol.maximumPurposeBytes`, without control or format characters.
+  case requestTemporaryFullAccuracy(id: Int, purposeKey: String)
 
   // MARK: Deliveries to an app
 
@@ -111,6 +115,10 @@ package enum DaemonMessage: Sendable, Equatable {
   /// A visit began or ended; for every manager. `sequence` is set when the daemon keeps it for the
   /// app until acknowledged with `ack` (always, so that a visit reaches the app exactly once).
   case visit(Visit, sequence: Int64?)
+  /// The answer to `requestTemporaryFullAccuracy`: `declined` is nil when a person was asked (the
+  /// accuracy they chose follows as an `authorization` delivery, before this), else why no one was
+  /// (Apple's `CLError.promptDeclined`).
+  case temporaryFullAccuracyResult(id: Int, declined: String?)
 
   // MARK: Control role
 
@@ -133,6 +141,10 @@ package enum DaemonMessage: Sendable, Equatable {
 
   /// Daemon to agent: an app with no decision asks for authorization.
   case authorizationRequest(id: Int, app: String, always: Bool, purpose: String?)
+  /// Daemon to agent: an authorized app with reduced accuracy asks for full accuracy while it is
+  /// in use, for the reason its `purposeKey` names. Answered by `authorizationDecision`: `accuracy`
+  /// `full` allows it; `reduced`, or `status` `denied`, does not.
+  case temporaryFullAccuracyRequest(id: Int, app: String, purposeKey: String, purpose: String?)
   /// Agent to daemon: the user's answer.
   case authorizationDecision(id: Int, status: DaemonAgentDecision, accuracy: DaemonAccuracy)
 

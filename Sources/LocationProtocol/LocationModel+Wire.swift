@@ -103,6 +103,10 @@ extension AuthorizationSnapshot: WireObject {
     try c.field("status", &status)
     try c.field("accuracy", &accuracy, default: .fullAccuracy)
     try c.field("servicesEnabled", &servicesEnabled, default: true)
+    // Written only while a question is open, so that every other line stays as it was.
+    var inProgress: Bool? = requestInProgress ? true : nil
+    try c.omittable("requestInProgress", &inProgress)
+    requestInProgress = inProgress ?? false
   }
 }
 

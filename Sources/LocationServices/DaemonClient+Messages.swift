@@ -177,13 +177,16 @@ extension DaemonClient {
       deliver(.resumed, to: client)
     case .visit(let visit, let sequence):
       visitEvent(visit, sequence: sequence)
+    case .temporaryFullAccuracyResult(let id, let declined):
+      temporaryFullAccuracyAnswered(id: id, declined: declined)
     case .hello, .register, .unregister, .startUpdates, .changeRequest, .stopUpdates,
       .requestLocation, .startSignificantChanges, .stopSignificantChanges, .requestAuthorization,
       .addRegion, .removeRegion, .requestRegionState, .startHeading, .changeHeading, .stopHeading,
       .allowDeferred, .disallowDeferred, .ack, .refreshRegions, .purpose, .startVisits,
       .stopVisits, .status, .apps, .authorize,
       .regions, .sources,
-      .services, .ping, .reply, .authorizationRequest, .authorizationDecision:
+      .services, .ping, .reply, .authorizationRequest, .authorizationDecision,
+      .requestTemporaryFullAccuracy, .temporaryFullAccuracyRequest:
       HubLog.write(.info, "daemon", "unexpected \(message.type) from locationd; ignored")
     }
   }

@@ -108,3 +108,12 @@ package enum LiveServiceSelection {
     }
   }
 }
+
+extension DaemonClient {
+  /// What a client hears in `CORELOCATION_DAEMON=required` mode while the daemon is unreachable.
+  static func requiredMessage(paths: [String], reason: String) -> String {
+    "CORELOCATION_DAEMON=required, but locationd is not running or not reachable (\(reason); "
+      + "socket: \(paths.joined(separator: " or "))). Start locationd (systemctl --user start "
+      + "locationd) or unset CORELOCATION_DAEMON to use embedded mode"
+  }
+}

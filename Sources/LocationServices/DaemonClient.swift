@@ -111,6 +111,9 @@ package final class DaemonClient: LocationService {
     var removedDuringRefresh: Set<String> = []
     /// Threads waiting in `regions(group:)` for the `regionList`.
     var refreshWaiters: [DispatchSemaphore] = []
+    /// Temporary full accuracy requests waiting for their answer, by `id`.
+    var temporaryRequests: [Int: @Sendable (String?) -> Void] = [:]
+    var nextTemporaryRequest = 1
   }
 
   static let initialBackoff = 0.05
@@ -178,12 +181,6 @@ package final class DaemonClient: LocationService {
       return state.fd
     }
     if let fd { DaemonClientSocket.shutdown(fd) }
-  }
-
-  static func requiredMessage(paths: [String], reason: String) -> String {
-    "CORELOCATION_DAEMON=required, but locationd is not running or not reachable (\(reason); "
-      + "socket: \(paths.joined(separator: " or "))). Start locationd (systemctl --user start "
-      + "locationd) or unset CORELOCATION_DAEMON to use embedded mode"
   }
 
   // MARK: LocationService
@@ -532,6 +529,7 @@ package final class DaemonClient: LocationService {
       return affected
     }
     HubLog.write(.info, "daemon", "connection lost; reconnecting")
+    declineTemporaryRequests(problem)
     for (number, record) in affected {
       if record.deferring {
         deliver(.deferredFinished(DeferredUpdates.Failure.deferredFailed.rawValue), to: number)

@@ -127,7 +127,7 @@ package final class MemoryPersistence: HubPersistence {
   }
 
   package func setAuthorization(_ snapshot: AuthorizationSnapshot, app: String) {
-    state.withLock { $0.authorizations[app] = snapshot }
+    state.withLock { $0.authorizations[app] = snapshot.persisted }
   }
 
   package func servicesEnabled() -> Bool { state.withLock { $0.servicesEnabled } }

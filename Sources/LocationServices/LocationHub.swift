@@ -202,12 +202,37 @@ package final class LocationHub: Sendable {
     decide(.request(always: always))
   }
 
+  /// Temporary full accuracy in embedded mode: no one can be asked, so the request is declined
+  /// with the reason (``AuthorizationMachine``'s rule) and the stored accuracy stands.
+  package func requestTemporaryFullAccuracy(
+    purposeKey: String, completion: @escaping @Sendable (String?) -> Void
+  ) {
+    executor.run { [self] in
+      guard !purposeKey.isEmpty else { return completion("the purpose key is empty") }
+      var machine = state.withLock { $0.authorization }
+      switch machine.requestTemporaryFullAccuracy(agentAvailable: false) {
+      case .declined(let reason):
+        completion(
+          reason == AuthorizationMachine.noOneToAsk
+            ? reason + " (embedded mode has no agent; locationd asks through `locationctl agent`)"
+            : reason)
+      case .ask, .waiting:
+        completion(AuthorizationMachine.noOneToAsk)
+      }
+    }
+  }
+
   /// Sets the app's authorization (tests, `locationctl`, `locationd`'s broker): stored, and every
   /// client is told.
   package func setAuthorization(_ snapshot: AuthorizationSnapshot) {
     executor.run { [self] in
-      _ = state.withLock { $0.authorization.replace(snapshot) }
-      submit(.authorization(snapshot))
+      let previous = state.withLock { state -> AuthorizationSnapshot in
+        defer { _ = state.authorization.replace(snapshot) }
+        return state.authorization.current
+      }
+      // Only a question opened or closed (or a temporary accuracy the store does not keep):
+      // nothing to store.
+      if previous.persisted != snapshot.persisted { submit(.authorization(snapshot)) }
       tell(snapshot)
     }
   }

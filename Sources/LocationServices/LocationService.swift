@@ -41,6 +41,15 @@ package protocol LocationService: AnyObject, Sendable {
   /// which `locationd`'s agent shows when it asks the user.
   func setPurpose(_ text: String?)
 
+  /// Asks for full accuracy while the app is in use
+  /// (`requestTemporaryFullAccuracyAuthorization(withPurposeKey:)`).
+  /// - Parameters:
+  ///   - purposeKey: the app's key for the reason, shown to the person asked.
+  ///   - completion: nil when a person was asked (the accuracy they chose has been delivered as
+  ///     `.authorization` by then), else why no one was; called once, on no particular thread.
+  func requestTemporaryFullAccuracy(
+    purposeKey: String, completion: @escaping @Sendable (String?) -> Void)
+
   /// Sets the app's authorization (tests and tools; a daemon decides for its clients itself).
   /// - Parameter snapshot: the new authorization.
   func setAuthorization(_ snapshot: AuthorizationSnapshot)

@@ -29,7 +29,8 @@ package final class StorePersistence: HubPersistence {
       status: stored.status, accuracy: stored.accuracy, once: stored.once)
   }
 
-  package func setAuthorization(_ snapshot: AuthorizationSnapshot, app: String) throws(StoreError) {
+  package func setAuthorization(_ decision: AuthorizationSnapshot, app: String) throws(StoreError) {
+    let snapshot = decision.persisted
     fallback.setAuthorization(snapshot, app: app)
     try store.setAuthorization(
       StoredAuthorization(

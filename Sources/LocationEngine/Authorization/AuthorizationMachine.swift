@@ -14,8 +14,18 @@ import LocationModel
 ///   further request of the app waits (``Action/hold``) until it answers, or leaves with no other
 ///   agent to ask. Otherwise the policy answers at once: `grant` gives what was asked for (and the
 ///   upgrade to always), `deny` denies a `notDetermined` app and leaves any other as it is.
-/// - **Once.** An agent's "allow once" is when-in-use that lasts until the app's last connection
-///   closes (``lastConnectionClosed()``); then the app is `notDetermined` again.
+/// - **In use.** An app is in use while one of its processes has a location manager, a
+///   `CLMonitor`, a live-updates sequence or a session (`CLServiceSession`,
+///   `CLBackgroundActivitySession`) registered; Linux has no foreground, so that is what says a
+///   person is using it.
+/// - **Once.** An agent's "allow once" is when-in-use that lasts while the app is in use
+///   (``noLongerInUse()``); then the app is `notDetermined` again.
+/// - **Temporary full accuracy.** `requestTemporaryFullAccuracyAuthorization` of an authorized app
+///   with reduced accuracy asks an agent (``requestTemporaryFullAccuracy(agentAvailable:)``); an
+///   allowed request gives full accuracy while the app is in use, and the reduced decision stays
+///   underneath (the store keeps that one). No agent, an app that already has full accuracy, or
+///   one that is not authorized: the request is declined without asking (Apple's
+///   `promptDeclined`), and the stored decision rules.
 /// - **Settings.** `locationctl authorize` (``set(_:accuracy:)``) and the services switch
 ///   (``servicesSwitched(_:)``) change the decision at once, whatever is being asked.
 package struct AuthorizationMachine: Sendable, Equatable {
@@ -61,7 +71,7 @@ package struct AuthorizationMachine: Sendable, Equatable {
   package enum Lasting: Sendable, Equatable {
     /// Until something changes it.
     case untilChanged
-    /// Until the app's last connection closes ("allow once").
+    /// While the app is in use ("allow once").
     case untilLastConnectionCloses
   }
 
@@ -88,7 +98,23 @@ package struct AuthorizationMachine: Sendable, Equatable {
   /// store keeps it).
   package var lasting: Lasting { current.once ? .untilLastConnectionCloses : .untilChanged }
   /// The open question to an agent: whether it is for always; nil when none is open.
-  package private(set) var asking: Bool?
+  package private(set) var asking: Bool? {
+    didSet { current.requestInProgress = asking != nil || askingTemporary }
+  }
+  /// Whether an agent is being asked for temporary full accuracy.
+  package private(set) var askingTemporary = false {
+    didSet { current.requestInProgress = asking != nil || askingTemporary }
+  }
+
+  /// What a temporary full accuracy request leads to.
+  package enum TemporaryOutcome: Sendable, Equatable {
+    /// No one is asked: the reason (Apple's `promptDeclined`).
+    case declined(String)
+    /// Ask an agent, and answer the request when it decides.
+    case ask
+    /// An agent is already being asked for it: the request waits for that answer.
+    case waiting
+  }
 
   /// Creates a machine.
   /// - Parameters:
@@ -142,6 +168,7 @@ package struct AuthorizationMachine: Sendable, Equatable {
     asking = nil
     var next = current
     next.accuracy = accuracy
+    next.temporaryFullAccuracy = false
     switch answer {
     case .always: next.status = .authorizedAlways
     case .whenInUse, .once: next.status = .authorizedWhenInUse
@@ -160,7 +187,47 @@ package struct AuthorizationMachine: Sendable, Equatable {
     guard let always = asking else { return .unchanged }
     if anotherAgent { return .ask(always: always) }
     asking = nil
-    return policyAnswer(always: always)
+    let action = policyAnswer(always: always)
+    // The question is closed even when the policy changes nothing: the app is told so.
+    return action == .unchanged ? .apply(current) : action
+  }
+
+  /// `requestTemporaryFullAccuracyAuthorization`.
+  /// - Parameter agentAvailable: Whether an agent can be asked.
+  /// - Returns: `ask` (the question is now open), `waiting` (it already was), or `declined` with
+  ///   the reason no one is asked.
+  package mutating func requestTemporaryFullAccuracy(agentAvailable: Bool) -> TemporaryOutcome {
+    guard current.servicesEnabled else { return .declined("location services are off") }
+    guard current.status.isAuthorized else {
+      return .declined("the app is not authorized to use location services")
+    }
+    guard current.accuracy == .reducedAccuracy else {
+      return .declined("the app already has full accuracy")
+    }
+    if askingTemporary { return .waiting }
+    guard agentAvailable else {
+      return .declined(Self.noOneToAsk)
+    }
+    askingTemporary = true
+    return .ask
+  }
+
+  /// Why a temporary full accuracy request with no agent to ask is declined.
+  package static let noOneToAsk = "no one can be asked: the stored accuracy stands"
+
+  /// The agent answered the temporary full accuracy question (or left with no other to ask:
+  /// not allowed).
+  /// - Parameter allowed: Whether full accuracy was allowed.
+  /// - Returns: `apply` with the accuracy in force and the question closed (`unchanged` when no
+  ///   question was open).
+  package mutating func answeredTemporary(allowed: Bool) -> Action {
+    guard askingTemporary else { return .unchanged }
+    askingTemporary = false
+    if allowed, current.status.isAuthorized, current.accuracy == .reducedAccuracy {
+      current.accuracy = .fullAccuracy
+      current.temporaryFullAccuracy = true
+    }
+    return .apply(current)
   }
 
   /// A setting made by the user (`locationctl authorize`).
@@ -172,6 +239,7 @@ package struct AuthorizationMachine: Sendable, Equatable {
     var next = current
     next.accuracy = accuracy
     next.once = false
+    next.temporaryFullAccuracy = false
     switch setting {
     case .always: next.status = .authorizedAlways
     case .whenInUse: next.status = .authorizedWhenInUse
@@ -203,16 +271,22 @@ package struct AuthorizationMachine: Sendable, Equatable {
     return .apply(current)
   }
 
-  /// The app's last connection closed: an "allow once" ends.
-  /// - Returns: `apply` with `notDetermined` after "allow once", else `unchanged`.
-  package mutating func lastConnectionClosed() -> Action {
+  /// The app is no longer in use (its last manager, monitor, live-updates sequence or session
+  /// ended, or its last connection closed): an "allow once" and a temporary full accuracy end.
+  /// - Returns: `apply` with `notDetermined` after "allow once", with reduced accuracy after a
+  ///   temporary full accuracy, else `unchanged`.
+  package mutating func noLongerInUse() -> Action {
     switch lasting {
     case .untilChanged:
-      return .unchanged
+      guard current.temporaryFullAccuracy else { return .unchanged }
+      current.accuracy = .reducedAccuracy
+      current.temporaryFullAccuracy = false
+      return .apply(current)
     case .untilLastConnectionCloses:
       current.status = .notDetermined
       current.accuracy = .fullAccuracy
       current.once = false
+      current.temporaryFullAccuracy = false
       return .apply(current)
     }
   }
@@ -231,6 +305,7 @@ package struct AuthorizationMachine: Sendable, Equatable {
       return .unchanged
     }
     next.once = false
+    next.temporaryFullAccuracy = false
     current = next
     return .apply(next)
   }
