@@ -193,6 +193,47 @@ open class CLLocationManager: NSObject {
     CLAccuracyAuthorization(core.environment.hub.authorization.accuracy)
   }
 
+  /// Requests permission to temporarily use location services with full accuracy.
+  ///
+  /// Behaves as the completion form with no completion.
+  open func requestTemporaryFullAccuracyAuthorization(withPurposeKey purposeKey: String) {
+    core.requestTemporaryFullAccuracy(purposeKey: purposeKey, completion: nil)
+  }
+
+  /// Requests permission to temporarily use location services with full accuracy and reports the
+  /// result to `completion`, on the thread that delegate methods run on.
+  ///
+  /// Linux has no `Info.plist`: `purposeKey` is shown to the person asked as it is (with the
+  /// app's `purpose`, if set). Through `locationd` a running `locationctl agent` asks; if they
+  /// allow it, `accuracyAuthorization` is `.fullAccuracy` while the app is in use (one of its
+  /// processes has a manager, a `CLMonitor`, a live-updates sequence or a session) and returns to
+  /// `.reducedAccuracy` after; `locationManagerDidChangeAuthorization(_:)` is called before
+  /// `completion` each time it changes. `completion` receives `nil` when the person was asked,
+  /// whatever they answered, and `CLError.promptDeclined` (the reason in its description) when no
+  /// one could be: no agent is connected, embedded mode (the stored accuracy rules), the app
+  /// already has full accuracy, is not authorized, services are off, or the key is empty.
+  open func requestTemporaryFullAccuracyAuthorization(
+    withPurposeKey purposeKey: String, completion: (@Sendable ((any Error)?) -> Void)? = nil
+  ) {
+    core.requestTemporaryFullAccuracy(purposeKey: purposeKey, completion: completion)
+  }
+
+  /// Requests permission to temporarily use location services with full accuracy; throws
+  /// `CLError.promptDeclined` when no one could be asked (see the completion form).
+  open func requestTemporaryFullAccuracyAuthorization(withPurposeKey purposeKey: String)
+    async throws
+  {
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+      core.environment.hub.requestTemporaryFullAccuracy(purposeKey: purposeKey) { declined in
+        if let declined {
+          continuation.resume(throwing: ManagerCore.promptDeclined(declined))
+        } else {
+          continuation.resume()
+        }
+      }
+    }
+  }
+
   /// Requests the user's permission to use location services while the app is in use.
   open func requestWhenInUseAuthorization() {
     core.environment.hub.requestAuthorization(always: false)
@@ -285,8 +326,48 @@ open class CLLocationManager: NSObject {
   @available(*, deprecated, message: "Use isMonitoringAvailable(for:) and authorizationStatus")
   open class func regionMonitoringEnabled() -> Bool { locationServicesEnabled() }
 
-  /// Returns a Boolean value indicating whether the device supports ranging of beacons: `false`.
+  /// Returns a Boolean value indicating whether the device supports ranging of beacons: `false`
+  /// (this build has no Bluetooth LE source).
   open class func isRangingAvailable() -> Bool { false }
+
+  // MARK: Beacon ranging: not available (isRangingAvailable() is false)
+
+  /// The set of beacon constraints currently being tracked using ranging: always empty here, as
+  /// no constraint can be ranged.
+  open var rangedBeaconConstraints: Set<CLBeaconIdentityConstraint> { [] }
+
+  /// Starts the delivery of notifications for the specified beacon constraints.
+  ///
+  /// Ranging is not available (`isRangingAvailable()` is `false`): the delegate's
+  /// `locationManager(_:didFailRangingFor:error:)` receives `CLError.rangingUnavailable` (or
+  /// `CLError.denied` when the app may not have locations, as on Apple platforms), with the reason
+  /// in its description, and the constraint is not ranged.
+  open func startRangingBeacons(satisfying constraint: CLBeaconIdentityConstraint) {
+    core.failRanging { manager, delegate, error in
+      delegate.locationManager(manager, didFailRangingFor: constraint, error: error)
+    }
+  }
+
+  /// Stops the delivery of notifications for the specified beacon constraints (none is ranged).
+  open func stopRangingBeacons(satisfying constraint: CLBeaconIdentityConstraint) {}
+
+  /// The set of regions currently being tracked using ranging: always empty here.
+  @available(*, deprecated, message: "Use rangedBeaconConstraints")
+  open var rangedRegions: Set<CLRegion> { [] }
+
+  /// Starts the delivery of notifications for beacons in the specified region: as
+  /// `startRangingBeacons(satisfying:)`, the failure reaching
+  /// `locationManager(_:rangingBeaconsDidFailFor:withError:)`.
+  @available(*, deprecated, message: "Use startRangingBeacons(satisfying:)")
+  open func startRangingBeacons(in region: CLBeaconRegion) {
+    core.failRanging { manager, delegate, error in
+      delegate.locationManager(manager, rangingBeaconsDidFailFor: region, withError: error)
+    }
+  }
+
+  /// Stops the delivery of notifications for the specified beacon region (none is ranged).
+  @available(*, deprecated, message: "Use stopRangingBeacons(satisfying:)")
+  open func stopRangingBeacons(in region: CLBeaconRegion) {}
 
   // MARK: Deferred updates
 
@@ -372,213 +453,4 @@ open class CLLocationManager: NSObject {
   /// A Boolean value that indicates whether a widget is eligible to receive location updates.
   /// Linux has no widgets: always `false`.
   open var isAuthorizedForWidgetUpdates: Bool { false }
-}
-
-/// The part of a manager that the hub talks to. Sendable: every mutable field sits behind a mutex.
-final class ManagerCore: HubClient {
-  struct Settings {
-    var desiredAccuracy: CLLocationAccuracy = kCLLocationAccuracyBest
-    var distanceFilter: CLLocationDistance = kCLDistanceFilterNone
-    var activityType: CLActivityType = .other
-    var pausesAutomatically = true
-    var allowsBackground = false
-    var showsBackgroundIndicator = false
-  }
-
-  private struct State {
-    var settings = Settings()
-    var updating = false
-    let target: DeliveryTarget
-    var lastLocation: CLLocation?
-    var purpose: String?
-    var previousLocation: CLLocation?
-    /// Region objects the app passed, kept until the hub answers about them.
-    var pendingRegions: [String: UncheckedRegion] = [:]
-  }
-
-  /// A weak reference that can cross threads.
-  private final class WeakBox<T: AnyObject>: @unchecked Sendable {
-    // @unchecked: the reference is only read and written under the owner's mutex.
-    weak var value: T?
-  }
-
-  let environment: HubEnvironment
-  let headingState = Mutex(HeadingState())
-  private let state: Mutex<State>
-  private let managerBox = WeakBox<CLLocationManager>()
-  private let delegateBox = Mutex<WeakBox<AnyObject>>(WeakBox())
-  private let idBox = Mutex<ClientID?>(nil)
-
-  init(environment: HubEnvironment) {
-    self.environment = environment
-    state = Mutex(State(target: DeliveryTarget.current(environment)))
-  }
-
-  func attach(_ manager: CLLocationManager) {
-    managerBox.value = manager
-    let id = environment.hub.register(self)
-    idBox.withLock { $0 = id }
-  }
-
-  func detach() {
-    if let id = idBox.withLock({ $0 }) { environment.hub.unregister(id) }
-  }
-
-  var id: ClientID? { idBox.withLock { $0 } }
-
-  /// The manager, if it still exists.
-  var managerReference: CLLocationManager? { managerBox.value }
-
-  /// Where the manager's callbacks run now.
-  var currentTarget: DeliveryTarget { state.withLock { $0.target } }
-
-  func rememberRegion(_ region: CLRegion) {
-    let copy = UncheckedRegion(region: region)
-    state.withLock { $0.pendingRegions[region.identifier] = copy }
-  }
-
-  func takeRegion(_ identifier: String) -> CLRegion? {
-    state.withLock { $0.pendingRegions.removeValue(forKey: identifier) }?.region
-  }
-
-  var delegate: (any CLLocationManagerDelegate)? {
-    get { delegateBox.withLock { $0.value } as? any CLLocationManagerDelegate }
-    set { delegateBox.withLock { $0.value = newValue } }
-  }
-
-  var settings: Settings { state.withLock { $0.settings } }
-  var lastLocation: CLLocation? { state.withLock { $0.lastLocation } }
-
-  /// The manager's `purpose`, as set.
-  var purpose: String? {
-    get { state.withLock { $0.purpose } }
-    set { state.withLock { $0.purpose = newValue } }
-  }
-  var previousLocation: CLLocation? { state.withLock { $0.previousLocation } }
-
-  private var request: UpdateRequest {
-    let settings = self.settings
-    return Self.request(settings)
-  }
-
-  /// The engine's request for these settings.
-  static func request(_ settings: Settings) -> UpdateRequest {
-    UpdateRequest(
-      desiredAccuracy: settings.desiredAccuracy, distanceFilter: settings.distanceFilter,
-      pausesAutomatically: settings.pausesAutomatically, activity: settings.activityType.activity)
-  }
-
-  func update(_ change: (inout Settings) -> Void) {
-    let (updating, request, before) = state.withLock {
-      state -> (Bool, UpdateRequest, UpdateRequest) in
-      let before = Self.request(state.settings)
-      change(&state.settings)
-      return (state.updating, Self.request(state.settings), before)
-    }
-    // Settings outside the request (background flags) change nothing in the engine.
-    if updating, request != before, let id { environment.hub.send(.changeRequest(id, request)) }
-  }
-
-  func startUpdating() {
-    state.withLock { $0.updating = true }
-    if let id { environment.hub.startUpdates(id, request) }
-  }
-
-  func stopUpdating() {
-    state.withLock { $0.updating = false }
-    if let id { environment.hub.send(.stopUpdates(id)) }
-  }
-
-  func startSignificantChanges() {
-    if let id { environment.hub.startSignificantChanges(id) }
-  }
-
-  func stopSignificantChanges() {
-    if let id { environment.hub.send(.stopSignificantChanges(id)) }
-  }
-
-  func allowDeferred(distance: Double, timeout: Double) {
-    if let id { environment.hub.allowDeferred(id, distance: distance, timeout: timeout) }
-  }
-
-  func disallowDeferred() {
-    if let id { environment.hub.send(.disallowDeferred(id)) }
-  }
-
-  func requestLocation() {
-    if let id { environment.hub.requestLocation(id, request) }
-  }
-
-  // MARK: HubClient
-
-  func hub(_ hub: any LocationService, deliver delivery: HubDelivery) {
-    let target = state.withLock { $0.target }
-    switch delivery {
-    case .locations(let fixes):
-      let locations = fixes.map(CLLocation.init(fix:))
-      let box = UncheckedLocations(locations: locations)
-      target.run { [self] in
-        guard let manager = managerBox.value, let newest = box.locations.last else { return }
-        state.withLock {
-          $0.previousLocation = $0.lastLocation
-          $0.lastLocation = newest
-        }
-        delegate?.locationManager(manager, didUpdateLocations: box.locations)
-      }
-    case .error(let error, let message):
-      if case .denied = error { state.withLock { $0.updating = false } }
-      let box = UncheckedError(error: Self.clError(error, message: message))
-      target.run { [self] in
-        guard let manager = managerBox.value else { return }
-        delegate?.locationManager(manager, didFailWithError: box.error)
-      }
-    case .authorization:
-      target.run { [self] in
-        guard let manager = managerBox.value else { return }
-        delegate?.locationManagerDidChangeAuthorization(manager)
-      }
-    case .regionEvents, .regionStarted, .regionFailed, .regionState:
-      deliverRegion(delivery, target: target)
-    case .heading, .headingInterference:
-      deliverHeading(delivery, target: target)
-    case .deferredFinished(let code):
-      let box = UncheckedOptionalError(
-        error: code.flatMap(CLError.Code.init(rawValue:)).map { CLError($0) })
-      target.run { [self] in
-        guard let manager = managerBox.value else { return }
-        delegate?.locationManager(manager, didFinishDeferredUpdatesWithError: box.error)
-      }
-    case .paused:
-      target.run { [self] in
-        guard let manager = managerBox.value else { return }
-        delegate?.locationManagerDidPauseLocationUpdates(manager)
-      }
-    case .resumed:
-      target.run { [self] in
-        guard let manager = managerBox.value else { return }
-        delegate?.locationManagerDidResumeLocationUpdates(manager)
-      }
-    case .visit(let visit):
-      deliverVisit(visit, target: target)
-    }
-  }
-
-  /// The userInfo key that marks the end of every source (a replay that reached its end).
-  static let sourcesEndedKey = "CoreLocationSourcesEnded"
-
-  static func clError(_ error: EngineError, message: String?) -> CLError {
-    var userInfo: [String: Any] = [:]
-    if let message { userInfo[NSLocalizedDescriptionKey] = message }
-    switch error {
-    case .locationUnknown:
-      return CLError(.locationUnknown, userInfo: userInfo)
-    case .denied:
-      if message == nil { userInfo[NSLocalizedDescriptionKey] = "location access denied" }
-      return CLError(.denied, userInfo: userInfo)
-    case .sourcesEnded:
-      userInfo[sourcesEndedKey] = true
-      if message == nil { userInfo[NSLocalizedDescriptionKey] = "every location source has ended" }
-      return CLError(.locationUnknown, userInfo: userInfo)
-    }
-  }
 }

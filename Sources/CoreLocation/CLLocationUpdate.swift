@@ -17,7 +17,8 @@ public struct CLLocationUpdate: Sendable {
   public let authorizationDenied: Bool
   /// Whether location services are off for the whole device.
   public let authorizationDeniedGlobally: Bool
-  /// Whether an authorization request is in progress.
+  /// Whether an authorization request is in progress: a person is being asked about the app
+  /// (through `locationd`'s agent); an update with this flag carries no location.
   public let authorizationRequestInProgress: Bool
   /// Whether authorization is restricted.
   public let authorizationRestricted: Bool
@@ -176,7 +177,11 @@ private final class LiveUpdatesClient: HubClient {
           authorizationDeniedGlobally: !snapshot.servicesEnabled))
     case .error(.locationUnknown, _):
       continuation.yield(CLLocationUpdate(locationUnavailable: true, accuracyLimited: limited))
-    case .authorization, .regionEvents, .regionStarted, .regionFailed, .regionState, .heading,
+    case .authorization(let snapshot):
+      if snapshot.requestInProgress {
+        continuation.yield(CLLocationUpdate(authorizationRequestInProgress: true))
+      }
+    case .regionEvents, .regionStarted, .regionFailed, .regionState, .heading,
       .headingInterference, .deferredFinished, .paused, .resumed, .visit:
       break
     }

@@ -48,7 +48,8 @@ extension CLMonitor {
     /// A Boolean value that indicates whether the app has system-wide authorization: `true` when
     /// location services are off for the whole device.
     public let authorizationDeniedGlobally: Bool
-    /// Whether an authorization request is in progress. Requests are answered at once here: `false`.
+    /// Whether an authorization request is in progress: a person is being asked about the app
+    /// (through `locationd`'s agent); in embedded mode requests are answered at once: `false`.
     public let authorizationRequestInProgress: Bool
     /// A Boolean value that indicates whether the app can make authorization changes: `true` when
     /// the app's authorization is restricted.
@@ -80,7 +81,7 @@ extension CLMonitor {
       self.accuracyLimited = diagnostics.accuracyLimited
       self.authorizationDenied = diagnostics.authorizationDenied
       self.authorizationDeniedGlobally = diagnostics.authorizationDeniedGlobally
-      self.authorizationRequestInProgress = false
+      self.authorizationRequestInProgress = diagnostics.authorizationRequestInProgress
       self.authorizationRestricted = diagnostics.authorizationRestricted
       self.conditionLimitExceeded = false
       self.conditionUnsupported = conditionUnsupported
@@ -94,7 +95,8 @@ extension CLMonitor {
       MonitorDiagnostics(
         accuracyLimited: accuracyLimited, authorizationDenied: authorizationDenied,
         authorizationDeniedGlobally: authorizationDeniedGlobally,
-        authorizationRestricted: authorizationRestricted)
+        authorizationRestricted: authorizationRestricted,
+        authorizationRequestInProgress: authorizationRequestInProgress)
     }
   }
 
@@ -115,15 +117,18 @@ struct MonitorDiagnostics: Sendable, Equatable {
   var authorizationDenied = false
   var authorizationDeniedGlobally = false
   var authorizationRestricted = false
+  var authorizationRequestInProgress = false
 
   init(
     accuracyLimited: Bool = false, authorizationDenied: Bool = false,
-    authorizationDeniedGlobally: Bool = false, authorizationRestricted: Bool = false
+    authorizationDeniedGlobally: Bool = false, authorizationRestricted: Bool = false,
+    authorizationRequestInProgress: Bool = false
   ) {
     self.accuracyLimited = accuracyLimited
     self.authorizationDenied = authorizationDenied
     self.authorizationDeniedGlobally = authorizationDeniedGlobally
     self.authorizationRestricted = authorizationRestricted
+    self.authorizationRequestInProgress = authorizationRequestInProgress
   }
 
   /// The flags for an authorization: services off is "denied globally" (whatever the app's own
@@ -135,6 +140,7 @@ struct MonitorDiagnostics: Sendable, Equatable {
       snapshot.servicesEnabled && snapshot.status == AuthorizationStatus.denied
     authorizationRestricted =
       snapshot.servicesEnabled && snapshot.status == AuthorizationStatus.restricted
+    authorizationRequestInProgress = snapshot.requestInProgress
   }
 
   /// Whether these flags stop monitoring.
