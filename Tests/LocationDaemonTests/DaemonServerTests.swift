@@ -267,7 +267,10 @@ import Testing
     }
     #expect(app == daemon.app)
     #expect(always == false)
-    #expect(try peer.sync().isEmpty, "held while the agent decides")
+    #expect(
+      try peer.sync() == [
+        .authorization(AuthorizationSnapshot(status: .notDetermined, requestInProgress: true))
+      ], "held while the agent decides; the app only hears that a person is asked")
     agent.send(.authorizationDecision(id: id, status: .whenInUse, accuracy: .full))
     _ = try agent.sync()
     daemon.source.emit(fix(52, 5, time: 1_767_225_601))
@@ -728,7 +731,7 @@ import Testing
     #expect(status.clients.map(\.role) == [.control])
   }
 
-  @Test func onceLastsUntilTheAppsLastConnectionCloses() throws {
+  @Test func onceLastsWhileTheAppIsInUse() throws {
     let daemon = try DaemonFixture(policy: .deny)
     defer { daemon.stop() }
     let (agent, _) = try daemon.peer(.agent)
@@ -743,7 +746,10 @@ import Testing
       agent.send(.authorizationDecision(id: id, status: .once, accuracy: .full))
       _ = try agent.sync()
       #expect(
-        try other.sync() == [.authorization(AuthorizationSnapshot(status: .authorizedWhenInUse))])
+        try other.sync() == [
+          .authorization(AuthorizationSnapshot(status: .notDetermined, requestInProgress: true)),
+          .authorization(AuthorizationSnapshot(status: .authorizedWhenInUse)),
+        ])
       peer.shutdownWrite()
       _ = try peer.readUntilClosed()
       #expect(

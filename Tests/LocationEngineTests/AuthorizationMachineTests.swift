@@ -86,15 +86,15 @@ import Testing
     #expect(machine.agentLeft(anotherAgent: false) == .unchanged)
   }
 
-  @Test func onceEndsWithTheLastConnection() {
+  @Test func onceEndsWhenTheAppIsNoLongerInUse() {
     var machine = Self.machine(.notDetermined)
     _ = machine.trigger(.startUpdates, agentAvailable: true)
     _ = machine.answered(.once, accuracy: .fullAccuracy)
     #expect(machine.lasting == .untilLastConnectionCloses)
     #expect(machine.current.status == .authorizedWhenInUse)
     #expect(
-      machine.lastConnectionClosed() == .apply(AuthorizationSnapshot(status: .notDetermined)))
-    #expect(machine.lastConnectionClosed() == .unchanged)
+      machine.noLongerInUse() == .apply(AuthorizationSnapshot(status: .notDetermined)))
+    #expect(machine.noLongerInUse() == .unchanged)
   }
 
   @Test func aSettingEndsOnceAndResetForgets() {
@@ -104,7 +104,7 @@ import Testing
     #expect(
       machine.set(.always, accuracy: .reducedAccuracy)
         == .apply(AuthorizationSnapshot(status: .authorizedAlways, accuracy: .reducedAccuracy)))
-    #expect(machine.lastConnectionClosed() == .unchanged)
+    #expect(machine.noLongerInUse() == .unchanged)
     #expect(
       machine.set(.reset, accuracy: .reducedAccuracy)
         == .forget(AuthorizationSnapshot(status: .notDetermined)))

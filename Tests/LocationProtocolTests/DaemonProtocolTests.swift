@@ -159,6 +159,14 @@ import Testing
     .authorizationRequest(
       id: 2, app: "org.x", always: true, purpose: "Shows the boat on the chart"),
     .purpose(text: "Shows the boat on the chart"), .purpose(text: ""),
+    .requestTemporaryFullAccuracy(id: 3, purposeKey: "Navigation"),
+    .temporaryFullAccuracyResult(id: 3, declined: nil),
+    .temporaryFullAccuracyResult(id: 4, declined: "the app already has full accuracy"),
+    .temporaryFullAccuracyRequest(id: 5, app: "org.x", purposeKey: "Navigation", purpose: nil),
+    .temporaryFullAccuracyRequest(
+      id: 6, app: "org.x", purposeKey: "Navigation", purpose: "Shows the boat on the chart"),
+    .authorization(
+      AuthorizationSnapshot(status: .notDetermined, requestInProgress: true)),
     .authorizationDecision(id: 1, status: .once, accuracy: .reduced),
   ]
 
@@ -172,7 +180,7 @@ import Testing
 
   @Test func everyTypeIsCovered() {
     #expect(Set(Self.messages.map(\.kind)) == Set(DaemonMessage.Kind.allCases))
-    #expect(DaemonMessage.Kind.allCases.count == 49)
+    #expect(DaemonMessage.Kind.allCases.count == 52)
   }
 
   @Test func typeComesFirstAndOptionalsAreNull() {
