@@ -223,7 +223,8 @@ open class CLLocationManager: NSObject {
   open func requestTemporaryFullAccuracyAuthorization(withPurposeKey purposeKey: String)
     async throws
   {
-    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+    try await withCheckedThrowingContinuation {
+      (continuation: CheckedContinuation<Void, any Error>) in
       core.environment.hub.requestTemporaryFullAccuracy(purposeKey: purposeKey) { declined in
         if let declined {
           continuation.resume(throwing: ManagerCore.promptDeclined(declined))

@@ -14,6 +14,9 @@ protocol DeprecatedAPI {
   static func distance(from a: CLLocation, to b: CLLocation) -> CLLocationDistance
   static func servicesEnabled(_ manager: CLLocationManager) -> Bool
   static func setPurpose(_ manager: CLLocationManager, _ purpose: String?)
+  static func startRangingBeacons(_ manager: CLLocationManager, in region: CLBeaconRegion)
+  static func stopRangingBeacons(_ manager: CLLocationManager, in region: CLBeaconRegion)
+  static func rangedRegions(_ manager: CLLocationManager) -> Set<CLRegion>
 }
 
 enum DeprecatedShim: DeprecatedAPI {
@@ -51,6 +54,21 @@ enum DeprecatedShim: DeprecatedAPI {
   @available(*, deprecated)
   static func setPurpose(_ manager: CLLocationManager, _ purpose: String?) {
     manager.purpose = purpose
+  }
+
+  @available(*, deprecated)
+  static func startRangingBeacons(_ manager: CLLocationManager, in region: CLBeaconRegion) {
+    manager.startRangingBeacons(in: region)
+  }
+
+  @available(*, deprecated)
+  static func stopRangingBeacons(_ manager: CLLocationManager, in region: CLBeaconRegion) {
+    manager.stopRangingBeacons(in: region)
+  }
+
+  @available(*, deprecated)
+  static func rangedRegions(_ manager: CLLocationManager) -> Set<CLRegion> {
+    manager.rangedRegions
   }
 }
 

@@ -117,4 +117,28 @@ import Testing
     #expect(!question.contains("\u{1B}"))
     #expect(!question.contains("\n"))
   }
+
+  /// Issue 15: a temporary full accuracy request is one question, showing the purpose key and the
+  /// app's reason; allowing sends "when in use, precise", refusing sends "denied".
+  @Test func temporaryFullAccuracyIsOneQuestion() {
+    let request = AgentSession.Request(
+      id: 8, app: "org.example.Maps", always: false, purpose: "Shows the boat",
+      purposeKey: "Docking")
+    var session = AgentSession()
+    #expect(
+      session.received(request) == [
+        .show(
+          "org.example.Maps asks for your precise location while it is in use (purpose key "
+            + "\"Docking\"): \"Shows the boat\". [a]llow or [d]on't allow? ")
+      ])
+    #expect(
+      decisions(for: request, typing: ["maybe", "a"]) == [
+        .answer(id: 8, Decision(.whenInUse)), .finish,
+      ])
+    #expect(
+      decisions(for: request, typing: ["no"]) == [.answer(id: 8, Decision(.denied)), .finish])
+    let escaped = AgentSession.Request(
+      id: 9, app: "org.example.Maps", always: false, purposeKey: "Dock\u{1B}[2J")
+    #expect(!AgentSession.temporaryQuestion(escaped).contains("\u{1B}"))
+  }
 }

@@ -54,7 +54,8 @@ import Testing
     peer.send(.unregister(client: 1))
     _ = try peer.sync()
     #expect(try other.sync() == [.authorization(Self.reducedWhenInUse)])
-    #expect(try daemon.waitForApps { $0.first?.authorization.accuracy == .reducedAccuracy }.count == 1)
+    #expect(
+      try daemon.waitForApps { $0.first?.authorization.accuracy == .reducedAccuracy }.count == 1)
   }
 
   @Test func aRefusalKeepsReducedAccuracyAndStillAnswers() throws {
