@@ -255,10 +255,11 @@ struct LocationctlEndToEndTests {
     agent.waitUntilExit()
     #expect(agent.terminationStatus == 0)
 
-    // The app is told at once: when in use (4), reduced accuracy (1).
+    // The app is told at once: when in use (4), reduced accuracy (1). (It heard, first, that the
+    // agent was being asked: requestInProgress.)
     var told: String?
     while let line = app.readLine() {
-      if line.contains(#""type":"authorization""#) {
+      if line.contains(#""type":"authorization""#), !line.contains("requestInProgress") {
         told = line
         break
       }
