@@ -18,8 +18,9 @@ public protocol CLLocationManagerDelegate: NSObjectProtocol {
   func locationManagerDidChangeAuthorization(_ manager: CLLocationManager)
 
   /// Tells the delegate its authorization status when the app creates the location manager and when
-  /// the authorization status changes. Deprecated on Apple platforms (iOS 14, macOS 11): use
+  /// the authorization status changes. Deprecated (iOS 14, macOS 11): use
   /// `locationManagerDidChangeAuthorization(_:)`.
+  @available(*, deprecated, message: "Use locationManagerDidChangeAuthorization(_:)")
   func locationManager(
     _ manager: CLLocationManager, didChangeAuthorization status: CLAuthorizationStatus)
 
@@ -30,8 +31,9 @@ public protocol CLLocationManagerDelegate: NSObjectProtocol {
   /// - Parameter locations: at least one location, oldest first; the last is the newest.
   func locationManager(_ manager: CLLocationManager, didUpdateLocations locations: [CLLocation])
 
-  /// Tells the delegate that a new location value is available. Deprecated on Apple platforms
-  /// (iOS 6, macOS 10.12): use `locationManager(_:didUpdateLocations:)`.
+  /// Tells the delegate that a new location value is available. Deprecated (iOS 6, macOS 10.12):
+  /// use `locationManager(_:didUpdateLocations:)`.
+  @available(*, deprecated, message: "Use locationManager(_:didUpdateLocations:)")
   func locationManager(
     _ manager: CLLocationManager, didUpdateTo newLocation: CLLocation, from oldLocation: CLLocation)
 
@@ -90,12 +92,14 @@ public protocol CLLocationManagerDelegate: NSObjectProtocol {
     _ manager: CLLocationManager, didFailRangingFor beaconConstraint: CLBeaconIdentityConstraint,
     error: any Error)
 
-  /// Tells the delegate that one or more beacons are in range.
+  /// Tells the delegate that one or more beacons are in range. Deprecated (iOS 13).
+  @available(*, deprecated, message: "Use locationManager(_:didRange:satisfying:)")
   func locationManager(
     _ manager: CLLocationManager, didRangeBeacons beacons: [CLBeacon], in region: CLBeaconRegion)
 
   /// Tells the delegate that an error occurred while gathering ranging information for a set of
-  /// beacons.
+  /// beacons. Deprecated (iOS 13).
+  @available(*, deprecated, message: "Use locationManager(_:didFailRangingFor:error:)")
   func locationManager(
     _ manager: CLLocationManager, rangingBeaconsDidFailFor region: CLBeaconRegion,
     withError error: any Error)
@@ -104,7 +108,7 @@ public protocol CLLocationManagerDelegate: NSObjectProtocol {
 extension CLLocationManagerDelegate {
   /// Default: forwards to `locationManager(_:didChangeAuthorization:)`.
   public func locationManagerDidChangeAuthorization(_ manager: CLLocationManager) {
-    locationManager(manager, didChangeAuthorization: manager.authorizationStatus)
+    legacyForwarding.didChangeAuthorization(self, manager, manager.authorizationStatus)
   }
 
   /// Default: does nothing.
@@ -122,7 +126,7 @@ extension CLLocationManagerDelegate {
   ) {
     var previous = manager.previousDeliveredLocation
     for location in locations {
-      locationManager(manager, didUpdateTo: location, from: previous ?? location)
+      legacyForwarding.didUpdate(self, manager, to: location, from: previous ?? location)
       previous = location
     }
   }
@@ -198,3 +202,36 @@ extension CLLocationManagerDelegate {
     withError error: any Error
   ) {}
 }
+
+// The defaults forward to the deprecated methods through a protocol whose requirements are not
+// deprecated (only their one implementation is), so that forwarding, which Apple's framework also
+// does, raises no deprecation warning here while calls of the deprecated methods elsewhere do.
+protocol LegacyDelegateForwarding {
+  static func didChangeAuthorization(
+    _ delegate: any CLLocationManagerDelegate, _ manager: CLLocationManager,
+    _ status: CLAuthorizationStatus)
+  static func didUpdate(
+    _ delegate: any CLLocationManagerDelegate, _ manager: CLLocationManager,
+    to newLocation: CLLocation, from oldLocation: CLLocation)
+}
+
+enum LegacyDelegateCalls: LegacyDelegateForwarding {
+  @available(*, deprecated)
+  static func didChangeAuthorization(
+    _ delegate: any CLLocationManagerDelegate, _ manager: CLLocationManager,
+    _ status: CLAuthorizationStatus
+  ) {
+    delegate.locationManager(manager, didChangeAuthorization: status)
+  }
+
+  @available(*, deprecated)
+  static func didUpdate(
+    _ delegate: any CLLocationManagerDelegate, _ manager: CLLocationManager,
+    to newLocation: CLLocation, from oldLocation: CLLocation
+  ) {
+    delegate.locationManager(manager, didUpdateTo: newLocation, from: oldLocation)
+  }
+}
+
+/// The forwarding as its protocol type, so calls go through the (non-deprecated) requirements.
+var legacyForwarding: any LegacyDelegateForwarding.Type { LegacyDelegateCalls.self }
