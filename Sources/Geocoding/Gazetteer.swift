@@ -49,6 +49,8 @@ package final class Gazetteer: PlaceGeocoder {
   let nameHashes: ByteRegion
   let namePlaces: ByteRegion
   let sections: ByteRegion
+  let names: GazetteerNames
+  let sectionBits: SectionBits
   let localizedCountries = LocalizedCountryNames()
   let countryKeys = CountryKeys()
 
@@ -85,6 +87,9 @@ package final class Gazetteer: PlaceGeocoder {
     nameHashes = file.section("NAMH")
     namePlaces = file.section("NAMP")
     sections = file.section("SECT")
+    names = GazetteerNames(
+      strings: strings, countries: countries, admin1: admin1, timeZones: timeZones)
+    sectionBits = SectionBits(sections: sections, placeCount: tree.count)
   }
 
   /// Opens the gazetteer file at `path`.
@@ -209,25 +214,15 @@ package final class Gazetteer: PlaceGeocoder {
     return index >= 0 && record + GazetteerFormat.countrySize <= countries.count ? record : nil
   }
 
-  func countryCode(_ index: Int) -> String? {
-    guard let record = countryRecord(index) else { return nil }
-    let first = countries.u8(record)
-    let second = countries.u8(record + 1)
-    guard first != 0, second != 0 else { return nil }
-    var code = String.UnicodeScalarView()
-    code.append(Unicode.Scalar(first))
-    code.append(Unicode.Scalar(second))
-    return String(code)
-  }
+  func countryCode(_ index: Int) -> String? { GazetteerNames.lookup(names.countryCodes, index) }
 
   func countryName(_ index: Int, locale: Locale?) -> String? {
-    guard let record = countryRecord(index) else { return nil }
     if let locale, let code = countryCode(index),
       let localized = locale.localizedString(forRegionCode: code)
     {
       return localized
     }
-    return string(countries.u32(record + 6))
+    return GazetteerNames.lookup(names.countryNames, index)
   }
 
   func admin1Record(_ index: Int) -> Int? {
@@ -241,21 +236,21 @@ package final class Gazetteer: PlaceGeocoder {
     let country = placeCountry(index)
     answer.isoCountryCode = countryCode(country)
     answer.country = countryName(country, locale: locale)
-    if let areaRecord = admin1Record(placeAdmin1(index)) {
-      answer.administrativeArea = string(admin1.u32(areaRecord + 4))
-      if answer.isoCountryCode == "US" {
-        answer.administrativeAreaCode = string(admin1.u32(areaRecord + 12))
-      }
+    let area = placeAdmin1(index)
+    answer.administrativeArea = GazetteerNames.lookup(names.admin1Names, area)
+    if answer.isoCountryCode == "US" {
+      answer.administrativeAreaCode = GazetteerNames.lookup(names.admin1Codes, area)
     }
     let county = placeAdmin2(index)
     if county > 0 { answer.subAdministrativeArea = string(admin2.u32(county * 4)) }
-    answer.timeZone = string(timeZones.u32(Int(tree.places.u16(record + 24)) * 4))
+    answer.timeZone = GazetteerNames.lookup(names.timeZones, Int(tree.places.u16(record + 24)))
   }
 
   /// The city a place is a district of, and the district's name, when it is one (the build
   /// script's rule: a smaller place named after a city of 100,000 or more, or within its rough
   /// extent in the same area).
   func section(of place: Int) -> (city: Int, name: String?)? {
+    guard sectionBits.contains(place) else { return nil }
     var low = 0
     var high = sections.count / 12
     while low < high {

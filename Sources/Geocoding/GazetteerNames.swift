@@ -1,0 +1,68 @@
+/// The names of the gazetteer's small tables (countries, first-level areas, time zones), decoded
+/// once when the file is opened, so that an answer takes them without decoding: a few thousand
+/// short strings, most of them stored inline (at most 15 bytes of UTF-8), decoded in about a
+/// millisecond. Place and second-level area names, of which there are tens of thousands, stay in
+/// the mapping and are decoded per answer.
+struct GazetteerNames: Sendable {
+  /// Per country record: its ISO code and its English name.
+  let countryCodes: [String?]
+  let countryNames: [String?]
+  /// Per first-level area record: its name and its postal code (US states).
+  let admin1Names: [String?]
+  let admin1Codes: [String?]
+  /// Per time zone: its IANA identifier.
+  let timeZones: [String?]
+
+  init(strings: ByteRegion, countries: ByteRegion, admin1: ByteRegion, timeZones: ByteRegion) {
+    func string(_ offset: UInt32) -> String? {
+      let text = strings.string(Int(offset))
+      return text.isEmpty ? nil : text
+    }
+    let countryCount = countries.count / GazetteerFormat.countrySize
+    countryCodes = (0..<countryCount).map { index in
+      let record = index * GazetteerFormat.countrySize
+      let first = countries.u8(record)
+      let second = countries.u8(record + 1)
+      guard first != 0, second != 0 else { return nil }
+      var code = String.UnicodeScalarView()
+      code.append(Unicode.Scalar(first))
+      code.append(Unicode.Scalar(second))
+      return String(code)
+    }
+    countryNames = (0..<countryCount).map {
+      string(countries.u32($0 * GazetteerFormat.countrySize + 6))
+    }
+    let areaCount = admin1.count / GazetteerFormat.admin1Size
+    admin1Names = (0..<areaCount).map { string(admin1.u32($0 * GazetteerFormat.admin1Size + 4)) }
+    admin1Codes = (0..<areaCount).map { string(admin1.u32($0 * GazetteerFormat.admin1Size + 12)) }
+    self.timeZones = (0..<(timeZones.count / 4)).map { string(timeZones.u32($0 * 4)) }
+  }
+
+  /// The element at `index`, or nil out of range (a corrupt record's index).
+  static func lookup(_ table: [String?], _ index: Int) -> String? {
+    index >= 0 && index < table.count ? table[index] : nil
+  }
+}
+
+/// Which places are districts of a city (the section table's keys), as one bit per place, made
+/// when the file is opened (18 KiB for 147,000 places): most answers are not districts, and the bit
+/// spares them the binary search through the section table, whose steps land on pages of the
+/// mapping far apart.
+struct SectionBits: Sendable {
+  private let words: [UInt64]
+
+  init(sections: ByteRegion, placeCount: Int) {
+    var words = [UInt64](repeating: 0, count: (placeCount + 63) / 64)
+    for entry in 0..<(sections.count / 12) {
+      let place = Int(sections.u32(entry * 12))
+      guard place < placeCount else { continue }
+      words[place >> 6] |= 1 << UInt64(place & 63)
+    }
+    self.words = words
+  }
+
+  /// Whether the place may be a district (a corrupt table may say so wrongly; the search decides).
+  func contains(_ place: Int) -> Bool {
+    place >= 0 && place >> 6 < words.count && words[place >> 6] & (1 << UInt64(place & 63)) != 0
+  }
+}
