@@ -156,7 +156,7 @@ let package = Package(
       dependencies: [
         "Geodesy", "LocationModel", "LocationFormats", "LocationEngine", "LocationStore",
         "LocationSources", "LocationServices", "LocationSimulation", "LocationProtocol", "CLibXML2",
-        "Geocoding",
+        "Geocoding", "CoreLocation",
       ],
       swiftSettings: swiftSettings
     ),

@@ -2,7 +2,7 @@
 // (CONTRIBUTING.md); none is part of the test suite's pass/fail.
 //
 //   swift run -c release locbench \
-//     [geodesy|nmea|replay|regions|store|power|visits|daemon|geocode|install|hostile|all]
+//     [geodesy|nmea|replay|regions|store|power|visits|daemon|latency|geocode|install|hostile|all]
 //
 // `hostile-attacker` and `hostile-identity` are the programs `locbench hostile` runs as another
 // uid, not benchmarks.
@@ -24,6 +24,10 @@ let benches: [(name: String, summary: String, run: () -> Void)] = [
   ),
   ("daemon", "locationd vs gpsd: one NMEA feed fanned out to 500 clients", DaemonBench.run),
   (
+    "latency", "receiver's last byte to the app: gpsd vs embedded, liveUpdates and locationd",
+    LatencyBench.run
+  ),
+  (
     "geocode", "offline gazetteer vs Python reverse_geocoder; correctness vs timezonefinder",
     GeocodeBench.run
   ),
@@ -42,6 +46,8 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 let wanted = arguments.first ?? "help"
 if wanted == GeocodeBench.firstLookupMode {
   GeocodeBench.firstLookupChild(arguments: Array(arguments.dropFirst()))
+} else if wanted == LatencyBenchClient.mode {
+  LatencyBenchClient.main(Array(arguments.dropFirst()))
 } else if wanted == HostileAttacker.mode {
   HostileAttacker.main(Array(arguments.dropFirst()))
 } else if wanted == HostileIdentity.mode {

@@ -1,0 +1,371 @@
+import Foundation
+
+/// `locbench latency`: how long after a receiver finishes an epoch on the wire the consumer holds
+/// the location, measured as a user would, on one machine in one run.
+///
+/// A pseudo-terminal stands for the serial line (`LatencyBenchPTY`); the bench writes one GGA + RMC
+/// epoch per period (`DaemonBenchFeed`, 10 and 20 Hz by default) on absolute `CLOCK_MONOTONIC`
+/// deadlines and notes when each write returned. Each path then reads that terminal, in turn:
+///
+/// - **gpsd**: `gpsd -N -n -b -S PORT /dev/pts/N` (read-only, no hunting), a socket client on
+///   `?WATCH={"enable":true,"json":true}`; the time is when the client's `read` returned the TPV.
+/// - **embedded**: a child process with `CORELOCATION_SOURCE=nmea:///dev/pts/N` and
+///   `CORELOCATION_DAEMON=off`, a `CLLocationManager` made on the main thread, its delegate on
+///   the main run loop (`LatencyBenchClient`).
+/// - **live**: the same with `CLLocationUpdate.liveUpdates()` in a task.
+/// - **locationd**: the release `locationd` reading the terminal (`--source nmea:///dev/pts/N`),
+///   and the delegate child as its client (`CORELOCATION_DAEMON_SOCKET`).
+///
+/// Each path is fed until it has delivered 5 locations (at most 30 s), then 10 warm-up epochs,
+/// then the measured epochs, then one more; an epoch's latency is from the return of its write to
+/// the first time the consumer had its location (matched by the location's time). p50, p90, p99,
+/// max and the ratio to gpsd's in the same run; epochs never delivered are counted.
+enum LatencyBench {
+  struct Options {
+    var rates: [Double] = [10, 20]
+    var epochs = 600
+    var paths = ["gpsd", "embedded", "live", "locationd"]
+    var gpsd = "/usr/sbin/gpsd"
+    var locationd: String?
+  }
+
+  struct Result {
+    var path: String
+    var rate: Double
+    var latencies: [Double]
+    var lost: Int
+    var note: String?
+
+    func percentile(_ fraction: Double) -> Double {
+      guard !latencies.isEmpty else { return .nan }
+      let sorted = latencies.sorted()
+      return sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
+    }
+  }
+
+  static func run() {
+    signal(SIGPIPE, SIG_IGN)
+    guard let options = parse(Array(CommandLine.arguments.dropFirst(2))) else {
+      print(
+        "usage: locbench latency [--rates 10,20] [--epochs N] [--paths gpsd,embedded,live,locationd]"
+          + " [--gpsd PATH] [--locationd PATH]")
+      return
+    }
+    print(
+      "locbench latency: \(options.epochs) measured epochs (GGA + RMC) per path and rate over a "
+        + "pseudo-terminal; load average \(DaemonBench.loadAverage())")
+    var results: [Result] = []
+    for rate in options.rates {
+      for path in options.paths {
+        FileHandle.standardError.write(
+          Data("locbench latency: \(path) at \(DaemonBenchReport.format(rate, 0)) Hz\n".utf8))
+        do {
+          results.append(try measure(path: path, rate: rate, options: options))
+        } catch {
+          results.append(
+            Result(path: path, rate: rate, latencies: [], lost: 0, note: "\(error)"))
+        }
+      }
+    }
+    report(results)
+  }
+
+  static func parse(_ arguments: [String]) -> Options? {
+    var options = Options()
+    var index = 0
+    while index < arguments.count {
+      let argument = arguments[index]
+      let value = index + 1 < arguments.count ? arguments[index + 1] : nil
+      switch argument {
+      case "--rates":
+        guard let rates = value?.split(separator: ",").compactMap({ Double($0) }), !rates.isEmpty,
+          rates.allSatisfy({ $0 > 0 && $0 <= 50 })
+        else { return nil }
+        options.rates = rates
+      case "--epochs":
+        guard let count = value.flatMap({ Int($0) }), count > 0 else { return nil }
+        options.epochs = count
+      case "--paths":
+        guard let paths = value?.split(separator: ",").map(String.init), !paths.isEmpty else {
+          return nil
+        }
+        options.paths = paths
+      case "--gpsd":
+        guard let value else { return nil }
+        options.gpsd = value
+      case "--locationd":
+        guard let value else { return nil }
+        options.locationd = value
+      default:
+        return nil
+      }
+      index += 2
+    }
+    return options
+  }
+
+  // MARK: One path
+
+  static func measure(path: String, rate: Double, options: Options) throws -> Result {
+    let pty = try LatencyBenchPTY()
+    let directory = try DaemonBenchLocationd.temporaryDirectory(prefix: "locbench-latency")
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let records = LatencyBenchRecords()
+    var pids: [pid_t] = []
+    var descriptors: [Int32] = []
+    defer {
+      for pid in pids.reversed() { DaemonBenchSystem.stop(pid) }
+      for fd in descriptors { close(fd) }
+    }
+    switch path {
+    case "gpsd":
+      guard access(options.gpsd, X_OK) == 0 else {
+        throw DaemonBenchSystem.Failure(description: "no gpsd at \(options.gpsd)")
+      }
+      let port = try DaemonBenchSystem.freeLoopbackPort()
+      pids.append(
+        try DaemonBenchSystem.spawn(
+          options.gpsd, ["-N", "-n", "-b", "-S", String(port), pty.path],
+          logPath: "\(directory)/gpsd.log"))
+      let fd = try connectRetrying { try DaemonBenchSystem.connectLoopback(port: port) }
+      descriptors.append(fd)
+      try DaemonBenchSystem.writeAll(fd, Array("?WATCH={\"enable\":true,\"json\":true};\n".utf8))
+      records.readGPSD(fd)
+    case "embedded", "live":
+      let fd = try startClient(
+        mode: path == "live" ? "live" : "delegate",
+        environment: [
+          "CORELOCATION_SOURCE": "nmea://\(pty.path)", "CORELOCATION_DAEMON": "off",
+          "CORELOCATION_STORE": ":memory:",
+        ], logPath: "\(directory)/client.log", pids: &pids)
+      descriptors.append(fd)
+      records.readClient(fd)
+    case "locationd":
+      let program = try DaemonBenchLocationd.executable(
+        DaemonBench.Options(locationd: options.locationd))
+      let socket = "\(directory)/socket"
+      let log = "\(directory)/locationd.log"
+      var daemon = try DaemonBenchSystem.spawn(
+        program,
+        [
+          "--foreground", "--socket", socket, "--store", "\(directory)/store.sqlite", "--source",
+          "nmea://\(pty.path)", "--policy", "grant",
+        ], logPath: log)
+      pids.append(daemon)
+      close(
+        try DaemonBenchLocationd.connect(
+          socket, daemon: &daemon, logPath: log,
+          deadline: DaemonBenchSystem.now() + 20_000_000_000))
+      let fd = try startClient(
+        mode: "delegate",
+        environment: ["CORELOCATION_DAEMON_SOCKET": socket, "CORELOCATION_DAEMON": "required"],
+        logPath: "\(directory)/client.log", pids: &pids)
+      descriptors.append(fd)
+      records.readClient(fd)
+    default:
+      throw DaemonBenchSystem.Failure(description: "unknown path \(path)")
+    }
+
+    let feed = DaemonBenchFeed(rate: rate)
+    // Until the consumer delivers (at most 30 s), then warm-up, measured epochs and one more.
+    let prerollLimit = Int(30 * rate)
+    let written = LatencyBenchWriter(pty: pty, feed: feed)
+    var first = 0
+    while records.count < 5 {
+      guard first < prerollLimit else {
+        let logs = ["gpsd.log", "locationd.log", "client.log"].compactMap { name -> String? in
+          guard let text = try? String(contentsOfFile: "\(directory)/\(name)", encoding: .utf8),
+            !text.isEmpty
+          else { return nil }
+          return "\(name): " + text.split(separator: "\n").suffix(3).joined(separator: " / ")
+        }
+        throw DaemonBenchSystem.Failure(
+          description: "no location within 30 s of feeding; " + logs.joined(separator: "; "))
+      }
+      written.write(first)
+      first += 1
+    }
+    let measuredStart = first + 10
+    let measured = measuredStart..<(measuredStart + options.epochs)
+    for index in first..<(measured.upperBound + 1) { written.write(index) }
+    // Let the last deliveries arrive.
+    usleep(500_000)
+    let received = records.firstDeliveries(feed: feed)
+    var latencies: [Double] = []
+    var lost = 0
+    for epoch in measured {
+      if let time = received[epoch], let sent = written.times[epoch] {
+        latencies.append(Double(Int64(time) - Int64(sent)) / 1e6)
+      } else {
+        lost += 1
+      }
+    }
+    return Result(path: path, rate: rate, latencies: latencies, lost: lost, note: nil)
+  }
+
+  /// Starts `locbench latency-client MODE` with `environment` added, its descriptor 3 the write
+  /// end of a pipe; returns the read end.
+  static func startClient(
+    mode: String, environment: [String: String], logPath: String, pids: inout [pid_t]
+  ) throws -> Int32 {
+    var ends: [Int32] = [0, 0]
+    guard pipe(&ends) == 0 else {
+      throw DaemonBenchSystem.Failure(description: "pipe failed")
+    }
+    // The child gets the write end as descriptor 3 (dup2 clears the flag there), nothing else.
+    _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
+    _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
+    let removed = ["CORELOCATION_SOURCE", "CORELOCATION_DAEMON", "CORELOCATION_DAEMON_SOCKET"]
+    let saved = removed.map { ($0, getenv($0).map { String(cString: $0) }) }
+    for name in removed { unsetenv(name) }
+    for (name, value) in environment { setenv(name, value, 1) }
+    defer {
+      for name in environment.keys { unsetenv(name) }
+      for (name, value) in saved { if let value { setenv(name, value, 1) } }
+    }
+    let pid = try DaemonBenchSystem.spawn(
+      CommandLine.arguments[0], [LatencyBenchClient.mode, mode], logPath: logPath,
+      descriptor3: ends[1])
+    close(ends[1])
+    pids.append(pid)
+    return ends[0]
+  }
+
+  static func connectRetrying(_ body: () throws -> Int32) throws -> Int32 {
+    let deadline = DaemonBenchSystem.now() + 10_000_000_000
+    while true {
+      do {
+        return try body()
+      } catch {
+        if DaemonBenchSystem.now() > deadline { throw error }
+        usleep(20_000)
+      }
+    }
+  }
+
+  // MARK: Report
+
+  static func report(_ results: [Result]) {
+    func ms(_ value: Double) -> String { value.isNaN ? "-" : DaemonBenchReport.format(value, 2) }
+    func ratio(_ value: Double, _ base: Double) -> String {
+      value.isNaN || base.isNaN || base <= 0 ? "-" : DaemonBenchReport.format(value / base, 2) + "x"
+    }
+    print("")
+    print(
+      "| path | rate | p50 ms | p90 ms | p99 ms | max ms | lost | p50 / gpsd | p99 / gpsd | max / gpsd |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for result in results {
+      let base = results.first { $0.path == "gpsd" && $0.rate == result.rate && $0.note == nil }
+      if let note = result.note {
+        print(
+          "| \(result.path) | \(DaemonBenchReport.format(result.rate, 0)) Hz | not measured: \(note) | | | | | | | |"
+        )
+        continue
+      }
+      let p50 = result.percentile(0.5)
+      let p99 = result.percentile(0.99)
+      let max = result.latencies.max() ?? .nan
+      print(
+        "| \(result.path) | \(DaemonBenchReport.format(result.rate, 0)) Hz | \(ms(p50)) | "
+          + "\(ms(result.percentile(0.9))) | \(ms(p99)) | \(ms(max)) | \(result.lost) | "
+          + "\(ratio(p50, base?.percentile(0.5) ?? .nan)) | "
+          + "\(ratio(p99, base?.percentile(0.99) ?? .nan)) | "
+          + "\(ratio(max, base?.latencies.max() ?? .nan)) |")
+    }
+  }
+}
+
+/// The epochs written to the terminal and when each write returned.
+final class LatencyBenchWriter {
+  let pty: LatencyBenchPTY
+  let feed: DaemonBenchFeed
+  private(set) var times: [Int: UInt64] = [:]
+  private var next: UInt64
+  private let period: UInt64
+
+  init(pty: LatencyBenchPTY, feed: DaemonBenchFeed) {
+    self.pty = pty
+    self.feed = feed
+    period = UInt64(feed.periodMilliseconds) * 1_000_000
+    next = DaemonBenchSystem.now() + period
+  }
+
+  /// Waits for the epoch's deadline (absolute, so the rate does not drift), then writes it.
+  func write(_ index: Int) {
+    var deadline = timespec(tv_sec: Int(next / 1_000_000_000), tv_nsec: Int(next % 1_000_000_000))
+    while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, nil) == EINTR {}
+    pty.write(feed.epoch(index))
+    times[index] = DaemonBenchSystem.now()
+    next += period
+  }
+}
+
+/// What the consumer delivered: (location time in Unix ms, monotonic ns), from a reader thread.
+final class LatencyBenchRecords: @unchecked Sendable {
+  // @unchecked: `records` is guarded by `lock`.
+  private let lock = NSLock()
+  private var records: [(Int64, UInt64)] = []
+  private static let tpv = Array(#""class":"TPV""#.utf8)
+  private static let timeKey = Array(#""time":""#.utf8)
+
+  var count: Int { lock.withLock { records.count } }
+
+  private func add(_ milliseconds: Int64, _ time: UInt64) {
+    lock.withLock { records.append((milliseconds, time)) }
+  }
+
+  /// The first delivery of each epoch, by epoch index.
+  func firstDeliveries(feed: DaemonBenchFeed) -> [Int: UInt64] {
+    var first: [Int: UInt64] = [:]
+    for (milliseconds, time) in lock.withLock({ records }) {
+      guard let epoch = feed.index(ofMilliseconds: milliseconds) else { continue }
+      if first[epoch] == nil { first[epoch] = time }
+    }
+    return first
+  }
+
+  /// Reads lines from `fd` on a thread of its own until it ends, handing each with the time its
+  /// `read` returned.
+  private func readLines(
+    _ fd: Int32, _ handle: @escaping @Sendable (UnsafeRawBufferPointer, UInt64) -> Void
+  ) {
+    // Blocking reads: the loopback helpers make non-blocking sockets for poll loops.
+    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+    Thread.detachNewThread {
+      var buffer = [UInt8](repeating: 0, count: 65_536)
+      var pending: [UInt8] = []
+      while true {
+        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        let time = DaemonBenchSystem.now()
+        if count <= 0 { return }
+        pending.append(contentsOf: buffer[0..<count])
+        while let newline = pending.firstIndex(of: 0x0A) {
+          pending[..<newline].withUnsafeBytes { handle($0, time) }
+          pending.removeSubrange(...newline)
+        }
+      }
+    }
+  }
+
+  /// gpsd's TPV reports.
+  func readGPSD(_ fd: Int32) {
+    readLines(fd) { [self] line, time in
+      guard DaemonBenchLine.contains(Self.tpv, in: line),
+        let start = DaemonBenchLine.end(of: Self.timeKey, in: line),
+        let milliseconds = DaemonBenchLine.isoMilliseconds(in: line, at: start)
+      else { return }
+      add(milliseconds, time)
+    }
+  }
+
+  /// The client's records: "MILLISECONDS MONOTONIC".
+  func readClient(_ fd: Int32) {
+    readLines(fd) { [self] line, _ in
+      let fields = String(decoding: line, as: UTF8.self).split(separator: " ")
+      guard fields.count == 2, let milliseconds = Int64(fields[0]), let time = UInt64(fields[1])
+      else { return }
+      add(milliseconds, time)
+    }
+  }
+}
