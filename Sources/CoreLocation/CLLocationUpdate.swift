@@ -159,6 +159,7 @@ private final class LiveUpdatesClient: HubClient {
       for fix in fixes {
         switch stationarity.withLock({ $0.receive(fix) }) {
         case .deliver(let isStationary):
+          LatencyTrace.mark(.app, fixTime: fix.time)
           continuation.yield(
             CLLocationUpdate(
               location: CLLocation(fix: fix), isStationary: isStationary,

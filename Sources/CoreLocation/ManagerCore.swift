@@ -149,6 +149,9 @@ final class ManagerCore: HubClient {
       let box = UncheckedLocations(locations: locations)
       target.run { [self] in
         guard let manager = managerBox.value, let newest = box.locations.last else { return }
+        if LatencyTrace.isOn {
+          LatencyTrace.mark(.app, fixTime: newest.timestamp.timeIntervalSince1970)
+        }
         state.withLock {
           $0.previousLocation = $0.lastLocation
           $0.lastLocation = newest

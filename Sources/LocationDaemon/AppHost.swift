@@ -487,9 +487,13 @@ final class ManagerProxy: HubClient {
   func hub(_ hub: LocationHub, deliver delivery: HubDelivery) {
     switch delivery {
     case .locations(let fixes):
-      connection.enqueue(
-        DaemonProtocol.encodeLocations(client: client, fixesJSON: host.encodedFixes(fixes)),
-        droppable: true)
+      let line = DaemonProtocol.encodeLocations(
+        client: client, fixesJSON: host.encodedFixes(fixes))
+      if LatencyTrace.isOn, let last = fixes.last {
+        LatencyTrace.mark(.encoded, fixTime: last.time)
+      }
+      connection.enqueue(line, droppable: true)
+      if LatencyTrace.isOn, let last = fixes.last { LatencyTrace.mark(.sent, fixTime: last.time) }
     case .error(let error, let message):
       let code: DaemonErrorCode
       let fallback: String

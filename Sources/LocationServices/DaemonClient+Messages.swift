@@ -134,6 +134,9 @@ extension DaemonClient {
     case .error(let error):
       receivedError(error)
     case .locations(let client, let fixes):
+      if LatencyTrace.isOn, let last = fixes.last {
+        LatencyTrace.mark(.clientDelivery, fixTime: last.time)
+      }
       _ = update(ClientID(client)) { $0.locationRequest = nil }
       deliver(.locations(fixes), to: client)
     case .authorization(let snapshot):
@@ -188,6 +191,13 @@ extension DaemonClient {
       .services, .ping, .reply, .authorizationRequest, .authorizationDecision,
       .requestTemporaryFullAccuracy, .temporaryFullAccuracyRequest:
       HubLog.write(.info, "daemon", "unexpected \(message.type) from locationd; ignored")
+    }
+  }
+
+  /// `locbench latency`'s trace: a `locations` line was read.
+  static func traceRead(_ decoded: Result<DaemonMessage, DaemonProtocolError>) {
+    if case .success(.locations(_, let fixes)) = decoded, let last = fixes.last {
+      LatencyTrace.mark(.clientRead, fixTime: last.time)
     }
   }
 

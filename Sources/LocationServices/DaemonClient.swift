@@ -116,6 +116,9 @@ package final class DaemonClient: LocationService {
     var nextTemporaryRequest = 1
   }
 
+  /// Lines the reader thread handed to `queue` and `queue` has not handled yet.
+  let readerBacklog = Atomic<Int>(0)
+
   static let initialBackoff = 0.05
   static let maximumBackoff = 5.0
 
@@ -466,37 +469,9 @@ package final class DaemonClient: LocationService {
   }
 
   /// Reads the connection on a thread of its own; messages are handled on the queue, in order.
-  private func startReader(fd: Int32, generation: Int) {
-    Thread.detachNewThread { [self] in
-      var reader = DaemonLineReader(limit: Self.lineLimit)
-      var buffer = [UInt8](repeating: 0, count: 65_536)
-      reading: while true {
-        let count = DaemonClientSocket.read(fd, into: &buffer)
-        if count == 0 { break }
-        reader.append(buffer[0..<count])
-        while let item = reader.next() {
-          switch item {
-          case .line(let line):
-            let decoded = Result { () throws(DaemonProtocolError) -> DaemonMessage in
-              try DaemonProtocol.decode(line: line, limit: Self.lineLimit)
-            }
-            queue.async { [self] in received(decoded, generation: generation) }
-          case .tooLarge, .truncated:
-            HubLog.write(.info, "daemon", "a line from locationd is too long; disconnecting")
-            break reading
-          }
-        }
-      }
-      queue.async { [self] in readerEnded(fd: fd, generation: generation) }
-    }
-  }
-
-  /// The longest line accepted from the daemon: a welcome lists every region of the app, up to
-  /// 50,000 by default with identifiers of up to 1 KiB.
-  static let lineLimit = 64 << 20
 
   /// The connection ended: close it, tell the clients whose services were running, reconnect.
-  private func readerEnded(fd: Int32, generation: Int) {
+  func readerEnded(fd: Int32, generation: Int) {
     let (current, wasWelcomed) = state.withLock { state -> (Bool, Bool) in
       guard state.generation == generation, state.fd == fd else { return (false, false) }
       state.fd = nil

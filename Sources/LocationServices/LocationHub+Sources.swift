@@ -112,7 +112,10 @@ extension LocationHub {
   }
 
   func sourceEmitted(_ fix: Fix, generation: Int, index: Int) {
-    executor.run { [self] in
+    // On the source's thread when the hub is idle: no wake-up of another thread between the
+    // receiver's bytes and the engine.
+    executor.runHere { [self] in
+      LatencyTrace.mark(.hub, fixTime: fix.time)
       let outcome = state.withLock {
         $0.candidates?[index].run.report(.fix, generation: generation) ?? .stale
       }

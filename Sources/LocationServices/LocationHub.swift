@@ -324,6 +324,9 @@ package final class LocationHub: Sendable {
       // ran, looked up without the lock: a client is removed on this executor, after this step,
       // and a new one has no effect before its `addClient` step, so the answer is the same.
       if case .deliverLocations(let id, let fixes) = effect {
+        if LatencyTrace.isOn, let last = fixes.last {
+          LatencyTrace.mark(.delivery, fixTime: last.time)
+        }
         clients[id]?.hub(self, deliver: .locations(fixes))
       } else {
         apply(effect)
@@ -458,26 +461,48 @@ package final class LocationHub: Sendable {
   }
 }
 
-/// Runs work in order: on a serial queue, or synchronously with a trampoline so that work sent from
-/// inside work runs after it, not inside it.
+/// Runs work in order, one item at a time: a FIFO of pending work drained by whichever thread
+/// finds it idle (a trampoline: work sent from inside work runs after it, not inside it).
+///
+/// With a queue (a live hub), ``run(_:)`` drains on the queue, never on the caller's stack, and
+/// ``runHere(_:)`` drains on the calling thread when nothing is being drained (else the work waits
+/// its turn, like any other): a source's thread hands a fix to the engine with no hop to another
+/// thread, which would cost a wake-up on the way from the receiver to the app
+/// (`locbench latency`). Without a queue (a manual clock), both drain on the calling thread.
 final class HubExecutor: Sendable {
   private let queue: DispatchQueue?
   private let pending = Mutex<(draining: Bool, work: [@Sendable () -> Void])>((false, []))
 
   init(queue: DispatchQueue?) { self.queue = queue }
 
+  /// Runs `work` after everything sent before it; never on the caller's stack with a queue.
   func run(_ work: @escaping @Sendable () -> Void) {
+    guard claim(work) else { return }
     if let queue {
-      queue.async(execute: work)
-      return
+      queue.async { [self] in drain() }
+    } else {
+      drain()
     }
-    let drainHere = pending.withLock { pending -> Bool in
+  }
+
+  /// Runs `work` after everything sent before it, on the calling thread when nothing else is
+  /// running (a source's thread: the caller holds no lock the work takes, and is not the app's).
+  func runHere(_ work: @escaping @Sendable () -> Void) {
+    guard claim(work) else { return }
+    drain()
+  }
+
+  /// Queues the work; true when the caller must drain (nobody is).
+  private func claim(_ work: @escaping @Sendable () -> Void) -> Bool {
+    pending.withLock { pending -> Bool in
       pending.work.append(work)
       if pending.draining { return false }
       pending.draining = true
       return true
     }
-    guard drainHere else { return }
+  }
+
+  private func drain() {
     while let next = pending.withLock({ pending -> (@Sendable () -> Void)? in
       if pending.work.isEmpty {
         pending.draining = false

@@ -111,8 +111,16 @@ final class NMEASession: StreamProtocol, Sendable {
   }
 
   func received(_ bytes: UnsafeRawBufferPointer, now: EngineInstant) -> StreamEvents {
+    let readTime = LatencyTrace.isOn ? LatencyTrace.now() : 0
     let outputs = decoder.withLock { $0.decode(bytes: bytes) }
-    return Self.events(outputs, now: now, source: source)
+    let events = Self.events(outputs, now: now, source: source)
+    if LatencyTrace.isOn {
+      for fix in events.fixes {
+        LatencyTrace.mark(.read, fixTime: fix.time, at: readTime)
+        LatencyTrace.mark(.decoded, fixTime: fix.time)
+      }
+    }
+    return events
   }
 
   func closed(now: EngineInstant) -> StreamEvents {

@@ -1,4 +1,5 @@
 import Foundation
+import LocationModel
 
 /// `locbench latency`: how long after a receiver finishes an epoch on the wire the consumer holds
 /// the location, measured as a user would, on one machine in one run.
@@ -20,6 +21,11 @@ import Foundation
 /// then the measured epochs, then one more; an epoch's latency is from the return of its write to
 /// the first time the consumer had its location (matched by the location's time). p50, p90, p99,
 /// max and the ratio to gpsd's in the same run; epochs never delivered are counted.
+///
+/// `--breakdown` runs the paths again with `CORELOCATION_LATENCY_TRACE` set (the runtime then
+/// writes a line per stage a fix passes, `LatencyTrace`), and prints the median time from the
+/// epoch's write to each stage: where the time goes. The tracing's own writes cost a few
+/// microseconds per stage, so those runs do not count for the headline figures.
 enum LatencyBench {
   struct Options {
     var rates: [Double] = [10, 20]
@@ -27,6 +33,7 @@ enum LatencyBench {
     var paths = ["gpsd", "embedded", "live", "locationd"]
     var gpsd = "/usr/sbin/gpsd"
     var locationd: String?
+    var breakdown = false
   }
 
   struct Result {
@@ -35,6 +42,8 @@ enum LatencyBench {
     var latencies: [Double]
     var lost: Int
     var note: String?
+    /// Median milliseconds from the epoch's write to each traced stage (with `--breakdown`).
+    var stages: [(String, Double)] = []
 
     func percentile(_ fraction: Double) -> Double {
       guard !latencies.isEmpty else { return .nan }
@@ -68,6 +77,19 @@ enum LatencyBench {
       }
     }
     report(results)
+    guard options.breakdown else { return }
+    var traced: [Result] = []
+    for rate in options.rates {
+      for path in options.paths where path != "gpsd" {
+        FileHandle.standardError.write(
+          Data(
+            "locbench latency: \(path) at \(DaemonBenchReport.format(rate, 0)) Hz, traced\n".utf8))
+        if let result = try? measure(path: path, rate: rate, options: options, trace: true) {
+          traced.append(result)
+        }
+      }
+    }
+    reportStages(traced)
   }
 
   static func parse(_ arguments: [String]) -> Options? {
@@ -96,6 +118,10 @@ enum LatencyBench {
       case "--locationd":
         guard let value else { return nil }
         options.locationd = value
+      case "--breakdown":
+        options.breakdown = true
+        index += 1
+        continue
       default:
         return nil
       }
@@ -106,7 +132,10 @@ enum LatencyBench {
 
   // MARK: One path
 
-  static func measure(path: String, rate: Double, options: Options) throws -> Result {
+  static func measure(path: String, rate: Double, options: Options, trace: Bool = false) throws
+    -> Result
+  {
+    let traceEnvironment = trace ? ["CORELOCATION_LATENCY_TRACE": "3"] : [:]
     let pty = try LatencyBenchPTY()
     let directory = try DaemonBenchLocationd.temporaryDirectory(prefix: "locbench-latency")
     defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -137,7 +166,7 @@ enum LatencyBench {
         environment: [
           "CORELOCATION_SOURCE": "nmea://\(pty.path)", "CORELOCATION_DAEMON": "off",
           "CORELOCATION_STORE": ":memory:",
-        ], logPath: "\(directory)/client.log", pids: &pids)
+        ].merging(traceEnvironment) { $1 }, logPath: "\(directory)/client.log", pids: &pids)
       descriptors.append(fd)
       records.readClient(fd)
     case "locationd":
@@ -145,12 +174,27 @@ enum LatencyBench {
         DaemonBench.Options(locationd: options.locationd))
       let socket = "\(directory)/socket"
       let log = "\(directory)/locationd.log"
+      var daemonTrace: [Int32] = [-1, -1]
+      if trace {
+        guard pipe(&daemonTrace) == 0 else {
+          throw DaemonBenchSystem.Failure(description: "pipe failed")
+        }
+        _ = fcntl(daemonTrace[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(daemonTrace[1], F_SETFD, FD_CLOEXEC)
+        setenv("CORELOCATION_LATENCY_TRACE", "3", 1)
+      }
       var daemon = try DaemonBenchSystem.spawn(
         program,
         [
           "--foreground", "--socket", socket, "--store", "\(directory)/store.sqlite", "--source",
           "nmea://\(pty.path)", "--policy", "grant",
-        ], logPath: log)
+        ], logPath: log, descriptor3: trace ? daemonTrace[1] : nil)
+      if trace {
+        unsetenv("CORELOCATION_LATENCY_TRACE")
+        close(daemonTrace[1])
+        descriptors.append(daemonTrace[0])
+        records.readClient(daemonTrace[0])
+      }
       pids.append(daemon)
       close(
         try DaemonBenchLocationd.connect(
@@ -158,7 +202,8 @@ enum LatencyBench {
           deadline: DaemonBenchSystem.now() + 20_000_000_000))
       let fd = try startClient(
         mode: "delegate",
-        environment: ["CORELOCATION_DAEMON_SOCKET": socket, "CORELOCATION_DAEMON": "required"],
+        environment: ["CORELOCATION_DAEMON_SOCKET": socket, "CORELOCATION_DAEMON": "required"]
+          .merging(traceEnvironment) { $1 },
         logPath: "\(directory)/client.log", pids: &pids)
       descriptors.append(fd)
       records.readClient(fd)
@@ -200,7 +245,27 @@ enum LatencyBench {
         lost += 1
       }
     }
-    return Result(path: path, rate: rate, latencies: latencies, lost: lost, note: nil)
+    var stages: [(String, Double)] = []
+    if trace {
+      let marks = records.stageMarks(feed: feed)
+      for stage in LatencyTrace.Stage.allCases {
+        let values = measured.compactMap { epoch -> Double? in
+          guard let time = marks[stage.rawValue]?[epoch], let sent = written.times[epoch] else {
+            return nil
+          }
+          return Double(Int64(time) - Int64(sent)) / 1e6
+        }
+        guard !values.isEmpty else { continue }
+        stages.append((stage.rawValue, values.sorted()[values.count / 2]))
+      }
+      stages.append(
+        (
+          "app (bench's own record)",
+          latencies.sorted().dropFirst(latencies.count / 2).first ?? .nan
+        ))
+    }
+    return Result(
+      path: path, rate: rate, latencies: latencies, lost: lost, note: nil, stages: stages)
   }
 
   /// Starts `locbench latency-client MODE` with `environment` added, its descriptor 3 the write
@@ -244,6 +309,28 @@ enum LatencyBench {
   }
 
   // MARK: Report
+
+  static func reportStages(_ results: [Result]) {
+    print("")
+    print("Where the time goes (median ms from the epoch's write to each stage, traced runs):")
+    print("")
+    print(
+      "| stage | "
+        + results.map { "\($0.path) \(DaemonBenchReport.format($0.rate, 0)) Hz" }.joined(
+          separator: " | ") + " |")
+    print("| --- |" + String(repeating: " --- |", count: results.count))
+    var names: [String] = []
+    for result in results {
+      for (name, _) in result.stages where !names.contains(name) { names.append(name) }
+    }
+    for name in names {
+      let cells = results.map { result -> String in
+        guard let value = result.stages.first(where: { $0.0 == name })?.1 else { return "" }
+        return DaemonBenchReport.format(value, 3)
+      }
+      print("| \(name) | " + cells.joined(separator: " | ") + " |")
+    }
+  }
 
   static func report(_ results: [Result]) {
     func ms(_ value: Double) -> String { value.isNaN ? "-" : DaemonBenchReport.format(value, 2) }
@@ -306,6 +393,7 @@ final class LatencyBenchRecords: @unchecked Sendable {
   // @unchecked: `records` is guarded by `lock`.
   private let lock = NSLock()
   private var records: [(Int64, UInt64)] = []
+  private var marks: [(String, Int64, UInt64)] = []
   private static let tpv = Array(#""class":"TPV""#.utf8)
   private static let timeKey = Array(#""time":""#.utf8)
 
@@ -359,13 +447,28 @@ final class LatencyBenchRecords: @unchecked Sendable {
     }
   }
 
-  /// The client's records: "MILLISECONDS MONOTONIC".
+  /// The client's records, "MILLISECONDS MONOTONIC", and trace lines, "STAGE MILLISECONDS
+  /// MONOTONIC".
   func readClient(_ fd: Int32) {
     readLines(fd) { [self] line, _ in
       let fields = String(decoding: line, as: UTF8.self).split(separator: " ")
+      if fields.count == 3, let milliseconds = Int64(fields[1]), let time = UInt64(fields[2]) {
+        lock.withLock { marks.append((String(fields[0]), milliseconds, time)) }
+        return
+      }
       guard fields.count == 2, let milliseconds = Int64(fields[0]), let time = UInt64(fields[1])
       else { return }
       add(milliseconds, time)
     }
+  }
+
+  /// The first time each traced stage saw each epoch, by stage and epoch index.
+  func stageMarks(feed: DaemonBenchFeed) -> [String: [Int: UInt64]] {
+    var first: [String: [Int: UInt64]] = [:]
+    for (stage, milliseconds, time) in lock.withLock({ marks }) {
+      guard let epoch = feed.index(ofMilliseconds: milliseconds) else { continue }
+      if first[stage]?[epoch] == nil { first[stage, default: [:]][epoch] = time }
+    }
+    return first
   }
 }
