@@ -469,14 +469,15 @@ package final class LocationHub: Sendable {
 /// its turn, like any other): a source's thread hands a fix to the engine with no hop to another
 /// thread, which would cost a wake-up on the way from the receiver to the app
 /// (`locbench latency`). Without a queue (a manual clock), both drain on the calling thread.
-final class HubExecutor: Sendable {
+package final class HubExecutor: Sendable {
   private let queue: DispatchQueue?
   private let pending = Mutex<(draining: Bool, work: [@Sendable () -> Void])>((false, []))
 
-  init(queue: DispatchQueue?) { self.queue = queue }
+  /// An executor draining on `queue`, or on the calling thread when it is nil.
+  package init(queue: DispatchQueue?) { self.queue = queue }
 
   /// Runs `work` after everything sent before it; never on the caller's stack with a queue.
-  func run(_ work: @escaping @Sendable () -> Void) {
+  package func run(_ work: @escaping @Sendable () -> Void) {
     guard claim(work) else { return }
     if let queue {
       queue.async { [self] in drain() }
@@ -487,7 +488,7 @@ final class HubExecutor: Sendable {
 
   /// Runs `work` after everything sent before it, on the calling thread when nothing else is
   /// running (a source's thread: the caller holds no lock the work takes, and is not the app's).
-  func runHere(_ work: @escaping @Sendable () -> Void) {
+  package func runHere(_ work: @escaping @Sendable () -> Void) {
     guard claim(work) else { return }
     drain()
   }
