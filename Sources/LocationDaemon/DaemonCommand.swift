@@ -47,42 +47,53 @@ package enum DaemonCommand {
       DaemonLog.write(error.message)
       return 2
     }
+    // SIGTERM and SIGINT are blocked before the daemon makes any thread, so that every thread made later inherits the
+    // block, and one thread takes them with `sigwait` (below): a signal that arrives at any moment,
+    // even while the daemon starts, stays pending until it is taken; none is lost. (Dispatch
+    // signal sources install their handler later, on the manager's queue: a SIGTERM that came
+    // first met `SIG_IGN` and was lost, and a daemon stopped right after it started never did.)
+    let stopSignals = Self.blockStopSignals()
     guard let store = openStore(configuration.storePath) else { return 1 }
     // Closed however the daemon ends its run (the signals below stop it cleanly): the log is
     // checkpointed into the database file.
     defer { store.close() }
-    // SIGPIPE is never wanted (writes use MSG_NOSIGNAL; this covers anything else); SIGTERM and
-    // SIGINT are taken by dispatch sources, installed before the server starts so that a signal
-    // arriving while it starts is not lost: it stops the server as soon as it has started.
+    // SIGPIPE is never wanted (writes use MSG_NOSIGNAL; this covers anything else). A stop signal
+    // that comes while the server starts stops it as soon as it has started.
     raiseDescriptorLimit()
     signal(SIGPIPE, SIG_IGN)
-    signal(SIGTERM, SIG_IGN)
-    signal(SIGINT, SIG_IGN)
     let server = DaemonServer(configuration: configuration, store: store, environment: environment)
     let flags = SignalFlags()
-    let queue = DispatchQueue(label: "locationd.signals")
-    let sources = [SIGTERM, SIGINT].map { number in
-      let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-      source.setEventHandler {
-        DaemonLog.write("signal \(number): stopping")
-        flags.stopRequested.store(true, ordering: .sequentiallyConsistent)
-        if flags.started.load(ordering: .sequentiallyConsistent) { server.stop() }
-      }
-      source.resume()
-      return source
+    let waiter = Thread {
+      var wanted = stopSignals
+      var number: Int32 = 0
+      while sigwait(&wanted, &number) != 0 {}
+      DaemonLog.write("signal \(number): stopping")
+      flags.stopRequested.store(true, ordering: .sequentiallyConsistent)
+      if flags.started.load(ordering: .sequentiallyConsistent) { server.stop() }
     }
+    waiter.name = "locationd.signals"
+    waiter.start()
     do {
       try server.start()
     } catch {
-      for source in sources { source.cancel() }
       DaemonLog.write("\(error)")
       return error.errno == EADDRINUSE ? 3 : 1
     }
     flags.started.store(true, ordering: .sequentiallyConsistent)
     if flags.stopRequested.load(ordering: .sequentiallyConsistent) { server.stop() }
     server.waitUntilStopped()
-    for source in sources { source.cancel() }
     return 0
+  }
+
+  /// Blocks SIGTERM and SIGINT in the calling thread (and so in every thread it makes).
+  /// - Returns: The two signals.
+  static func blockStopSignals() -> sigset_t {
+    var signals = sigset_t()
+    sigemptyset(&signals)
+    sigaddset(&signals, SIGTERM)
+    sigaddset(&signals, SIGINT)
+    pthread_sigmask(SIG_BLOCK, &signals, nil)
+    return signals
   }
 }
 
