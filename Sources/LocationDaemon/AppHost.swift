@@ -205,20 +205,31 @@ final class AppHost: HubClient {
     let now = hub.clock.now.monotonic
     let launch = state.withLock { state -> Bool in
       let sequence = state.keptVisits.isEmpty ? nil : state.keptVisits.removeFirst()
-      guard state.connections.isEmpty else {
-        let bytes = DaemonProtocol.encode(.visit(visit, sequence: sequence))
-        for (_, connection) in state.connections.sorted(by: { $0.key < $1.key }) {
-          if let sequence { connection.noteSequence(sequence) }
-          connection.enqueue(bytes, droppable: false)
-        }
-        return false
+      return sendOrLaunch(&state, sequence: sequence, now: now) {
+        DaemonProtocol.encode(.visit(visit, sequence: sequence))
       }
-      guard sequence != nil, launchCommand != nil else { return false }
-      if let last = state.lastLaunch, now - last < Self.launchInterval { return false }
-      state.lastLaunch = now
-      return true
     }
     if launch, let launchCommand { AppLauncher.launch(launchCommand, app: app) }
+  }
+
+  /// An event with its `sequence` (nil: not kept) goes to every open connection; with none open,
+  /// a kept event waits in the store for the next one, and the result says whether to start the
+  /// app (it has a launch command and was not started in the last `launchInterval`).
+  private func sendOrLaunch(
+    _ state: inout State, sequence: Int64?, now: Double, encode: () -> [UInt8]
+  ) -> Bool {
+    guard state.connections.isEmpty else {
+      let bytes = encode()
+      for (_, connection) in state.connections.sorted(by: { $0.key < $1.key }) {
+        if let sequence { connection.noteSequence(sequence) }
+        connection.enqueue(bytes, droppable: false)
+      }
+      return false
+    }
+    guard sequence != nil, launchCommand != nil else { return false }
+    if let last = state.lastLaunch, now - last < Self.launchInterval { return false }
+    state.lastLaunch = now
+    return true
   }
 
   private func regionEvents(group: String, _ events: [RegionEvent]) {
@@ -231,21 +242,10 @@ final class AppHost: HubClient {
     }
     let launch = state.withLock { state -> Bool in
       let sequence = state.kept.isEmpty ? nil : state.kept.removeFirst()
-      guard state.connections.isEmpty else {
-        let message = DaemonMessage.regionEvents(
-          group: group, events: described, sequence: sequence)
-        let bytes = DaemonProtocol.encode(message)
-        for (_, connection) in state.connections.sorted(by: { $0.key < $1.key }) {
-          if let sequence { connection.noteSequence(sequence) }
-          connection.enqueue(bytes, droppable: false)
-        }
-        return false
+      return sendOrLaunch(&state, sequence: sequence, now: now) {
+        DaemonProtocol.encode(
+          .regionEvents(group: group, events: described, sequence: sequence))
       }
-      // Kept in the store: the next connection receives them; start the app if it has a command.
-      guard sequence != nil, launchCommand != nil else { return false }
-      if let last = state.lastLaunch, now - last < Self.launchInterval { return false }
-      state.lastLaunch = now
-      return true
     }
     if launch, let launchCommand { AppLauncher.launch(launchCommand, app: app) }
   }

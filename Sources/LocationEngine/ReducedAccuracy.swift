@@ -124,13 +124,13 @@ package struct ReducedAccuracy: Sendable {
   /// The cell's output point: its centre moved by its offset.
   func output(of cell: Cell) -> (latitude: Double, longitude: Double) {
     // The cell's own generator: the secret, mixed once, then keyed by the cell's indices.
-    var keyed = SplitMix64(state: secret)
+    var keyed = SplitMix64(seed: secret)
     let key =
       (UInt64(truncatingIfNeeded: cell.band) << 32) | UInt64(truncatingIfNeeded: cell.column)
-    var generator = SplitMix64(state: keyed.next() ^ key)
+    var generator = SplitMix64(seed: keyed.next() ^ key)
     // A point uniform in the disc of radius maximumOffset: direction uniform, distance R √u.
-    let direction = generator.nextUnit() * 360
-    let distance = Self.maximumOffset * generator.nextUnit().squareRoot()
+    let direction = generator.unit() * 360
+    let distance = Self.maximumOffset * generator.unit().squareRoot()
     let (sine, cosine) = RegionGeometry.sinCos(degrees: direction)
     let north = distance * cosine
     let east = distance * sine
@@ -142,27 +142,5 @@ package struct ReducedAccuracy: Sendable {
     if longitude < 0 { longitude += 360 }
     longitude -= 180
     return (min(90, max(-90, latitude)), min(180, max(-180, longitude)))
-  }
-}
-
-/// SplitMix64 (Steele, Lea & Flood, OOPSLA 2014): a 64-bit state advanced by the golden-ratio
-/// increment, each output the state through Stafford's "Mix13" finalizer; constants as in Vigna's
-/// reference `splitmix64.c`.
-private struct SplitMix64 {
-  /// The state.
-  var state: UInt64
-
-  /// The next 64 pseudo-random bits.
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-
-  /// The next value uniform in [0, 1) (53 bits).
-  mutating func nextUnit() -> Double {
-    Double(next() >> 11) * 0x1p-53
   }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Geodesy
+import LocationModel
 
 /// A seeded synthetic day with known stays, for measuring visit detection (`locbench visits`).
 ///
@@ -185,31 +186,10 @@ package struct SyntheticDay: Sendable {
   }
 }
 
-/// SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators", OOPSLA
-/// 2014), with the constants of Vigna's `splitmix64.c`: the days and the receiver's noise are the
-/// same on every run.
-struct SeededRandom: Sendable {
-  private var state: UInt64
+/// The simulations' seeded generator: the days and the receiver's noise are the same on every run.
+typealias SeededRandom = SplitMix64
 
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-
-  /// Uniform in [0, 1).
-  mutating func unit() -> Double { Double(next() >> 11) * 0x1p-53 }
-
-  mutating func uniform(_ range: ClosedRange<Double>) -> Double {
-    range.lowerBound + unit() * (range.upperBound - range.lowerBound)
-  }
-
-  mutating func chance(_ probability: Double) -> Bool { unit() < probability }
-
+extension SplitMix64 {
   /// A standard normal deviate (Box and Muller 1958).
   mutating func gaussian() -> Double {
     let u = max(unit(), 1e-300)

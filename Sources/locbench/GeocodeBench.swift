@@ -17,6 +17,7 @@
 // and the command to make it is printed.
 import Foundation
 import Geocoding
+import LocationModel
 
 enum GeocodeBench {
   /// The argument that makes locbench time a first lookup in a fresh process.
@@ -170,30 +171,17 @@ enum GeocodeBench {
 
   // MARK: Points
 
-  /// SplitMix64 (Steele, Lea and Flood, OOPSLA 2014): seeded so every run uses the same points.
-  struct SplitMix64 {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-    mutating func uniform() -> Double { Double(next() >> 11) / Double(1 << 53) }
-  }
-
   /// Points uniform in a 1 km disc around places drawn uniformly from the gazetteer.
   static func samplePoints(_ gazetteer: Gazetteer, count: Int, seed: UInt64) -> [Point] {
-    var rng = SplitMix64(state: seed)
+    var rng = SplitMix64(seed: seed)
     var points: [Point] = []
     while points.count < count {
       let place = Int(rng.next() % UInt64(gazetteer.placeCount))
       guard let country = gazetteer.placeCountryCode(place), let name = gazetteer.placeName(place)
       else { continue }
       let centre = gazetteer.placeCoordinate(place)
-      let distance = 1_000 * rng.uniform().squareRoot()
-      let bearing = 2 * Double.pi * rng.uniform()
+      let distance = 1_000 * rng.unit().squareRoot()
+      let bearing = 2 * Double.pi * rng.unit()
       let dLat = distance * cos(bearing) / 111_320
       let dLon = distance * sin(bearing) / (111_320 * max(cos(centre.latitude * .pi / 180), 0.01))
       var longitude = centre.longitude + dLon

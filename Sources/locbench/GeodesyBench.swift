@@ -6,6 +6,7 @@
 // PROJ is loaded at run time with dlopen/dlsym, so the package never links it.
 import Foundation
 import Geodesy
+import LocationModel
 
 enum GeodesyBench {
   /// Lines per class.
@@ -20,32 +21,17 @@ enum GeodesyBench {
     var lon2: Double
   }
 
-  /// SplitMix64 (Steele, Lea and Flood, OOPSLA 2014): seeded so every run times the same inputs.
-  struct SplitMix64 {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-    mutating func uniform(_ low: Double, _ high: Double) -> Double {
-      low + (high - low) * Double(next() >> 11) / Double(1 << 53)
-    }
-  }
-
   /// Lines from random starts (uniform on the sphere), random azimuths and lengths in a range.
   static func lines(seed: UInt64, minLength: Double, maxLength: Double) -> [Line] {
-    var rng = SplitMix64(state: seed)
+    var rng = SplitMix64(seed: seed)
     var result: [Line] = []
     result.reserveCapacity(count)
     for _ in 0..<count {
-      let lat1 = asin(rng.uniform(-1, 1)) * 180 / .pi
-      let lon1 = rng.uniform(-180, 180)
+      let lat1 = asin(rng.uniform(-1...1)) * 180 / .pi
+      let lon1 = rng.uniform(-180...180)
       let end = Geodesic.wgs84.direct(
-        latitude: lat1, longitude: lon1, azimuth: rng.uniform(-180, 180),
-        distance: rng.uniform(minLength, maxLength))
+        latitude: lat1, longitude: lon1, azimuth: rng.uniform(-180...180),
+        distance: rng.uniform(minLength...maxLength))
       result.append(Line(lat1: lat1, lon1: lon1, lat2: end.latitude, lon2: end.longitude))
     }
     return result
@@ -159,13 +145,13 @@ enum GeodesyBench {
       "targets: distance/hav <= 3 on short lines; distance/geod and inverse/geod < 1 everywhere")
 
     // World Magnetic Model: one full evaluation (field and secular variation) per call.
-    var rng = SplitMix64(state: 4)
+    var rng = SplitMix64(seed: 4)
     var points: [(Double, Double, Double, Double)] = []
     for _ in 0..<20_000 {
       points.append(
         (
-          asin(rng.uniform(-1, 1)) * 180 / .pi, rng.uniform(-180, 180), rng.uniform(0, 10_000),
-          rng.uniform(2010, 2030)
+          asin(rng.uniform(-1...1)) * 180 / .pi, rng.uniform(-180...180), rng.uniform(0...10_000),
+          rng.uniform(2010...2030)
         ))
     }
     let wmmNs = time(

@@ -16,17 +16,7 @@ import LocationModel
 import LocationStore
 
 enum RegionsBench {
-  /// SplitMix64 (Steele, Lea and Flood 2014).
-  struct Generator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9e37_79b9_7f4a_7c15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-      z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-      return z ^ (z >> 31)
-    }
-  }
+  typealias Generator = SplitMix64
 
   struct Position {
     var latitude: Double
@@ -164,7 +154,7 @@ enum RegionsBench {
         + "\(fixCount) timed fixes at 1 Hz, 10-30 m/s, accuracy 5-20 m; seed 42")
 
     // Build.
-    var rng = Generator(state: 42)
+    var rng = Generator(seed: 42)
     let rssBefore = residentBytes()
     var monitor = RegionMonitor()
     let buildStart = nanoseconds()
@@ -302,7 +292,7 @@ enum RegionsBench {
     defer { try? FileManager.default.removeItem(at: directory) }
     let path = directory.appendingPathComponent("store.sqlite").path
     do {
-      var rng = Generator(state: 42)
+      var rng = Generator(seed: 42)
       var rows: [StoredRegion] = []
       rows.reserveCapacity(regionCount)
       for i in 0..<regionCount {

@@ -36,6 +36,20 @@ package struct DutyCycle: Sendable, Equatable {
     case on(since: Double)
     /// The source is off until the given instant.
     case off(wakeAt: Double)
+
+    /// Whether the source is on for a burst.
+    package var isOn: Bool {
+      if case .on = self { return true }
+      return false
+    }
+
+    /// The wake timer fired at `time`: an off source whose wake is due goes on.
+    /// - Returns: True when the source must be turned on.
+    package mutating func wake(at time: Double) -> Bool {
+      guard case .off(let wakeAt) = self, time >= wakeAt else { return false }
+      self = .on(since: time)
+      return true
+    }
   }
 
   /// What to do after a fix.
@@ -114,16 +128,7 @@ package struct DutyCycle: Sendable, Equatable {
   ///
   /// - Parameter time: The current instant, seconds.
   /// - Returns: True when the source must be turned on.
-  package mutating func wake(at time: Double) -> Bool {
-    switch state {
-    case .stopped, .on:
-      return false
-    case .off(let wakeAt):
-      guard time >= wakeAt else { return false }
-      state = .on(since: time)
-      return true
-    }
-  }
+  package mutating func wake(at time: Double) -> Bool { state.wake(at: time) }
 
   /// A fix arrived.
   ///

@@ -23,15 +23,9 @@ import LocationModel
 /// With a hot-start receiver (about 5 s to a fix) the receiver is on for about 5 s in 185 s (2.7 %)
 /// while staying, and 5 s in 65 s (8 %) while moving.
 package struct VisitDutyCycle: Sendable, Equatable {
-  /// The states of the source.
-  package enum State: Sendable, Equatable {
-    /// Monitoring is off.
-    case stopped
-    /// The source is on, waiting for a usable fix, since the given instant.
-    case on(since: Double)
-    /// The source is off until the given instant.
-    case off(wakeAt: Double)
-  }
+  /// The states of the source: significant change's (stopped, on waiting for a usable fix, off
+  /// until a wake).
+  package typealias State = DutyCycle.State
 
   /// What to do after a fix.
   package struct Action: Sendable, Equatable {
@@ -73,10 +67,7 @@ package struct VisitDutyCycle: Sendable, Equatable {
   }
 
   /// Whether the source is on for a burst.
-  package var isOn: Bool {
-    if case .on = state { return true }
-    return false
-  }
+  package var isOn: Bool { state.isOn }
 
   /// Starts monitoring: the source goes on at once and the detector starts afresh.
   /// - Parameter time: The current instant, seconds.
@@ -104,16 +95,7 @@ package struct VisitDutyCycle: Sendable, Equatable {
   /// The wake timer fired.
   /// - Parameter time: The current instant, seconds.
   /// - Returns: True when the source must be turned on.
-  package mutating func wake(at time: Double) -> Bool {
-    switch state {
-    case .stopped, .on:
-      return false
-    case .off(let wakeAt):
-      guard time >= wakeAt else { return false }
-      state = .on(since: time)
-      return true
-    }
-  }
+  package mutating func wake(at time: Double) -> Bool { state.wake(at: time) }
 
   /// A fix arrived. While the source is on, a usable fix ends the burst and schedules the next.
   /// - Parameters:
