@@ -194,7 +194,9 @@ struct LocationctlEndToEndTests {
   @Test func agentAnswersAnAppsRequest() throws {
     let daemon = try Locationd()
     defer { daemon.stop() }
-    guard let binary = BuiltPrograms.locationctl else { return }
+    guard let binary = BuiltPrograms.locationctl else {
+      throw TestFailure(BuiltPrograms.missingMessage("locationctl"))
+    }
 
     let agent = Process()
     agent.executableURL = URL(fileURLWithPath: binary)
