@@ -298,8 +298,12 @@ extension DaemonServer {
 
   /// Whether the app is in use: one of its connections has a manager, monitor, live-updates
   /// sequence or session registered (``AuthorizationMachine``'s rule).
-  func isInUse(_ host: AppHost) -> Bool {
-    loop.sessions.values.contains { $0.host === host && !$0.managers.isEmpty }
+  func isInUse(_ host: AppHost) -> Bool { (loop.registeredClients[host.app] ?? 0) > 0 }
+
+  /// Counts clients registered (`delta` > 0) or gone for an app, all its connections together.
+  func noteRegistered(_ delta: Int, app: String) {
+    let count = (loop.registeredClients[app] ?? 0) + delta
+    loop.registeredClients[app] = count > 0 ? count : nil
   }
 
   // MARK: Temporary full accuracy

@@ -358,6 +358,7 @@ extension DaemonServer {
       for (_, manager) in session.managers.sorted(by: { $0.key < $1.key }) {
         host.hub.unregister(manager.id)
       }
+      noteRegistered(-session.managers.count, app: host.app)
       session.managers = [:]
       dropHeldRequests(of: connection.id)
       let last = host.detach(connection)
@@ -429,6 +430,8 @@ final class IOLoop: @unchecked Sendable {
   var deferred: Set<Int> = []
   /// The reason each app gave for using location services (`purpose`), since the daemon started.
   var purposes: [String: String] = [:]
+  /// Clients registered per app, all its connections together: the app is in use while above 0.
+  var registeredClients: [String: Int] = [:]
   /// A uid's queues together may hold this many times `queue-limit`.
   static let uidQueueFactor = 16
   /// When connections that have not said `hello` are closed, in order (monotonic seconds).

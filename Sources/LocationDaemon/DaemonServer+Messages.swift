@@ -217,10 +217,12 @@ extension DaemonServer {
       }
       let proxy = ManagerProxy(connection: session.connection, client: client, host: host)
       session.managers[client] = (hub.register(proxy), proxy)
+      noteRegistered(1, app: host.app)
     case .unregister(let client):
       hub.unregister(try manager(session, client))
       session.managers[client] = nil
-      if session.managers.isEmpty, !isInUse(host) { appNoLongerInUse(host.app) }
+      noteRegistered(-1, app: host.app)
+      if !isInUse(host) { appNoLongerInUse(host.app) }
     case .startUpdates(let client, let request):
       hub.startUpdates(try manager(session, client), request)
     case .changeRequest(let client, let request):
