@@ -253,6 +253,9 @@ struct LocationctlEndToEndTests {
     try #require(waitFor("[a]pproximate? "), "\(shown)")
     input.fileHandleForWriting.write(Data("a\n".utf8))
     try #require(waitFor("Allowed"), "\(shown)")
+    try input.fileHandleForWriting.close()
+    agent.waitUntilExit()
+    #expect(agent.terminationStatus == 0)
 
     // The app is told at once: when in use (4), reduced accuracy (1). (It heard, first, that the
     // agent was being asked: requestInProgress.)
@@ -266,27 +269,6 @@ struct LocationctlEndToEndTests {
     let authorization = try #require(told)
     #expect(authorization.contains(#""status":4"#), "\(authorization)")
     #expect(authorization.contains(#""accuracy":1"#), "\(authorization)")
-
-    // Issue 15: the app asks for temporary full accuracy; the agent shows the purpose key, the
-    // user allows it, and the app hears full accuracy (0) before the answer to its request.
-    app.send(#"{"type":"requestTemporaryFullAccuracy","id":5,"purposeKey":"Docking"}"#)
-    try #require(waitFor("[a]llow or [d]on't allow? "), "\(shown)")
-    #expect(shown.contains(#"precise location while it is in use (purpose key "Docking")"#))
-    input.fileHandleForWriting.write(Data("a\n".utf8))
-    try #require(waitFor("precise location while in use."), "\(shown)")
-    var heard: [String] = []
-    while let line = app.readLine() {
-      heard.append(line)
-      if line.contains(#""type":"temporaryFullAccuracyResult""#) { break }
-    }
-    let result = try #require(heard.last)
-    #expect(result.contains(#""id":5"#) && !result.contains("declined"), "\(heard)")
-    #expect(
-      heard.contains { $0.contains(#""type":"authorization""#) && $0.contains(#""accuracy":0"#) },
-      "\(heard)")
-    try input.fileHandleForWriting.close()
-    agent.waitUntilExit()
-    #expect(agent.terminationStatus == 0)
 
     // locationctl lists the app under its executable's path, connected, with the decision.
     let apps = try #require(
