@@ -26,17 +26,20 @@ package struct SourceDescriptor: Sendable, Equatable {
   package var producesLocation: Bool
   /// Whether it produces headings.
   package var producesHeading: Bool
+  /// Whether it produces beacon advertisements (BlueZ, a beacon recording).
+  package var producesBeacons: Bool
 
   /// Creates a descriptor.
   package init(
     url: String, nominalAccuracy: Double, power: PowerCost, producesLocation: Bool = true,
-    producesHeading: Bool = false
+    producesHeading: Bool = false, producesBeacons: Bool = false
   ) {
     self.url = url
     self.nominalAccuracy = nominalAccuracy
     self.power = power
     self.producesLocation = producesLocation
     self.producesHeading = producesHeading
+    self.producesBeacons = producesBeacons
   }
 }
 
@@ -90,6 +93,8 @@ package protocol SourceContext: Sendable {
   func emit(_ fix: Fix)
   /// Hands a heading sample (a compass, a heading sentence) to the runtime.
   func emitHeading(_ sample: HeadingSample)
+  /// Hands an iBeacon advertisement (BlueZ, a recording) to the runtime.
+  func emitAdvertisement(_ advertisement: BeaconAdvertisement)
   /// Reports a problem.
   func fail(_ error: SourceError)
   /// Says the source has ended for good (a recording that reached its end).
@@ -102,6 +107,8 @@ package protocol SourceContext: Sendable {
 extension SourceContext {
   /// Default: headings are dropped (contexts that only collect locations).
   package func emitHeading(_ sample: HeadingSample) {}
+  /// Default: advertisements are dropped (contexts that only collect locations).
+  package func emitAdvertisement(_ advertisement: BeaconAdvertisement) {}
 }
 
 /// A location source: an adapter that turns the outside world into `Fix` values.
