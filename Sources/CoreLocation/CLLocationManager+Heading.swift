@@ -90,7 +90,7 @@ extension ManagerCore {
         }
       }
     case .locations, .error, .authorization, .regionEvents, .regionStarted, .regionFailed,
-      .regionState, .deferredFinished, .paused, .resumed, .visit:
+      .regionState, .deferredFinished, .paused, .resumed, .visit, .beacons, .rangingFailed:
       break
     }
   }

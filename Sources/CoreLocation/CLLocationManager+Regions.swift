@@ -130,7 +130,7 @@ extension ManagerCore {
       }
     case .locations, .error, .authorization, .heading, .headingInterference, .deferredFinished,
       .paused,
-      .resumed, .visit:
+      .resumed, .visit, .beacons, .rangingFailed:
       break
     }
   }

@@ -327,48 +327,53 @@ open class CLLocationManager: NSObject {
   @available(*, deprecated, message: "Use isMonitoringAvailable(for:) and authorizationStatus")
   open class func regionMonitoringEnabled() -> Bool { locationServicesEnabled() }
 
-  /// Returns a Boolean value indicating whether the device supports ranging of beacons: `false`
-  /// (this build has no Bluetooth LE source).
-  open class func isRangingAvailable() -> Bool { false }
+  /// Returns a Boolean value indicating whether the device supports ranging of beacons: true when
+  /// a source that hears beacons is configured or discovered and ready (a BlueZ adapter present
+  /// and powered, or a `beacons+replay://` recording).
+  open class func isRangingAvailable() -> Bool {
+    HubEnvironment.current.hub.beaconsAvailable
+  }
 
-  // MARK: Beacon ranging: not available (isRangingAvailable() is false)
+  // MARK: Beacon ranging
 
-  /// The set of beacon constraints currently being tracked using ranging: always empty here, as
-  /// no constraint can be ranged.
-  open var rangedBeaconConstraints: Set<CLBeaconIdentityConstraint> { [] }
+  /// The set of beacon constraints currently being tracked using ranging.
+  open var rangedBeaconConstraints: Set<CLBeaconIdentityConstraint> { core.rangedConstraints }
 
   /// Starts the delivery of notifications for the specified beacon constraints.
   ///
-  /// Ranging is not available (`isRangingAvailable()` is `false`): the delegate's
-  /// `locationManager(_:didFailRangingFor:error:)` receives `CLError.rangingUnavailable` (or
-  /// `CLError.denied` when the app may not have locations, as on Apple platforms), with the reason
-  /// in its description, and the constraint is not ranged.
+  /// About once a second the delegate's `locationManager(_:didRange:satisfying:)` receives the
+  /// beacons that satisfy the constraint, closest first (an empty array when none is in range).
+  /// Ranging needs location authorization at full accuracy: otherwise
+  /// `locationManager(_:didFailRangingFor:error:)` receives `CLError.denied` and the constraint is
+  /// no longer ranged. With no source that hears beacons (`isRangingAvailable()` false) it
+  /// receives `CLError.rangingUnavailable`, with the reason in its description.
   open func startRangingBeacons(satisfying constraint: CLBeaconIdentityConstraint) {
-    core.failRanging { manager, delegate, error in
-      delegate.locationManager(manager, didFailRangingFor: constraint, error: error)
-    }
+    core.startRanging(constraint)
   }
 
-  /// Stops the delivery of notifications for the specified beacon constraints (none is ranged).
-  open func stopRangingBeacons(satisfying constraint: CLBeaconIdentityConstraint) {}
+  /// Stops the delivery of notifications for the specified beacon constraints.
+  open func stopRangingBeacons(satisfying constraint: CLBeaconIdentityConstraint) {
+    core.stopRanging(constraint)
+  }
 
-  /// The set of regions currently being tracked using ranging: always empty here.
+  /// The set of regions currently being tracked using ranging.
   @available(*, deprecated, message: "Use rangedBeaconConstraints")
-  open var rangedRegions: Set<CLRegion> { [] }
+  open var rangedRegions: Set<CLRegion> { core.rangedBeaconRegions }
 
   /// Starts the delivery of notifications for beacons in the specified region: as
-  /// `startRangingBeacons(satisfying:)`, the failure reaching
+  /// `startRangingBeacons(satisfying:)` with the region's constraint, the beacons reaching
+  /// `locationManager(_:didRangeBeacons:in:)` and failures
   /// `locationManager(_:rangingBeaconsDidFailFor:withError:)`.
   @available(*, deprecated, message: "Use startRangingBeacons(satisfying:)")
   open func startRangingBeacons(in region: CLBeaconRegion) {
-    core.failRanging { manager, delegate, error in
-      delegate.locationManager(manager, rangingBeaconsDidFailFor: region, withError: error)
-    }
+    core.startRanging(region)
   }
 
-  /// Stops the delivery of notifications for the specified beacon region (none is ranged).
+  /// Stops the delivery of notifications for the specified beacon region.
   @available(*, deprecated, message: "Use stopRangingBeacons(satisfying:)")
-  open func stopRangingBeacons(in region: CLBeaconRegion) {}
+  open func stopRangingBeacons(in region: CLBeaconRegion) {
+    core.stopRanging(region)
+  }
 
   // MARK: Deferred updates
 

@@ -213,6 +213,12 @@ protocol LegacyDelegateForwarding {
   static func didUpdate(
     _ delegate: any CLLocationManagerDelegate, _ manager: CLLocationManager,
     to newLocation: CLLocation, from oldLocation: CLLocation)
+  static func didRange(
+    _ delegate: any CLLocationManagerDelegate, _ manager: CLLocationManager,
+    _ beacons: [CLBeacon], _ region: CLBeaconRegion)
+  static func rangingFailed(
+    _ delegate: any CLLocationManagerDelegate, _ manager: CLLocationManager,
+    _ region: CLBeaconRegion, _ error: any Error)
 }
 
 enum LegacyDelegateCalls: LegacyDelegateForwarding {
@@ -230,6 +236,22 @@ enum LegacyDelegateCalls: LegacyDelegateForwarding {
     to newLocation: CLLocation, from oldLocation: CLLocation
   ) {
     delegate.locationManager(manager, didUpdateTo: newLocation, from: oldLocation)
+  }
+
+  @available(*, deprecated)
+  static func didRange(
+    _ delegate: any CLLocationManagerDelegate, _ manager: CLLocationManager,
+    _ beacons: [CLBeacon], _ region: CLBeaconRegion
+  ) {
+    delegate.locationManager(manager, didRangeBeacons: beacons, in: region)
+  }
+
+  @available(*, deprecated)
+  static func rangingFailed(
+    _ delegate: any CLLocationManagerDelegate, _ manager: CLLocationManager,
+    _ region: CLBeaconRegion, _ error: any Error
+  ) {
+    delegate.locationManager(manager, rangingBeaconsDidFailFor: region, withError: error)
   }
 }
 

@@ -183,7 +183,8 @@ private final class LiveUpdatesClient: HubClient {
         continuation.yield(CLLocationUpdate(authorizationRequestInProgress: true))
       }
     case .regionEvents, .regionStarted, .regionFailed, .regionState, .heading,
-      .headingInterference, .deferredFinished, .paused, .resumed, .visit:
+      .headingInterference, .deferredFinished, .paused, .resumed, .visit, .beacons, .rangingFailed,
+      .error(.rangingUnavailable, _):
       break
     }
   }

@@ -172,7 +172,7 @@ final class MonitorCore: HubClient {
       authorizationChanged(snapshot)
     case .locations, .error, .regionState, .heading, .headingInterference, .deferredFinished,
       .paused,
-      .resumed, .visit:
+      .resumed, .visit, .beacons, .rangingFailed:
       break
     }
   }

@@ -34,6 +34,7 @@ final class ManagerCore: HubClient {
 
   let environment: HubEnvironment
   let headingState = Mutex(HeadingState())
+  let rangingState = Mutex(RangingState())
   private let state: Mutex<State>
   private let managerBox = WeakBox<CLLocationManager>()
   private let delegateBox = Mutex<WeakBox<AnyObject>>(WeakBox())
@@ -193,6 +194,8 @@ final class ManagerCore: HubClient {
       }
     case .visit(let visit):
       deliverVisit(visit, target: target)
+    case .beacons, .rangingFailed:
+      deliverRanging(delivery, target: target)
     }
   }
 
@@ -210,7 +213,8 @@ final class ManagerCore: HubClient {
   }
 
   /// A ranging request fails on the delegate's thread: `denied` when the app may not have
-  /// locations, else `rangingUnavailable`.
+  /// locations, else `rangingUnavailable` (no source hears beacons: no Bluetooth adapter, or it is
+  /// off).
   func failRanging(
     _ tell: @escaping @Sendable (CLLocationManager, any CLLocationManagerDelegate, CLError) -> Void
   ) {
@@ -220,7 +224,8 @@ final class ManagerCore: HubClient {
         .rangingUnavailable,
         userInfo: [
           NSLocalizedDescriptionKey:
-            "beacon ranging is not available: this build has no Bluetooth LE source"
+            "beacon ranging is not available: no powered Bluetooth LE adapter (BlueZ) or beacon "
+            + "recording is configured"
         ])
       : CLError(.denied, userInfo: [NSLocalizedDescriptionKey: "location access denied"])
     let box = UncheckedError(error: error)
@@ -247,6 +252,12 @@ final class ManagerCore: HubClient {
     case .denied:
       if message == nil { userInfo[NSLocalizedDescriptionKey] = "location access denied" }
       return CLError(.denied, userInfo: userInfo)
+    case .rangingUnavailable:
+      if message == nil {
+        userInfo[NSLocalizedDescriptionKey] =
+          "no source hears beacons (no powered Bluetooth adapter)"
+      }
+      return CLError(.rangingUnavailable, userInfo: userInfo)
     case .sourcesEnded:
       userInfo[sourcesEndedKey] = true
       if message == nil { userInfo[NSLocalizedDescriptionKey] = "every location source has ended" }

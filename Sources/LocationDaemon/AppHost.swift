@@ -117,7 +117,7 @@ final class AppHost: HubClient {
     case .visit(let visit):
       visitEvent(visit)
     case .locations, .error, .regionStarted, .regionFailed, .regionState, .heading,
-      .headingInterference, .deferredFinished, .paused, .resumed:
+      .headingInterference, .deferredFinished, .paused, .resumed, .beacons, .rangingFailed:
       // The host asks for nothing of its own.
       break
     }
@@ -508,6 +508,9 @@ final class ManagerProxy: HubClient {
       case .sourcesEnded:
         code = .sourcesEnded
         fallback = "every location source has ended"
+      case .rangingUnavailable:
+        // Ranging failures travel as `rangingFailed`, not as errors.
+        return
       }
       connection.send(
         .error(DaemonErrorMessage(code: code, message: message ?? fallback, client: client)))
@@ -537,6 +540,13 @@ final class ManagerProxy: HubClient {
       connection.send(.paused(client: client))
     case .resumed:
       connection.send(.resumed(client: client))
+    case .beacons(let constraint, let beacons):
+      connection.send(.beacons(client: client, constraint: constraint, beacons: beacons))
+    case .rangingFailed(let constraint, let error):
+      connection.send(
+        .rangingFailed(
+          client: client, constraint: constraint,
+          reason: error == .denied ? .denied : .unavailable))
     }
   }
 }

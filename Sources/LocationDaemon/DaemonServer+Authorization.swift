@@ -139,6 +139,8 @@ extension DaemonServer {
     switch message {
     case .requestAuthorization(let always): return .request(always: always)
     case .startUpdates: return .startUpdates
+    // Ranging asks for when-in-use authorization, as starting updates does.
+    case .startRanging: return .startUpdates
     case .requestLocation: return .requestLocation
     case .startSignificantChanges: return .startSignificantChanges
     // Visits ask for always authorization, as significant change does.
@@ -152,7 +154,7 @@ extension DaemonServer {
       .authorization, .regionEvents, .regionStarted, .regionsChanged, .regionList, .regionFailed,
       .regionState, .heading, .headingInterference, .deferredFinished, .paused, .resumed, .status,
       .apps, .authorize, .regions, .sources, .services, .reply, .authorizationRequest,
-      .authorizationDecision:
+      .authorizationDecision, .stopRanging, .beacons, .rangingFailed:
       return nil
     }
   }

@@ -67,7 +67,7 @@ extension DaemonServer {
       .regionFailed, .regionState, .heading, .headingInterference, .deferredFinished, .paused,
       .resumed, .startVisits, .stopVisits, .visit, .reply, .authorizationRequest,
       .authorizationDecision, .requestTemporaryFullAccuracy, .temporaryFullAccuracyResult,
-      .temporaryFullAccuracyRequest:
+      .temporaryFullAccuracyRequest, .startRanging, .stopRanging, .beacons, .rangingFailed:
       // Not control requests: `handle` routes these elsewhere.
       break
     }

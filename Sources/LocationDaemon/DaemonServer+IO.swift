@@ -401,6 +401,8 @@ final class Session {
   var role: DaemonRole?
   var host: AppHost?
   var managers: [Int: (id: ClientID, proxy: ManagerProxy)] = [:]
+  /// The beacon constraints each manager asked to range (`max-ranged-constraints`).
+  var ranging: [Int: Set<BeaconConstraint>] = [:]
   var strikes = 0
   /// The highest pending-event sequence sent on this connection.
   var deliveredSequence: Int64 = 0

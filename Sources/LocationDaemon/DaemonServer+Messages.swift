@@ -25,7 +25,7 @@ extension DaemonServer {
       .startSignificantChanges, .stopSignificantChanges, .requestAuthorization, .addRegion,
       .removeRegion, .requestRegionState, .startHeading, .changeHeading, .stopHeading,
       .allowDeferred, .disallowDeferred, .ack, .refreshRegions, .purpose, .startVisits,
-      .stopVisits, .requestTemporaryFullAccuracy:
+      .stopVisits, .requestTemporaryFullAccuracy, .startRanging, .stopRanging:
       guard role == .app, let host = session.host else {
         throw DaemonProtocolError(
           code: .forbidden,
@@ -48,7 +48,7 @@ extension DaemonServer {
     case .welcome, .error, .locations, .authorization, .regionEvents, .regionStarted,
       .regionsChanged, .regionList, .regionFailed, .regionState, .heading, .headingInterference,
       .deferredFinished, .paused, .resumed, .visit, .reply, .authorizationRequest,
-      .temporaryFullAccuracyResult, .temporaryFullAccuracyRequest:
+      .temporaryFullAccuracyResult, .temporaryFullAccuracyRequest, .beacons, .rangingFailed:
       throw DaemonProtocolError(
         code: .outOfOrder, message: "\(message.type) is sent by the daemon, not to it")
     }
@@ -144,16 +144,18 @@ extension DaemonServer {
         let maximumRadius = host.hub.maximumRegionRadius
         let heading = host.hub.headingAvailable
         let significant = host.hub.significantChangeAvailable
+        let beacons = host.hub.beaconsAvailable
         // An app that may not have precise locations is told its regions without their states,
         // and its kept events wait until it may (issue 14, F10).
         let current = currentAuthorization(app)
         let withholding = !current.allowsLocation || current.isReduced
         let sent = host.attach(connection, withholding: withholding) { _, regions in
-          .welcome(
-            DaemonWelcome(
-              app: app, uid: Int(peer.uid), authorization: current, regions: regions,
-              maximumRegionRadius: maximumRadius, headingAvailable: heading,
-              significantChangeAvailable: significant))
+          var welcome = DaemonWelcome(
+            app: app, uid: Int(peer.uid), authorization: current, regions: regions,
+            maximumRegionRadius: maximumRadius, headingAvailable: heading,
+            significantChangeAvailable: significant)
+          welcome.beaconsAvailable = beacons
+          return .welcome(welcome)
         }
         // A host retired between the lookup and the attach: make a new one.
         guard let sent else { continue }
@@ -221,6 +223,7 @@ extension DaemonServer {
     case .unregister(let client):
       hub.unregister(try manager(session, client))
       session.managers[client] = nil
+      session.ranging[client] = nil
       noteRegistered(-1, app: host.app)
       if !isInUse(host) { appNoLongerInUse(host.app) }
     case .startUpdates(let client, let request):
@@ -295,14 +298,44 @@ extension DaemonServer {
       hub.send(.stopVisits)
     case .requestTemporaryFullAccuracy(let id, let purposeKey):
       requestTemporaryFullAccuracy(id: id, purposeKey: purposeKey, session, host)
+    case .startRanging(let client, let constraint):
+      try startRanging(client, constraint, session, host)
+    case .stopRanging(let client, let constraint):
+      session.ranging[client]?.remove(constraint)
+      hub.send(.stopRanging(try manager(session, client), constraint))
     case .hello, .welcome, .error, .ping, .locations, .authorization, .regionEvents,
       .regionStarted, .regionsChanged, .regionList, .regionFailed, .regionState, .heading,
       .headingInterference, .deferredFinished, .paused, .resumed, .visit, .status, .apps,
       .authorize,
       .regions, .sources, .services, .reply, .authorizationRequest, .authorizationDecision,
-      .temporaryFullAccuracyResult, .temporaryFullAccuracyRequest:
+      .temporaryFullAccuracyResult, .temporaryFullAccuracyRequest, .beacons, .rangingFailed:
       // Not app requests: `handle` routes these elsewhere.
       break
     }
+  }
+
+  /// `startRanging`: refused with `rangingFailed` when the app may not range (the broker's
+  /// decision: approximate or denied) or the manager is at `max-ranged-constraints`.
+  private func startRanging(
+    _ client: Int, _ constraint: BeaconConstraint, _ session: Session, _ host: AppHost
+  ) throws(DaemonProtocolError) {
+    let id = try manager(session, client)
+    let authorization = currentAuthorization(host.app)
+    if authorization.isReduced || !authorization.allowsLocation {
+      session.connection.send(
+        .rangingFailed(client: client, constraint: constraint, reason: .denied))
+      return
+    }
+    let ranged = session.ranging[client, default: []]
+    if !ranged.contains(constraint), ranged.count >= configuration.maximumRangedConstraints {
+      DaemonLog.write(
+        "\(host.app): a manager may range at most \(configuration.maximumRangedConstraints) "
+          + "beacon constraints (max-ranged-constraints); one more refused")
+      session.connection.send(
+        .rangingFailed(client: client, constraint: constraint, reason: .unavailable))
+      return
+    }
+    session.ranging[client, default: []].insert(constraint)
+    host.hub.startRanging(id, constraint)
   }
 }

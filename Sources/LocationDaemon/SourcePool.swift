@@ -126,6 +126,7 @@ final class PooledSource: Sendable {
   enum Report: Sendable {
     case fix(Fix)
     case heading(HeadingSample)
+    case advertisement(BeaconAdvertisement)
     case failure(SourceError)
     case end
   }
@@ -254,6 +255,7 @@ final class PooledSource: Sendable {
       switch report {
       case .fix: kind = .fix
       case .heading: kind = .heading
+      case .advertisement: kind = .advertisement
       case .failure(let error): kind = .failure(permanent: error.isPermanent)
       case .end: kind = .end
       }
@@ -264,6 +266,9 @@ final class PooledSource: Sendable {
         state.lastFix = fix
         state.broadcast(report)
       case .heading:
+        state.broadcast(report)
+      case .advertisement:
+        state.outage = nil
         state.broadcast(report)
       case .failure(let error):
         state.lastFailure = error.message
@@ -289,7 +294,7 @@ final class PooledSource: Sendable {
         "pool: " + (error.isPermanent ? "failed for good: " : "failed; retrying: ") + error.message)
     case .end:
       HubLog.write(.info, source.descriptor.url, "pool: ended")
-    case .fix, .heading:
+    case .fix, .heading, .advertisement:
       break
     }
     drain()
@@ -342,6 +347,7 @@ final class PooledSource: Sendable {
         switch report {
         case .fix(let fix): target.context.emit(fix)
         case .heading(let sample): target.context.emitHeading(sample)
+        case .advertisement(let advertisement): target.context.emitAdvertisement(advertisement)
         case .failure(let error): target.context.fail(error)
         case .end: target.context.end()
         }
@@ -386,6 +392,10 @@ private struct PoolSourceContext: SourceContext {
     var sample = sample
     if sample.source.isEmpty { sample.source = pooled.source.descriptor.url }
     pooled.received(.heading(sample), generation: generation)
+  }
+
+  func emitAdvertisement(_ advertisement: BeaconAdvertisement) {
+    pooled.received(.advertisement(advertisement), generation: generation)
   }
 
   func fail(_ error: SourceError) { pooled.received(.failure(error), generation: generation) }

@@ -49,6 +49,8 @@ package enum EngineError: Sendable, Equatable {
   case denied
   /// Every source has ended for good (a replayed track without looping reached its end).
   case sourcesEnded
+  /// No source hears beacons (`CLError.rangingUnavailable`): ranging ended.
+  case rangingUnavailable
 }
 
 /// Timers the engine arms; the runtime fires them back as `EngineEvent.timerFired`.
@@ -67,6 +69,8 @@ package enum EngineTimer: Hashable, Sendable {
   case visitWake
   /// The time allowed for one visit-monitoring burst to give a usable fix.
   case visitGiveUp
+  /// The once-a-second tick of beacon ranging and beacon regions.
+  case beaconTick
 }
 
 /// Something that happened, handed to `LocationEngine.handle(_:at:)`.
@@ -133,6 +137,13 @@ package enum EngineEvent: Sendable {
   case startVisits(requester: ClientID?)
   /// `stopMonitoringVisits()`: for the app.
   case stopVisits
+  /// An iBeacon advertisement from a source.
+  case advertisement(BeaconAdvertisement)
+  /// `startRangingBeacons(satisfying:)`: the client hears the beacons of the constraint once a
+  /// second, or `rangingFailed` when the app may not range.
+  case startRanging(ClientID, BeaconConstraint)
+  /// `stopRangingBeacons(satisfying:)`.
+  case stopRanging(ClientID, BeaconConstraint)
 }
 
 /// What the runtime must do after an event. Effects are applied in order, outside any lock.
@@ -184,4 +195,10 @@ package enum EngineEffect: Sendable, Equatable {
   /// Visit monitoring was turned on or off for the app: persist it (a daemon keeps detecting while
   /// the app is away, and a restart resumes it).
   case visitMonitoring(Bool)
+  /// The beacons of a client's ranged constraint now, closest first (`didRange`).
+  indirect case deliverBeacons(ClientID, BeaconConstraint, [RangedBeacon])
+  /// A client's ranging of a constraint failed and ended (`didFailRangingFor`).
+  indirect case rangingFailed(ClientID, BeaconConstraint, EngineError)
+  /// Run (or stop) the sources that produce beacon advertisements.
+  case demandBeacons(Bool)
 }

@@ -8,7 +8,7 @@ import LocationModel
 extension LocationEngine {
   mutating func addRegion(
     group: String, _ spec: RegionSpec, initialState: RegionState, requester: ClientID?,
-    into effects: inout [EngineEffect]
+    at now: EngineInstant, into effects: inout [EngineEffect]
   ) {
     // Apple's rule: an app with reduced accuracy cannot monitor regions.
     guard allowed, reduction == nil else {
@@ -26,14 +26,21 @@ extension LocationEngine {
           requester: requester))
       return
     }
-    if let limit = maximumRegionCount, regions[group]?.state(of: spec.identifier) == nil,
-      regions.values.reduce(0, { $0 + $1.count }) >= limit
+    if let limit = maximumRegionCount,
+      regionState(group: group, identifier: spec.identifier) == nil,
+      regionCount >= limit
     {
       effects.append(
         .regionRejected(
           group: group, identifier: spec.identifier,
           .invalid("at most \(limit) regions may be monitored at once; stop monitoring one first"),
           requester: requester))
+      return
+    }
+    if spec.beacon != nil {
+      addBeaconRegion(
+        group: group, spec, initialState: initialState, requester: requester, at: now,
+        into: &effects)
       return
     }
     let events: [RegionEvent]
@@ -47,6 +54,12 @@ extension LocationEngine {
         .regionRejected(
           group: group, identifier: spec.identifier, .invalid(error.message), requester: requester))
       return
+    }
+    // Replaced by identifier, whatever its kind.
+    if beaconRegions[group]?.remove(identifier: spec.identifier) != nil,
+      beaconRegions[group]?.count == 0
+    {
+      beaconRegions[group] = nil
     }
     effects.append(
       .regionAdded(
@@ -64,7 +77,15 @@ extension LocationEngine {
     var monitor = regions[group] ?? RegionMonitor(maximumRadius: maximumRegionRadius)
     monitor.reserveCapacity(monitor.count + specs.count)
     for (index, spec) in specs.enumerated() {
-      _ = try? monitor.add(spec, initialState: index < states.count ? states[index] : .unknown)
+      let state = index < states.count ? states[index] : .unknown
+      if spec.beacon != nil {
+        // Watched from the first event's time: a restored region is outside only after
+        // `exitAfter` with no beacon heard, counted from the first tick.
+        beaconRegions[group, default: BeaconRegionMonitor()].add(
+          spec, initialState: state, at: -.infinity)
+        continue
+      }
+      _ = try? monitor.add(spec, initialState: state)
     }
     monitor.buildIndex()
     if monitor.count > 0 { regions[group] = monitor }
@@ -83,16 +104,47 @@ extension LocationEngine {
     }
   }
 
-  /// The regions of a group, in the order they were first added.
-  package func regionSpecs(group: String) -> [RegionSpec] { regions[group]?.specs ?? [] }
+  /// The regions of a group: the circles in the order they were first added, then the beacon
+  /// regions in theirs.
+  package func regionSpecs(group: String) -> [RegionSpec] {
+    (regions[group]?.specs ?? []) + (beaconRegions[group]?.specs ?? [])
+  }
 
   /// One region of a group.
   package func regionSpec(group: String, identifier: String) -> RegionSpec? {
-    regions[group]?.spec(of: identifier)
+    regions[group]?.spec(of: identifier) ?? beaconRegions[group]?.spec(of: identifier)
   }
 
   /// The state of one region.
   package func regionState(group: String, identifier: String) -> RegionState? {
-    regions[group]?.state(of: identifier)
+    regions[group]?.state(of: identifier) ?? beaconRegions[group]?.state(of: identifier)
+  }
+
+  /// Removes a region of either kind; false when the group has none of that identifier.
+  mutating func removeAnyRegion(group: String, identifier: String) -> Bool {
+    if regions[group]?.remove(identifier: identifier) != nil {
+      if regions[group]?.count == 0 { regions[group] = nil }
+      return true
+    }
+    if beaconRegions[group]?.remove(identifier: identifier) != nil {
+      if beaconRegions[group]?.count == 0 { beaconRegions[group] = nil }
+      return true
+    }
+    return false
+  }
+
+  /// Adds (or replaces) a beacon region: monitored from now, determined by the advertisements
+  /// and ticks that follow (``BeaconRegionMonitor``'s rule).
+  mutating func addBeaconRegion(
+    group: String, _ spec: RegionSpec, initialState: RegionState, requester: ClientID?,
+    at now: EngineInstant, into effects: inout [EngineEffect]
+  ) {
+    if regions[group]?.remove(identifier: spec.identifier) != nil, regions[group]?.count == 0 {
+      regions[group] = nil
+    }
+    beaconRegions[group, default: BeaconRegionMonitor()].add(
+      spec, initialState: initialState, at: now.monotonic)
+    effects.append(
+      .regionAdded(group: group, spec, state: initialState, requester: requester))
   }
 }

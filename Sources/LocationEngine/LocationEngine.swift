@@ -31,11 +31,19 @@ package struct LocationEngine: Sendable {
   /// Regions restored from the store are not counted against it.
   package var maximumRegionCount: Int?
   /// The regions monitored now, every group together.
-  package var regionCount: Int { regions.values.reduce(0) { $0 + $1.count } }
+  package var regionCount: Int {
+    regions.values.reduce(0) { $0 + $1.count } + beaconRegions.values.reduce(0) { $0 + $1.count }
+  }
 
   var sessions: [ClientID: UpdateSession] = [:]
   private var fixArbiter = FixArbiter()
   var regions: [String: RegionMonitor] = [:]
+  /// Beacon regions, per group (`LocationEngine+Beacons`).
+  var beaconRegions: [String: BeaconRegionMonitor] = [:]
+  /// Beacon ranging of every client.
+  var beaconRanging = BeaconRanging()
+  var lastBeaconDemand = false
+  var beaconTickArmed = false
   var headingSessions: [ClientID: HeadingPipeline] = [:]
   var deferrals: [ClientID: DeferredUpdates] = [:]
   /// Auto-pause of streaming clients that asked for it.
@@ -91,6 +99,7 @@ package struct LocationEngine: Sendable {
     case .addClient(let client):
       if sessions[client] == nil { sessions[client] = UpdateSession() }
     case .removeClient(let client):
+      beaconRanging.remove(client)
       headingSessions[client] = nil
       deferrals[client] = nil
       clearPause(client, into: &effects)
@@ -184,14 +193,15 @@ package struct LocationEngine: Sendable {
       } else {
         resumeVisits(at: now, into: &effects)
       }
+      if !isAllowed || reduced != nil { failRanging(into: &effects) }
     case .addRegion(let group, let spec, let initialState, let requester):
       addRegion(
-        group: group, spec, initialState: initialState, requester: requester, into: &effects)
+        group: group, spec, initialState: initialState, requester: requester, at: now,
+        into: &effects)
     case .restoreRegions(let group, let specs, let states):
       restoreRegions(group: group, specs, states)
     case .removeRegion(let group, let identifier):
-      if regions[group]?.remove(identifier: identifier) != nil {
-        if regions[group]?.count == 0 { regions[group] = nil }
+      if removeAnyRegion(group: group, identifier: identifier) {
         effects.append(.regionRemoved(group: group, identifier: identifier))
       }
     case .heading(let sample):
@@ -205,9 +215,17 @@ package struct LocationEngine: Sendable {
       headingSessions[client]?.setOrientation(orientation)
     case .stopHeading(let client):
       headingSessions[client] = nil
+    case .advertisement:
+      // The hot path of beacons: an advertisement changes no demand.
+      handleBeaconEvent(event, at: now, into: &effects)
+      return
+    case .startRanging, .stopRanging, .timerFired(.beaconTick):
+      handleBeaconEvent(event, at: now, into: &effects)
     case .requestRegionState(let client, let group, let identifier):
       // An app that may not have a precise location learns no state, not even one stored earlier.
-      if allowed, reduction == nil, let event = regions[group]?.requestState(identifier: identifier)
+      if allowed, reduction == nil,
+        let event = regions[group]?.requestState(identifier: identifier)
+          ?? beaconRegions[group]?.requestState(identifier: identifier)
       {
         effects.append(.regionStateReply(client, group: group, event))
       }
@@ -215,6 +233,7 @@ package struct LocationEngine: Sendable {
     // Visit monitoring restored from the store, or allowed again: detection runs.
     if visitMonitoring?.state == .stopped { resumeVisits(at: now, into: &effects) }
     updateDemand(into: &effects)
+    updateBeaconDemand(at: now, into: &effects)
     let headingDemand = headingsAllowed && !headingSessions.isEmpty
     if lastHeadingDemand != headingDemand {
       lastHeadingDemand = headingDemand

@@ -19,6 +19,8 @@ package struct SourceRun: Sendable, Equatable {
     case fix
     /// A heading sample.
     case heading
+    /// A beacon advertisement (a Bluetooth source heard something: it works again).
+    case advertisement
     /// A failure, permanent or not.
     case failure(permanent: Bool)
     /// The end of a recording.
@@ -81,7 +83,7 @@ package struct SourceRun: Sendable, Equatable {
   package mutating func report(_ report: Report, generation: Int) -> Outcome {
     guard isCurrent(generation) else { return .stale }
     switch report {
-    case .fix:
+    case .fix, .advertisement:
       let recovered = failing
       failing = false
       return .accepted(recovered: recovered)

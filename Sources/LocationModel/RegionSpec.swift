@@ -30,6 +30,10 @@ package struct RegionSpec: Sendable, Equatable, Hashable {
   package var notifyOnEntry: Bool
   /// Whether exits are delivered to the app.
   package var notifyOnExit: Bool
+  /// For a beacon region (`CLBeaconRegion`, `CLMonitor.BeaconIdentityCondition`), the beacons
+  /// whose presence puts the device inside; the centre, radius and hysteresis then mean nothing
+  /// (zero). Nil for a circular region.
+  package var beacon: BeaconConstraint?
 
   /// Creates a region; nothing is checked here (see `validate(maximumRadius:)`).
   /// - Parameters:
@@ -40,6 +44,7 @@ package struct RegionSpec: Sendable, Equatable, Hashable {
   ///   - hysteresis: Hysteresis in metres (default 5).
   ///   - notifyOnEntry: Whether entries are delivered (default true, as in Apple's API).
   ///   - notifyOnExit: Whether exits are delivered (default true, as in Apple's API).
+  ///   - beacon: For a beacon region, the beacons it watches (default nil: a circle).
   package init(
     identifier: String,
     latitude: Double,
@@ -47,7 +52,8 @@ package struct RegionSpec: Sendable, Equatable, Hashable {
     radius: Double,
     hysteresis: Double = RegionSpec.defaultHysteresis,
     notifyOnEntry: Bool = true,
-    notifyOnExit: Bool = true
+    notifyOnExit: Bool = true,
+    beacon: BeaconConstraint? = nil
   ) {
     self.identifier = identifier
     self.latitude = latitude
@@ -56,6 +62,17 @@ package struct RegionSpec: Sendable, Equatable, Hashable {
     self.hysteresis = hysteresis
     self.notifyOnEntry = notifyOnEntry
     self.notifyOnExit = notifyOnExit
+    self.beacon = beacon
+  }
+
+  /// A beacon region: the beacons of `constraint` (centre, radius and hysteresis zero).
+  package static func beacon(
+    identifier: String, _ constraint: BeaconConstraint, notifyOnEntry: Bool = true,
+    notifyOnExit: Bool = true
+  ) -> RegionSpec {
+    RegionSpec(
+      identifier: identifier, latitude: 0, longitude: 0, radius: 0, hysteresis: 0,
+      notifyOnEntry: notifyOnEntry, notifyOnExit: notifyOnExit, beacon: constraint)
   }
 
   /// Checks the region and returns the first reason it cannot be monitored, or nil if it can.
@@ -78,6 +95,8 @@ package struct RegionSpec: Sendable, Equatable, Hashable {
           "the region identifier is \(identifier.utf8.count) bytes long; at most "
           + "\(Self.maximumIdentifierBytes) are accepted")
     }
+    // A beacon region has no geometry to check.
+    if beacon != nil { return nil }
     guard latitude.isFinite, longitude.isFinite, abs(latitude) <= 90, abs(longitude) <= 180 else {
       return RegionSpecError(
         code: .invalidCentre,

@@ -12,6 +12,7 @@ extension DaemonMessage {
     case locations, authorization, regionEvents, regionStarted, regionsChanged, regionList
     case regionFailed, regionState, heading, headingInterference, deferredFinished
     case paused, resumed, visit, temporaryFullAccuracyResult
+    case startRanging, stopRanging, beacons, rangingFailed
     case status, apps, authorize, regions, sources, services, reply
     case authorizationRequest, authorizationDecision, temporaryFullAccuracyRequest
   }
@@ -71,6 +72,10 @@ extension DaemonMessage {
     case .reply: .reply
     case .authorizationRequest: .authorizationRequest
     case .authorizationDecision: .authorizationDecision
+    case .startRanging: .startRanging
+    case .stopRanging: .stopRanging
+    case .beacons: .beacons
+    case .rangingFailed: .rangingFailed
     }
   }
 
@@ -137,6 +142,11 @@ extension DaemonMessage {
       return .authorizationRequest(id: 0, app: "", always: false, purpose: nil)
     case .authorizationDecision:
       return .authorizationDecision(id: 0, status: .denied, accuracy: .full)
+    case .startRanging: return .startRanging(client: 0, constraint: .wireBlank)
+    case .stopRanging: return .stopRanging(client: 0, constraint: .wireBlank)
+    case .beacons: return .beacons(client: 0, constraint: .wireBlank, beacons: [])
+    case .rangingFailed:
+      return .rangingFailed(client: 0, constraint: .wireBlank, reason: .unavailable)
     }
   }
 
@@ -243,6 +253,24 @@ extension DaemonMessage {
     case .disallowDeferred(var client):
       try c.field("client", &client)
       self = .disallowDeferred(client: client)
+    case .startRanging(var client, var constraint):
+      try c.field("client", &client)
+      try c.field("constraint", &constraint)
+      self = .startRanging(client: client, constraint: constraint)
+    case .stopRanging(var client, var constraint):
+      try c.field("client", &client)
+      try c.field("constraint", &constraint)
+      self = .stopRanging(client: client, constraint: constraint)
+    case .beacons(var client, var constraint, var beacons):
+      try c.field("client", &client)
+      try c.field("constraint", &constraint)
+      try c.field("beacons", &beacons, default: [])
+      self = .beacons(client: client, constraint: constraint, beacons: beacons)
+    case .rangingFailed(var client, var constraint, var reason):
+      try c.field("client", &client)
+      try c.field("constraint", &constraint)
+      try c.field("reason", &reason, default: .unavailable)
+      self = .rangingFailed(client: client, constraint: constraint, reason: reason)
     case .ack(var sequence):
       try c.field("sequence", &sequence)
       self = .ack(sequence: sequence)

@@ -78,6 +78,11 @@ package enum DaemonMessage: Sendable, Equatable {
   /// `temporaryFullAccuracyResult` with the same `id` (a number the process chose). `purposeKey`
   /// is at most `DaemonProtocol.maximumPurposeBytes`, without control or format characters.
   case requestTemporaryFullAccuracy(id: Int, purposeKey: String)
+  /// `startRangingBeacons(satisfying:)`: the manager hears `beacons` about once a second, or
+  /// `rangingFailed`. Added after the first version of protocol 1.
+  case startRanging(client: Int, constraint: BeaconConstraint)
+  /// `stopRangingBeacons(satisfying:)`.
+  case stopRanging(client: Int, constraint: BeaconConstraint)
 
   // MARK: Deliveries to an app
 
@@ -119,6 +124,10 @@ package enum DaemonMessage: Sendable, Equatable {
   /// accuracy they chose follows as an `authorization` delivery, before this), else why no one was
   /// (Apple's `CLError.promptDeclined`).
   case temporaryFullAccuracyResult(id: Int, declined: String?)
+  /// The beacons of a constraint this manager ranges, closest first.
+  case beacons(client: Int, constraint: BeaconConstraint, beacons: [RangedBeacon])
+  /// This manager's ranging of a constraint failed and ended.
+  case rangingFailed(client: Int, constraint: BeaconConstraint, reason: DaemonRangingFailure)
 
   // MARK: Control role
 

@@ -37,6 +37,7 @@ extension DaemonWelcome: WireObject {
       "maximumRegionRadius", &maximumRegionRadius, default: RegionSpec.defaultMaximumRadius)
     try c.field("headingAvailable", &headingAvailable, default: false)
     try c.field("significantChangeAvailable", &significantChangeAvailable, default: false)
+    try c.field("beaconsAvailable", &beaconsAvailable, default: false)
   }
 }
 

@@ -31,6 +31,9 @@ package struct DaemonWelcome: Sendable, Equatable {
   /// Whether significant-change monitoring can run
   /// (`significantLocationChangeMonitoringAvailable()`); false when absent (an older daemon).
   package var significantChangeAvailable: Bool
+  /// Whether a source that hears beacons is configured and ready (`isRangingAvailable()`);
+  /// false when absent (an older daemon).
+  package var beaconsAvailable = false
 
   /// Creates a welcome.
   /// - Parameters:

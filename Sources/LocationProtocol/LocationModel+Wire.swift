@@ -62,6 +62,8 @@ extension RegionSpec: WireObject {
     try c.field("hysteresis", &hysteresis, default: RegionSpec.defaultHysteresis)
     try c.field("notifyOnEntry", &notifyOnEntry, default: true)
     try c.field("notifyOnExit", &notifyOnExit, default: true)
+    // A beacon region (left out for a circle).
+    try c.omittable("beacon", &beacon)
   }
 }
 

@@ -77,8 +77,14 @@ extension DaemonClient {
       request(.startVisits(client: requester?.rawValue ?? 0))
     case .stopVisits:
       request(.stopVisits)
+    case .startRanging(let id, let constraint):
+      guard update(id, { $0.ranging.insert(constraint) }) else { return }
+      sendIfWelcomed(.startRanging(client: id.rawValue, constraint: constraint))
+    case .stopRanging(let id, let constraint):
+      guard update(id, { $0.ranging.remove(constraint) }) else { return }
+      sendIfWelcomed(.stopRanging(client: id.rawValue, constraint: constraint))
     case .addClient, .removeClient, .fix, .sourcesChanged, .sourceFailed, .sourcesEnded,
-      .sourcesDenied, .timerFired, .authorization, .restoreRegions, .heading:
+      .sourcesDenied, .timerFired, .authorization, .restoreRegions, .heading, .advertisement:
       // The daemon's own business (its sources, timers and decisions); an app cannot send these.
       HubLog.write(.debug, "daemon", "not sent to locationd: \(event)")
     }
@@ -182,6 +188,12 @@ extension DaemonClient {
       visitEvent(visit, sequence: sequence)
     case .temporaryFullAccuracyResult(let id, let declined):
       temporaryFullAccuracyAnswered(id: id, declined: declined)
+    case .beacons(let client, let constraint, let beacons):
+      deliver(.beacons(constraint, beacons), to: client)
+    case .rangingFailed(let client, let constraint, let reason):
+      _ = update(ClientID(client)) { $0.ranging.remove(constraint) }
+      let error: EngineError = reason == .denied ? .denied : .rangingUnavailable
+      deliver(.rangingFailed(constraint, error), to: client)
     case .hello, .register, .unregister, .startUpdates, .changeRequest, .stopUpdates,
       .requestLocation, .startSignificantChanges, .stopSignificantChanges, .requestAuthorization,
       .addRegion, .removeRegion, .requestRegionState, .startHeading, .changeHeading, .stopHeading,
@@ -189,7 +201,7 @@ extension DaemonClient {
       .stopVisits, .status, .apps, .authorize,
       .regions, .sources,
       .services, .ping, .reply, .authorizationRequest, .authorizationDecision,
-      .requestTemporaryFullAccuracy, .temporaryFullAccuracyRequest:
+      .requestTemporaryFullAccuracy, .temporaryFullAccuracyRequest, .startRanging, .stopRanging:
       HubLog.write(.info, "daemon", "unexpected \(message.type) from locationd; ignored")
     }
   }

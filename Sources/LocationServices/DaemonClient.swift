@@ -47,6 +47,8 @@ package final class DaemonClient: LocationService {
     var heading: (filter: Double, orientation: HeadingOrientation)?
     var significantChanges = false
     var deferring = false
+    /// The beacon constraints it ranges (sent again after a reconnection).
+    var ranging: Set<BeaconConstraint> = []
   }
 
   /// The mirror of the daemon's state for this app.
@@ -57,6 +59,7 @@ package final class DaemonClient: LocationService {
     var maximumRegionRadius = RegionSpec.defaultMaximumRadius
     var headingAvailable = false
     var significantChangeAvailable = false
+    var beaconsAvailable = false
   }
 
   /// A sequenced region event, or visit, not yet handed to any client.
@@ -279,6 +282,14 @@ package final class DaemonClient: LocationService {
   package func startVisits(requester: ClientID?) {
     send(.startVisits(requester: requester))
   }
+
+  /// Starts ranging beacons for a client (sent again after a reconnection).
+  package func startRanging(_ id: ClientID, _ constraint: BeaconConstraint) {
+    send(.startRanging(id, constraint))
+  }
+
+  /// Whether the daemon has a source that hears beacons (from the welcome).
+  package var beaconsAvailable: Bool { state.withLock { $0.mirror.beaconsAvailable } }
 
   /// Whether the daemon has a location source (from the welcome).
   package var significantChangeAvailable: Bool {
@@ -538,7 +549,8 @@ package final class DaemonClient: LocationService {
         authorization: welcome.authorization, regions: regions,
         maximumRegionRadius: welcome.maximumRegionRadius,
         headingAvailable: welcome.headingAvailable,
-        significantChangeAvailable: welcome.significantChangeAvailable)
+        significantChangeAvailable: welcome.significantChangeAvailable,
+        beaconsAvailable: welcome.beaconsAvailable)
       for held in state.held.reversed() { Self.rewind(held, in: &state.mirror) }
       state.regionsStale = false
       endRefresh(&state)
@@ -563,6 +575,9 @@ package final class DaemonClient: LocationService {
       if let heading = record.heading {
         write(
           .startHeading(client: number, filter: heading.filter, orientation: heading.orientation))
+      }
+      for constraint in record.ranging.sorted() {
+        write(.startRanging(client: number, constraint: constraint))
       }
     }
     for message in outbox { write(message) }

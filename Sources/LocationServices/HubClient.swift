@@ -33,6 +33,10 @@ package enum HubDelivery: Sendable, Equatable {
   /// This client's paused updates resumed on movement
   /// (`locationManagerDidResumeLocationUpdates`); the locations follow.
   case resumed
+  /// The beacons of one of this client's ranged constraints now, closest first (`didRange`).
+  case beacons(BeaconConstraint, [RangedBeacon])
+  /// This client's ranging of a constraint failed and ended (`didFailRangingFor`).
+  case rangingFailed(BeaconConstraint, EngineError)
   /// A visit began or ended (sent to every client; each manager's delegate hears `didVisit`).
   /// It is already committed wherever visits are kept for an absent app.
   case visit(Visit)

@@ -15,7 +15,7 @@ extension LocationHub {
   /// good, the engine hears that the sources have ended.
   func reconcileSources() {
     let (needed, made) = state.withLock {
-      ($0.demand != nil || $0.headingDemand, $0.candidates != nil)
+      ($0.demand != nil || $0.headingDemand || $0.beaconDemand, $0.candidates != nil)
     }
     if needed, !made {
       let sources: [any LocationSource]
@@ -50,6 +50,14 @@ extension LocationHub {
         // Headings: every source that may produce them runs while a client wants headings.
         for index in candidates.indices
         where candidates[index].source.descriptor.producesHeading && !candidates[index].run.finished
+        {
+          chosen.insert(index)
+        }
+      }
+      if state.beaconDemand {
+        // Beacons: every source that may hear them runs while beacons are wanted.
+        for index in candidates.indices
+        where candidates[index].source.descriptor.producesBeacons && !candidates[index].run.finished
         {
           chosen.insert(index)
         }
@@ -138,6 +146,19 @@ extension LocationHub {
     }
   }
 
+  func sourceEmittedAdvertisement(
+    _ advertisement: BeaconAdvertisement, generation: Int, index: Int
+  ) {
+    executor.runHere { [self] in
+      let outcome = state.withLock {
+        $0.candidates?[index].run.report(.advertisement, generation: generation) ?? .stale
+      }
+      guard case .accepted(let recovered) = outcome else { return }
+      if recovered { reconcileSources() }
+      process(.advertisement(advertisement))
+    }
+  }
+
   func sourceFailed(_ error: SourceError, generation: Int, index: Int) {
     executor.run { [self] in
       let current = state.withLock { state -> Bool in
@@ -187,6 +208,23 @@ extension LocationHub {
     return capable
   }
 
+  /// Whether a configured (or discovered) source can hear beacons now
+  /// (`isRangingAvailable()`): one that produces advertisements and says it is available (a
+  /// Bluetooth adapter present and powered, a recording that exists).
+  package var beaconsAvailable: Bool {
+    switch sources {
+    case .urls(let urls): return urls.contains { SourceDiscovery.hearsBeacons($0) }
+    case .objects(let make):
+      // Relays of `locationd`'s pool carry the real source's URL: ask it as for a URL.
+      return make().contains { source in
+        guard source.descriptor.producesBeacons else { return false }
+        guard let url = try? SourceURL.parse(source.descriptor.url) else { return true }
+        return SourceDiscovery.hearsBeacons(url)
+      }
+    case .unavailable: return false
+    }
+  }
+
   /// How long each configured source has been on, on the hub's clock (issue 7, "every source
   /// reports when it is on"); empty before any source was needed.
   package var sourceUsage: [SourceUsage] {
@@ -228,6 +266,10 @@ private struct HubSourceContext: SourceContext {
     var sample = sample
     if sample.source.isEmpty { sample.source = url }
     hub.sourceEmittedHeading(sample, generation: generation, index: index)
+  }
+
+  func emitAdvertisement(_ advertisement: BeaconAdvertisement) {
+    hub.sourceEmittedAdvertisement(advertisement, generation: generation, index: index)
   }
 
   func fail(_ error: SourceError) { hub.sourceFailed(error, generation: generation, index: index) }

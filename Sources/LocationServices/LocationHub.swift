@@ -38,6 +38,8 @@ package final class LocationHub: Sendable {
     var demand: Double?
     /// Whether some client wants headings.
     var headingDemand = false
+    /// Whether some client ranges beacons or the app monitors beacon regions.
+    var beaconDemand = false
     /// Whether a configured source can produce headings, once asked (the configuration is fixed).
     var headingCapable: Bool?
     var timers: [EngineTimer: any Cancellable] = [:]
@@ -307,6 +309,13 @@ package final class LocationHub: Sendable {
     return true
   }
 
+  /// Starts ranging the beacons of a constraint for a client (`startRangingBeacons(satisfying:)`).
+  /// A `notDetermined` app asks for when-in-use authorization first, as starting updates does.
+  package func startRanging(_ id: ClientID, _ constraint: BeaconConstraint) {
+    decide(.startUpdates)
+    send(.startRanging(id, constraint))
+  }
+
   /// Asks for one location for a client (`requestLocation`).
   package func requestLocation(_ id: ClientID, _ request: UpdateRequest) {
     decide(.requestLocation)
@@ -404,6 +413,16 @@ package final class LocationHub: Sendable {
       let changed = state.withLock { state -> Bool in
         defer { state.headingDemand = wanted }
         return state.headingDemand != wanted
+      }
+      if changed { reconcileSources() }
+    case .deliverBeacons(let id, let constraint, let beacons):
+      client(id)?.hub(self, deliver: .beacons(constraint, beacons))
+    case .rangingFailed(let id, let constraint, let error):
+      client(id)?.hub(self, deliver: .rangingFailed(constraint, error))
+    case .demandBeacons(let wanted):
+      let changed = state.withLock { state -> Bool in
+        defer { state.beaconDemand = wanted }
+        return state.beaconDemand != wanted
       }
       if changed { reconcileSources() }
     }

@@ -126,6 +126,17 @@ package protocol LocationService: AnyObject, Sendable {
 
   /// Whether a source that can produce headings is configured (`headingAvailable()`).
   var headingAvailable: Bool { get }
+
+  /// Starts ranging the beacons of a constraint for a client, asking for when-in-use
+  /// authorization first when the app has no decision yet; `stopRanging` is an event (`send`).
+  /// - Parameters:
+  ///   - id: the client, which hears `beacons` once a second or `rangingFailed`.
+  ///   - constraint: the beacons to range.
+  func startRanging(_ id: ClientID, _ constraint: BeaconConstraint)
+
+  /// Whether beacons can be ranged: a source that hears them is configured and ready (an adapter
+  /// present and powered) (`isRangingAvailable()`).
+  var beaconsAvailable: Bool { get }
 }
 
 extension LocationHub: LocationService {}

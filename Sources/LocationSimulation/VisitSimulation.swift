@@ -295,7 +295,8 @@ private final class VisitRecorder: HubClient {
     switch delivery {
     case .visit(let visit): collected.withLock { $0.append(visit) }
     case .locations, .error, .authorization, .regionEvents, .regionStarted, .regionFailed,
-      .regionState, .heading, .headingInterference, .deferredFinished, .paused, .resumed:
+      .regionState, .heading, .headingInterference, .deferredFinished, .paused, .resumed,
+      .beacons, .rangingFailed:
       break
     }
   }

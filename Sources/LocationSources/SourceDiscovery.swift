@@ -34,6 +34,14 @@ package enum SourceDiscovery {
     }
   }
 
+  /// Whether a configured source hears beacons now (`isRangingAvailable()`).
+  package static func hearsBeacons(_ url: SourceURL) -> Bool {
+    switch url {
+    case .gpsd, .nmeaSerial, .nmeaTCP, .geoclue, .iioCompass, .replay, .staticFile:
+      return false
+    }
+  }
+
   /// Whether a TCP connection to an IPv4 or IPv6 literal (or `localhost`) succeeds in time.
   static func tcpAnswers(host: String, port: Int, timeoutMilliseconds: Int32) -> Bool {
     var hints = addrinfo()

@@ -139,7 +139,8 @@ private final class CountingClient: HubClient {
     case .locations(let fixes): delivered.withLock { $0 += fixes.count }
     case .error(.sourcesEnded, _): ended.withLock { $0 = true }
     case .error, .authorization, .regionEvents, .regionStarted, .regionFailed, .regionState,
-      .heading, .headingInterference, .deferredFinished, .paused, .resumed, .visit:
+      .heading, .headingInterference, .deferredFinished, .paused, .resumed, .visit, .beacons,
+      .rangingFailed:
       break
     }
   }
