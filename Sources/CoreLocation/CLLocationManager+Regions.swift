@@ -22,8 +22,17 @@ extension CLLocationManager {
   /// The group under which `CLLocationManager` regions are kept in the store.
   static let regionGroup = "manager"
 
-  /// The region object delivered for a monitored region.
-  static func region(for spec: RegionSpec) -> CLCircularRegion {
+  /// The region object delivered for a monitored region: a `CLBeaconRegion` for a beacon region,
+  /// else a `CLCircularRegion`.
+  static func region(for spec: RegionSpec) -> CLRegion {
+    if let beacon = spec.beacon {
+      let region = CLBeaconRegion(
+        uuid: beacon.uuid.foundationUUID, majorValue: beacon.major, minorValue: beacon.minor,
+        identifier: spec.identifier)
+      region.notifyOnEntry = spec.notifyOnEntry
+      region.notifyOnExit = spec.notifyOnExit
+      return region
+    }
     let region = CLCircularRegion(
       center: CLLocationCoordinate2D(latitude: spec.latitude, longitude: spec.longitude),
       radius: spec.radius, identifier: spec.identifier)
@@ -40,12 +49,14 @@ extension ManagerCore {
   func startMonitoring(_ region: CLRegion, hysteresis: Double) {
     guard let id else { return }
     rememberRegion(region)
-    if region is CLBeaconRegion {
-      deliverRegionFailure(
-        identifier: region.identifier,
-        error: CLError(
-          .regionMonitoringFailure,
-          userInfo: [NSLocalizedDescriptionKey: "beacon regions cannot be monitored on Linux"]))
+    if let beaconRegion = region as? CLBeaconRegion {
+      // Beacon regions (README, "Beacons"): inside while a matching beacon is heard, outside
+      // after 30 s without one (`BeaconRegionMonitor`'s rule); persisted and watched like circles.
+      let spec = RegionSpec.beacon(
+        identifier: region.identifier, beaconRegion.beaconIdentityConstraint.engineConstraint,
+        notifyOnEntry: region.notifyOnEntry, notifyOnExit: region.notifyOnExit)
+      environment.hub.addRegion(
+        spec, group: CLLocationManager.regionGroup, initialState: .unknown, requester: id)
       return
     }
     let spec = RegionSpec(

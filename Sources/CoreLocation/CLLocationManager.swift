@@ -313,9 +313,10 @@ open class CLLocationManager: NSObject {
   }
 
   /// Returns a Boolean value indicating whether the device supports region monitoring using the
-  /// specified class: circular regions yes, beacon regions no (Linux has no beacon ranging).
+  /// specified class: circular regions always; beacon regions when beacons can be heard
+  /// (`isRangingAvailable()`).
   open class func isMonitoringAvailable(for regionClass: AnyClass) -> Bool {
-    if regionClass is CLBeaconRegion.Type { return false }
+    if regionClass is CLBeaconRegion.Type { return isRangingAvailable() }
     return regionClass is CLRegion.Type
   }
 

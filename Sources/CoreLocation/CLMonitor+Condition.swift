@@ -3,9 +3,8 @@ import Foundation
 /// The abstract base class for all other monitor conditions.
 ///
 /// The conditions you add to a `CLMonitor` conform to it: `CLMonitor.CircularGeographicCondition`
-/// (monitored) and `CLMonitor.BeaconIdentityCondition` (accepted, but Linux has no beacon ranging:
-/// adding one yields an event with `conditionUnsupported` and state `.unmonitored`). A condition of
-/// any other type is treated like a beacon condition.
+/// and `CLMonitor.BeaconIdentityCondition` (both monitored). A condition of any other type is
+/// accepted and reported with an event in state `.unmonitored` and `conditionUnsupported` set.
 public protocol CLCondition: Decodable, Encodable, Sendable {}
 
 extension CLMonitor {
@@ -66,8 +65,9 @@ extension CLMonitor {
 
   /// A condition that describes the characteristics of a beacon.
   ///
-  /// Linux has no iBeacon ranging: a monitor accepts the condition and reports it with an event in
-  /// state `.unmonitored` and `conditionUnsupported` set.
+  /// The monitor decides with the rule of beacon regions (ours; Apple publishes no time): an
+  /// advertisement of a matching beacon (BlueZ, or a `beacons+replay://` recording) is evidence of
+  /// *satisfied*; no matching beacon heard for 30 s is evidence of *unsatisfied*.
   ///
   /// Codable as `{"uuid": …, "major": …, "minor": …}`, `major` and `minor` absent for wildcards.
   public struct BeaconIdentityCondition: CLCondition {

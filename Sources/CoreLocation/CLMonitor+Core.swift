@@ -61,9 +61,7 @@ final class MonitorCore: HubClient {
     let date = now
     state.withLock { state in
       for (spec, regionState) in restored where state.entries[spec.identifier] == nil {
-        let condition = CLMonitor.CircularGeographicCondition(
-          center: CLLocationCoordinate2D(latitude: spec.latitude, longitude: spec.longitude),
-          radius: spec.radius)
+        let condition = Self.condition(for: spec)
         let event = CLMonitor.Event(
           identifier: spec.identifier, state: CLMonitor.Event.State(regionState), date: date,
           diagnostics: state.diagnostics)
@@ -98,10 +96,7 @@ final class MonitorCore: HubClient {
     _ condition: any CLCondition, identifier: String, assuming assumed: CLMonitor.Event.State
   ) {
     let date = now
-    if let circle = condition as? CLMonitor.CircularGeographicCondition {
-      let spec = RegionSpec(
-        identifier: identifier, latitude: circle.center.latitude,
-        longitude: circle.center.longitude, radius: circle.radius)
+    if let spec = Self.spec(for: condition, identifier: identifier) {
       let id = state.withLock { state -> ClientID? in
         let event = CLMonitor.Event(
           identifier: identifier, state: assumed, date: date, diagnostics: state.diagnostics)
@@ -134,6 +129,40 @@ final class MonitorCore: HubClient {
       return true
     }
     if existed { hub.removeRegion(identifier: identifier, group: group) }
+  }
+
+  /// The region a condition is monitored as: a circle, or a beacon region (inside while a
+  /// matching beacon is heard, `BeaconRegionMonitor`'s rule); nil for a type this build does not
+  /// monitor.
+  static func spec(for condition: any CLCondition, identifier: String) -> RegionSpec? {
+    if let circle = condition as? CLMonitor.CircularGeographicCondition {
+      return RegionSpec(
+        identifier: identifier, latitude: circle.center.latitude,
+        longitude: circle.center.longitude, radius: circle.radius)
+    }
+    if let beacon = condition as? CLMonitor.BeaconIdentityCondition {
+      return RegionSpec.beacon(
+        identifier: identifier,
+        BeaconConstraint(uuid: BeaconUUID(beacon.uuid), major: beacon.major, minor: beacon.minor))
+    }
+    return nil
+  }
+
+  /// The condition a stored region stands for.
+  static func condition(for spec: RegionSpec) -> any CLCondition {
+    if let beacon = spec.beacon {
+      if let major = beacon.major, let minor = beacon.minor {
+        return CLMonitor.BeaconIdentityCondition(
+          uuid: beacon.uuid.foundationUUID, major: major, minor: minor)
+      }
+      if let major = beacon.major {
+        return CLMonitor.BeaconIdentityCondition(uuid: beacon.uuid.foundationUUID, major: major)
+      }
+      return CLMonitor.BeaconIdentityCondition(uuid: beacon.uuid.foundationUUID)
+    }
+    return CLMonitor.CircularGeographicCondition(
+      center: CLLocationCoordinate2D(latitude: spec.latitude, longitude: spec.longitude),
+      radius: spec.radius)
   }
 
   /// Puts an entry in place of any with its identifier (keeping its place in `order` and counting

@@ -13,7 +13,8 @@ public final class ScriptedSource: Sendable {
   init(name: String, nominalAccuracy: Double) {
     adapter = Adapter(
       descriptor: SourceDescriptor(
-        url: name, nominalAccuracy: nominalAccuracy, power: .high, producesHeading: true))
+        url: name, nominalAccuracy: nominalAccuracy, power: .high, producesHeading: true,
+        producesBeacons: true))
   }
 
   /// Whether a client currently needs the source.
@@ -47,6 +48,11 @@ public final class ScriptedSource: Sendable {
         time: time.timeIntervalSince1970, magneticHeading: magneticHeading,
         trueHeading: trueHeading,
         accuracy: accuracy, x: x, y: y, z: z, source: adapter.descriptor.url))
+  }
+
+  /// Produces a beacon advertisement (dropped when the source is not running).
+  func emit(advertisement: BeaconAdvertisement) {
+    adapter.context?.emitAdvertisement(advertisement)
   }
 
   /// Reports a failure.

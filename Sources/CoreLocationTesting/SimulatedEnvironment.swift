@@ -38,6 +38,7 @@ public final class SimulatedEnvironment: Sendable {
   /// What `CLGeocoder` answers in this world: the offline gazetteer, or placemarks you set.
   public let geocoder = SimulatedGeocoder()
   private let deliveries = DeliveryQueue()
+  private let beacons = Mutex<[ScriptedBeacon]>([])
   private let persistence: any HubPersistence
 
   /// Creates an environment.
@@ -154,6 +155,35 @@ public final class SimulatedEnvironment: Sendable {
       z: z,
       at: now)
     pump()
+  }
+
+  /// Places an iBeacon in the world: from now on it advertises every `advertisingInterval`
+  /// seconds of simulated time, heard at `rssi` (dBm), until removed. Ranging and beacon regions
+  /// hear it while the scripted source runs.
+  @discardableResult
+  public func placeBeacon(
+    uuid: UUID, major: CLBeaconMajorValue, minor: CLBeaconMinorValue, rssi: Int = -59,
+    measuredPower: Int = -59, advertisingInterval: TimeInterval = 0.25
+  ) -> ScriptedBeacon {
+    let beacon = ScriptedBeacon(
+      uuid: uuid, major: major, minor: minor, rssi: rssi, measuredPower: measuredPower,
+      advertisingInterval: max(0.01, advertisingInterval))
+    beacons.withLock { $0.append(beacon) }
+    scheduleAdvertisement(of: beacon, after: 0)
+    return beacon
+  }
+
+  /// The beacons placed in the world.
+  public var placedBeacons: [ScriptedBeacon] { beacons.withLock { $0 } }
+
+  private func scheduleAdvertisement(of beacon: ScriptedBeacon, after seconds: Double) {
+    _ = clock.schedule(at: clock.now.monotonic + seconds) { [weak self, beacon] in
+      guard let self else { return }
+      if let advertisement = beacon.advertisement(at: clock.now.wall) {
+        source.emit(advertisement: advertisement)
+      }
+      scheduleAdvertisement(of: beacon, after: beacon.advertisingInterval)
+    }
   }
 
   /// Makes the scripted source fail (clients that are updating hear `CLError.locationUnknown`).

@@ -74,7 +74,7 @@ package final class StorePersistence: HubPersistence {
       let spec = RegionSpec(
         identifier: region.identifier, latitude: region.latitude, longitude: region.longitude,
         radius: region.radius, hysteresis: region.hysteresis, notifyOnEntry: region.notifyOnEntry,
-        notifyOnExit: region.notifyOnExit)
+        notifyOnExit: region.notifyOnExit, beacon: RegionSpec.beacon(fromStored: region.extra))
       result[region.group, default: []].append(
         (spec, RegionState(rawValue: region.state) ?? .unknown))
     }
@@ -88,7 +88,8 @@ package final class StorePersistence: HubPersistence {
       StoredRegion(
         app: app, group: group, identifier: spec.identifier, latitude: spec.latitude,
         longitude: spec.longitude, radius: spec.radius, hysteresis: spec.hysteresis,
-        notifyOnEntry: spec.notifyOnEntry, notifyOnExit: spec.notifyOnExit, state: state.rawValue))
+        notifyOnEntry: spec.notifyOnEntry, notifyOnExit: spec.notifyOnExit, state: state.rawValue,
+        extra: spec.storedExtra))
     fallback.saveRegion(spec, state: state, group: group, app: app)
   }
 
