@@ -50,6 +50,18 @@ extension ManagerCore {
     guard let id else { return }
     rememberRegion(region)
     if let beaconRegion = region as? CLBeaconRegion {
+      guard environment.hub.beaconsAvailable else {
+        deliverRegionFailure(
+          identifier: region.identifier,
+          error: CLError(
+            .regionMonitoringFailure,
+            userInfo: [
+              NSLocalizedDescriptionKey:
+                "beacon regions cannot be monitored: no powered Bluetooth LE adapter (BlueZ) or "
+                + "beacon recording is configured"
+            ]))
+        return
+      }
       // Beacon regions (README, "Beacons"): inside while a matching beacon is heard, outside
       // after 30 s without one (`BeaconRegionMonitor`'s rule); persisted and watched like circles.
       let spec = RegionSpec.beacon(

@@ -10,11 +10,11 @@ import Synchronization
 public final class ScriptedSource: Sendable {
   let adapter: Adapter
 
-  init(name: String, nominalAccuracy: Double) {
+  init(name: String, nominalAccuracy: Double, hearsBeacons: Bool = true) {
     adapter = Adapter(
       descriptor: SourceDescriptor(
         url: name, nominalAccuracy: nominalAccuracy, power: .high, producesHeading: true,
-        producesBeacons: true))
+        producesBeacons: hearsBeacons))
   }
 
   /// Whether a client currently needs the source.

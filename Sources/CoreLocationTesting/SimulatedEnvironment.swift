@@ -53,6 +53,8 @@ public final class SimulatedEnvironment: Sendable {
   ///   - storePath: a SQLite store file to keep authorization, the last known location and regions
   ///     in, so that a second environment on the same file sees what the first left (a restart);
   ///     `nil` keeps everything in memory.
+  ///   - beaconsAvailable: whether the world has a Bluetooth radio that hears beacons
+  ///     (`isRangingAvailable()`); the scripted source is that radio too.
   public init(
     authorization: CLAuthorizationStatus = .notDetermined,
     accuracy: CLAccuracyAuthorization = .fullAccuracy,
@@ -61,7 +63,8 @@ public final class SimulatedEnvironment: Sendable {
     lastKnownLocation: CLLocation? = nil,
     start: Date = Date(timeIntervalSince1970: 1_767_225_600),
     sourceAccuracy: CLLocationAccuracy = 5,
-    storePath: String? = nil
+    storePath: String? = nil,
+    beaconsAvailable: Bool = true
   ) {
     clock = ManualClock(wall: start.timeIntervalSince1970)
     if let storePath, let store = try? LocationStore(path: storePath) {
@@ -84,7 +87,8 @@ public final class SimulatedEnvironment: Sendable {
           servicesEnabled: locationServicesEnabled),
         app: "simulated")
     }
-    let source = ScriptedSource(name: "simulated://scripted", nominalAccuracy: sourceAccuracy)
+    let source = ScriptedSource(
+      name: "simulated://scripted", nominalAccuracy: sourceAccuracy, hearsBeacons: beaconsAvailable)
     self.source = source
     hub = LocationHub(
       app: "simulated", sources: .objects({ [source.adapter] }), persistence: persistence,

@@ -104,7 +104,11 @@ package enum EngineEvent: Sendable {
   /// or not (`AuthorizationSnapshot.allowsHeadings`); and, for an app with reduced accuracy, the
   /// reduction its locations get: its regions are then not evaluated and its true heading is
   /// derived at the reduced location (issue 14, F3).
-  case authorization(allowed: Bool, headings: Bool = true, reduction: ReducedAccuracy? = nil)
+  /// `fullAccuracy` is false for an app with reduced accuracy in every mode (an embedded hub has
+  /// no reduction to apply, but beacons are still refused, as on Apple platforms).
+  case authorization(
+    allowed: Bool, headings: Bool = true, reduction: ReducedAccuracy? = nil,
+    fullAccuracy: Bool = true)
   /// `startMonitoring(for:)` or `CLMonitor.add`: monitor a region in a group ("manager" for the
   /// app's `CLLocationManager` regions, "monitor:NAME" for a `CLMonitor`), replacing any region of
   /// that identifier, starting in `initialState` (`CLMonitor`'s `assuming:`; `.unknown` for

@@ -10,7 +10,12 @@ extension LocationEngine {
 
   /// Whether beacon advertisements are wanted now.
   var beaconsWanted: Bool {
-    allowed && reduction == nil && (beaconRanging.isRanging || !beaconRegions.isEmpty)
+    mayUseBeacons && (beaconRanging.isRanging || !beaconRegions.isEmpty)
+  }
+
+  /// Whether the app may range and watch beacon regions: allowed, at full accuracy.
+  var mayUseBeacons: Bool {
+    allowed && fullAccuracy && reduction == nil
   }
 
   mutating func handleBeaconEvent(
@@ -18,7 +23,7 @@ extension LocationEngine {
   ) {
     switch event {
     case .startRanging(let client, let constraint):
-      guard allowed, reduction == nil else {
+      guard mayUseBeacons else {
         effects.append(.rangingFailed(client, constraint, .denied))
         return
       }

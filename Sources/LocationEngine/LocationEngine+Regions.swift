@@ -38,6 +38,11 @@ extension LocationEngine {
       return
     }
     if spec.beacon != nil {
+      guard fullAccuracy else {
+        effects.append(
+          .regionRejected(group: group, identifier: spec.identifier, .denied, requester: requester))
+        return
+      }
       addBeaconRegion(
         group: group, spec, initialState: initialState, requester: requester, at: now,
         into: &effects)

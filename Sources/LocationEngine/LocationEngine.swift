@@ -59,6 +59,8 @@ package struct LocationEngine: Sendable {
   /// The reduction of an app with reduced accuracy: no region is evaluated, and true north comes
   /// from the reduced location; nil for full accuracy.
   package var reduction: ReducedAccuracy?
+  /// Whether the app has full accuracy (beacons need it, in every mode).
+  package var fullAccuracy = true
   var sources: [SourceInfo] = []
   private var bestPossible: Double = 0
   private var lastDemand: Double?? = .none
@@ -179,10 +181,11 @@ package struct LocationEngine: Sendable {
       startVisits(requester: requester, at: now, into: &effects)
     case .stopVisits:
       stopVisits(into: &effects)
-    case .authorization(let isAllowed, let headings, let reduced):
+    case .authorization(let isAllowed, let headings, let reduced, let full):
       allowed = isAllowed
       headingsAllowed = headings
       reduction = reduced
+      fullAccuracy = full
       if !isAllowed {
         for client in sessions.keys.sorted() {
           clearPause(client, into: &effects)
@@ -193,7 +196,7 @@ package struct LocationEngine: Sendable {
       } else {
         resumeVisits(at: now, into: &effects)
       }
-      if !isAllowed || reduced != nil { failRanging(into: &effects) }
+      if !isAllowed || reduced != nil || !full { failRanging(into: &effects) }
     case .addRegion(let group, let spec, let initialState, let requester):
       addRegion(
         group: group, spec, initialState: initialState, requester: requester, at: now,

@@ -133,6 +133,7 @@ package final class LocationHub: Sendable {
     engine.maximumRegionCount = maximumRegionCount
     engine.headingsAllowed = authorization.allowsHeadings
     engine.reduction = authorization.isReduced ? reducer : nil
+    engine.fullAccuracy = !authorization.isReduced
     // Regions survive restarts: restore them with their last states, so that a crossing that
     // happened while the process was not running is reported at the first decisive fix.
     for (group, regions) in persistence.regions(app: app).sorted(by: { $0.key < $1.key }) {
@@ -267,7 +268,7 @@ package final class LocationHub: Sendable {
     process(
       .authorization(
         allowed: next.allowsLocation, headings: next.allowsHeadings,
-        reduction: next.isReduced ? reducer : nil))
+        reduction: next.isReduced ? reducer : nil, fullAccuracy: !next.isReduced))
     for (_, client) in clients { client.hub(self, deliver: .authorization(next)) }
   }
 

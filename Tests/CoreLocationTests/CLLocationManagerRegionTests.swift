@@ -173,10 +173,12 @@ final class RegionDelegate: NSObject, CLLocationManagerDelegate, @unchecked Send
     #expect(manager.monitoredRegions.isEmpty)
   }
 
-  @Test func beaconRegionsAreNotAvailable() {
-    #expect(CLLocationManager.isMonitoringAvailable(for: CLCircularRegion.self))
-    #expect(!CLLocationManager.isMonitoringAvailable(for: CLBeaconRegion.self))
-    let world = SimulatedEnvironment(authorization: .authorizedAlways)
+  @Test func beaconRegionsNeedARadio() {
+    let world = SimulatedEnvironment(authorization: .authorizedAlways, beaconsAvailable: false)
+    world.run {
+      #expect(CLLocationManager.isMonitoringAvailable(for: CLCircularRegion.self))
+      #expect(!CLLocationManager.isMonitoringAvailable(for: CLBeaconRegion.self))
+    }
     let delegate = RegionDelegate()
     let manager = world.run { CLLocationManager() }
     manager.delegate = delegate

@@ -302,22 +302,28 @@ private final class StateDelegate: NSObject, CLLocationManagerDelegate, @uncheck
     #expect(states(try await drain(monitor)) == ["home 2"])
   }
 
-  @Test func beaconConditionsAreUnsupported() async throws {
+  @Test func beaconConditionsAreMonitored() async throws {
     let world = SimulatedEnvironment(authorization: .authorizedAlways)
     let monitor = await monitor(world)
-    let beacon = CLMonitor.BeaconIdentityCondition(uuid: UUID(), major: 1, minor: 2)
+    let uuid = UUID()
+    let beacon = CLMonitor.BeaconIdentityCondition(uuid: uuid, major: 1, minor: 2)
     await monitor.add(beacon, identifier: "beacon")
     world.pump()
-    #expect(!world.source.isRunning)
-    let events = try await drain(monitor)
-    #expect(events.count == 1)
-    #expect(events.first?.identifier == "beacon")
-    #expect(events.first?.state == .unmonitored)
-    #expect(events.first?.conditionUnsupported == true)
-    #expect(await monitor.identifiers == ["beacon"])
+    // The radio scans while a beacon condition is monitored; the receiver's locations are not
+    // needed for it.
+    #expect(world.source.isRunning)
+    world.placeBeacon(uuid: uuid, major: 1, minor: 2, rssi: -65)
+    world.advance(by: 1)
+    let satisfied = try await drain(monitor)
+    #expect(satisfied.map(\.identifier) == ["beacon"])
+    #expect(satisfied.first?.state == .satisfied)
+    #expect(satisfied.first?.conditionUnsupported == false)
     let record = try #require(await monitor.record(for: "beacon"))
     #expect((record.condition as? CLMonitor.BeaconIdentityCondition)?.major == 1)
-    #expect(record.lastEvent.state == .unmonitored)
+    #expect(record.lastEvent.state == .satisfied)
+    world.placedBeacons.first?.remove()
+    world.advance(by: 31)
+    #expect(try await drain(monitor).first?.state == .unsatisfied)
   }
 
   @Test func aBeaconReplacingACircleStopsItsMonitoring() async throws {
@@ -328,8 +334,10 @@ private final class StateDelegate: NSObject, CLLocationManagerDelegate, @uncheck
     await monitor.add(CLMonitor.BeaconIdentityCondition(uuid: UUID()), identifier: "home")
     world.pump()
     world.deliver(location(world, north: 0))
-    #expect(states(try await drain(monitor)) == ["home 3"])
-    #expect(!world.source.isRunning)
+    // The location says nothing of a beacon condition: no event until 30 s without the beacon.
+    #expect(try await drain(monitor).isEmpty)
+    world.advance(by: 30)
+    #expect(states(try await drain(monitor)) == ["home 2"])
   }
 
   @Test(arguments: [
@@ -398,7 +406,7 @@ private final class StateDelegate: NSObject, CLLocationManagerDelegate, @uncheck
     _ = try await drain(monitor)
     world.setAuthorization(.denied)
     let denied = try await drain(monitor)
-    #expect(states(denied) == ["home 1"])  // unmonitored conditions are not concerned
+    #expect(states(denied) == ["home 1", "beacon 0"])
     #expect(denied.first?.authorizationDenied == true)
     world.setLocationServicesEnabled(false)
     let global = try await drain(monitor)

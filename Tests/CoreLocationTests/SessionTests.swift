@@ -149,8 +149,8 @@ final class SessionDelegate: NSObject, CLLocationManagerDelegate, @unchecked Sen
     }
   }
 
-  @Test func rangingFailsHonestly() throws {
-    let world = SimulatedEnvironment(authorization: .authorizedWhenInUse)
+  @Test func rangingFailsHonestlyWithoutARadio() throws {
+    let world = SimulatedEnvironment(authorization: .authorizedWhenInUse, beaconsAvailable: false)
     let delegate = SessionDelegate()
     let manager = world.run { CLLocationManager() }
     manager.delegate = delegate

@@ -1,0 +1,186 @@
+import CoreLocation
+import CoreLocationTesting
+import Foundation
+import Testing
+
+/// Records the ranging callbacks a delegate hears, in order.
+final class RangingDelegate: NSObject, CLLocationManagerDelegate, @unchecked Sendable {
+  // @unchecked: the simulated environment calls it on the test's thread only.
+  var ranged: [(constraint: CLBeaconIdentityConstraint, beacons: [CLBeacon])] = []
+  var rangedInRegion: [(region: CLBeaconRegion, beacons: [CLBeacon])] = []
+  var failures: [CLError.Code] = []
+  var regionCalls: [String] = []
+
+  func locationManager(
+    _ manager: CLLocationManager, didRange beacons: [CLBeacon],
+    satisfying beaconConstraint: CLBeaconIdentityConstraint
+  ) {
+    ranged.append((beaconConstraint, beacons))
+  }
+
+  func locationManager(
+    _ manager: CLLocationManager, didRangeBeacons beacons: [CLBeacon], in region: CLBeaconRegion
+  ) {
+    rangedInRegion.append((region, beacons))
+  }
+
+  func locationManager(
+    _ manager: CLLocationManager, didFailRangingFor beaconConstraint: CLBeaconIdentityConstraint,
+    error: any Error
+  ) {
+    if let error = error as? CLError { failures.append(error.code) }
+  }
+
+  func locationManager(_ manager: CLLocationManager, didEnterRegion region: CLRegion) {
+    regionCalls.append("enter \(region.identifier)")
+  }
+
+  func locationManager(_ manager: CLLocationManager, didExitRegion region: CLRegion) {
+    regionCalls.append("exit \(region.identifier)")
+  }
+
+  func locationManager(
+    _ manager: CLLocationManager, didDetermineState state: CLRegionState, for region: CLRegion
+  ) {
+    regionCalls.append("state \(region.identifier) \(state.rawValue) \(region is CLBeaconRegion)")
+  }
+}
+
+/// Beacon ranging and beacon regions through the public API, on the simulated environment's
+/// manual clock and scripted beacons.
+@Suite struct CLLocationManagerRangingTests {
+  static let uuid = UUID(uuidString: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!
+
+  func rig(_ authorization: CLAuthorizationStatus = .authorizedWhenInUse)
+    -> (SimulatedEnvironment, CLLocationManager, RangingDelegate)
+  {
+    let world = SimulatedEnvironment(authorization: authorization)
+    let manager = world.run { CLLocationManager() }
+    let delegate = RangingDelegate()
+    manager.delegate = delegate
+    return (world, manager, delegate)
+  }
+
+  @Test func rangingDeliversOnceASecondClosestFirst() {
+    let (world, manager, delegate) = rig()
+    world.run { #expect(CLLocationManager.isRangingAvailable()) }
+    let near = world.placeBeacon(uuid: Self.uuid, major: 1, minor: 1, rssi: -59)
+    world.placeBeacon(uuid: Self.uuid, major: 1, minor: 2, rssi: -79)
+    world.placeBeacon(uuid: UUID(), major: 1, minor: 3, rssi: -40)
+    let constraint = CLBeaconIdentityConstraint(uuid: Self.uuid)
+    manager.startRangingBeacons(satisfying: constraint)
+    #expect(manager.rangedBeaconConstraints == [constraint])
+    world.advance(by: 5)
+    #expect(delegate.ranged.count == 5)
+    let last = delegate.ranged.last?.beacons ?? []
+    #expect(last.map(\.minor) == [1, 2])
+    #expect(last.map(\.proximity) == [.near, .far])
+    #expect(abs((last.first?.accuracy ?? 0) - 1) < 0.01)
+    #expect(last.first?.rssi == -59)
+    #expect(last.first?.uuid == Self.uuid)
+    #expect(delegate.ranged.last?.constraint === constraint)
+    // Walking away from the nearer beacon: it becomes the farther one.
+    near.rssi = -85
+    world.advance(by: 2)
+    #expect(delegate.ranged.last?.beacons.map(\.minor) == [2, 1])
+    // Gone: unknown for a while, then no longer reported.
+    near.remove()
+    world.advance(by: 2)
+    #expect(delegate.ranged.last?.beacons.last?.proximity == .unknown)
+    #expect(delegate.ranged.last?.beacons.last?.accuracy == -1)
+    world.advance(by: 10)
+    #expect(delegate.ranged.last?.beacons.map(\.minor) == [2])
+    manager.stopRangingBeacons(satisfying: constraint)
+    let count = delegate.ranged.count
+    world.advance(by: 3)
+    #expect(delegate.ranged.count == count)
+    #expect(manager.rangedBeaconConstraints.isEmpty)
+    #expect(!world.source.isRunning)
+  }
+
+  @Test func theDeprecatedRegionFormRangesAlongsideTheCurrentOne() {
+    let (world, manager, delegate) = rig()
+    world.placeBeacon(uuid: Self.uuid, major: 4, minor: 2, rssi: -62)
+    let region = CLBeaconRegion(uuid: Self.uuid, major: 4, identifier: "lobby")
+    let constraint = CLBeaconIdentityConstraint(uuid: Self.uuid, major: 4)
+    deprecated.startRangingBeacons(manager, in: region)
+    manager.startRangingBeacons(satisfying: constraint)
+    world.advance(by: 2)
+    #expect(delegate.rangedInRegion.count == 2)
+    #expect(delegate.rangedInRegion.last?.region.identifier == "lobby")
+    #expect(delegate.rangedInRegion.last?.beacons.first?.minor == 2)
+    #expect(delegate.ranged.count == 2)
+    #expect(deprecated.rangedRegions(manager).map(\.identifier) == ["lobby"])
+    // Stopping one form leaves the other ranging.
+    deprecated.stopRangingBeacons(manager, in: region)
+    world.advance(by: 2)
+    #expect(delegate.rangedInRegion.count == 2)
+    #expect(delegate.ranged.count == 4)
+  }
+
+  @Test func losingAuthorizationEndsRangingWithDenied() {
+    let (world, manager, delegate) = rig()
+    world.placeBeacon(uuid: Self.uuid, major: 1, minor: 1)
+    manager.startRangingBeacons(satisfying: CLBeaconIdentityConstraint(uuid: Self.uuid))
+    world.advance(by: 1)
+    world.setAuthorization(.denied)
+    #expect(delegate.failures == [.denied])
+    #expect(manager.rangedBeaconConstraints.isEmpty)
+    let count = delegate.ranged.count
+    world.advance(by: 3)
+    #expect(delegate.ranged.count == count)
+  }
+
+  @Test func anApproximateAppCannotRange() {
+    let world = SimulatedEnvironment(authorization: .authorizedAlways, accuracy: .reducedAccuracy)
+    let manager = world.run { CLLocationManager() }
+    let delegate = RangingDelegate()
+    manager.delegate = delegate
+    world.placeBeacon(uuid: Self.uuid, major: 1, minor: 1)
+    manager.startRangingBeacons(satisfying: CLBeaconIdentityConstraint(uuid: Self.uuid))
+    world.advance(by: 2)
+    #expect(delegate.failures == [.denied])
+    #expect(delegate.ranged.isEmpty)
+  }
+
+  @Test func aBeaconRegionIsEnteredAndExitedAndSurvivesARestart() throws {
+    let path = FileManager.default.temporaryDirectory
+      .appendingPathComponent("ranging-\(UUID().uuidString).sqlite").path
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let world = SimulatedEnvironment(authorization: .authorizedAlways, storePath: path)
+    #expect(world.isPersistent)
+    let manager = world.run { CLLocationManager() }
+    let delegate = RangingDelegate()
+    manager.delegate = delegate
+    let region = CLBeaconRegion(uuid: Self.uuid, major: 9, identifier: "desk")
+    region.notifyEntryStateOnDisplay = true
+    manager.startMonitoring(for: region)
+    world.pump()
+    let monitored = try #require(manager.monitoredRegions.first as? CLBeaconRegion)
+    #expect(monitored.uuid == Self.uuid)
+    #expect(monitored.major == 9)
+    #expect(monitored.minor == nil)
+    let beacon = world.placeBeacon(uuid: Self.uuid, major: 9, minor: 1)
+    world.advance(by: 1)
+    #expect(delegate.regionCalls == ["state desk 1 true"])
+    beacon.remove()
+    world.advance(by: 29)
+    #expect(delegate.regionCalls.count == 1)
+    world.advance(by: 2)
+    #expect(delegate.regionCalls.suffix(2) == ["exit desk", "state desk 2 true"])
+
+    // A restart on the same store: the region is back, as a beacon region, in its last state,
+    // and the beacon's return is an entry.
+    let again = SimulatedEnvironment(authorization: .authorizedAlways, storePath: path)
+    let restarted = again.run { CLLocationManager() }
+    let restartedDelegate = RangingDelegate()
+    restarted.delegate = restartedDelegate
+    let restored = try #require(restarted.monitoredRegions.first as? CLBeaconRegion)
+    #expect(restored.identifier == "desk")
+    #expect(
+      restored.beaconIdentityConstraint == CLBeaconIdentityConstraint(uuid: Self.uuid, major: 9))
+    again.placeBeacon(uuid: Self.uuid, major: 9, minor: 3)
+    again.advance(by: 1)
+    #expect(restartedDelegate.regionCalls == ["enter desk", "state desk 1 true"])
+  }
+}
