@@ -34,6 +34,7 @@ package final class BeaconReplaySource: LocationSource {
   /// The largest recording read, in bytes (about 300 000 lines; an hour of a busy room).
   package static let maximumFileSize = 64 << 20
 
+  /// What the source is: `beacons+replay://<path>`, advertisements only, at no power cost.
   package let descriptor: SourceDescriptor
   private let path: String
   private let options: SourceURL.ReplayOptions
@@ -69,6 +70,8 @@ package final class BeaconReplaySource: LocationSource {
       producesBeacons: true)
   }
 
+  /// Reads and decodes the recording (the first time only; a restart plays it again from the
+  /// beginning) and plays it into `context`, or reports why it cannot.
   package func start(context: any SourceContext) {
     let recording: BeaconRecording
     if let cached = state.withLock({ $0.recording }) {
@@ -95,6 +98,7 @@ package final class BeaconReplaySource: LocationSource {
     step(index: 0, generation: generation)
   }
 
+  /// Stops playing: the pending step is cancelled and nothing more reaches the context.
   package func stop() {
     let pending = state.withLock { state -> (any Cancellable)? in
       state.generation += 1

@@ -3,6 +3,7 @@ import Testing
 
 /// `BeaconUUID`'s text and byte forms and its order; `BeaconConstraint`'s matching and order.
 @Suite struct BeaconTests {
+  /// The proximity UUID of Apple's AirLocate sample, in canonical form.
   static let airLocate = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"
 
   @Test func parsesAndFormatsTheCanonicalForm() throws {

@@ -27,10 +27,13 @@ final class AdvertisementContext: SourceContext {
     clock = ManualClock(wall: wall)
   }
 
+  /// The clock's current instant.
   var now: EngineInstant { clock.now }
 
+  /// Counts a fix (a beacon replay should send none).
   func emit(_ fix: Fix) { state.withLock { $0.fixes += 1 } }
 
+  /// Records an advertisement with the monotonic time it arrived.
   func emitAdvertisement(_ advertisement: BeaconAdvertisement) {
     let at = clock.now.monotonic
     let (count, hook) = state.withLock { state in
@@ -45,10 +48,13 @@ final class AdvertisementContext: SourceContext {
     state.withLock { $0.onAdvertisement = hook }
   }
 
+  /// Records a failure.
   func fail(_ error: SourceError) { state.withLock { $0.failures.append(error) } }
 
+  /// Counts an end.
   func end() { state.withLock { $0.ends += 1 } }
 
+  /// Schedules an action on the manual clock.
   func schedule(after seconds: Double, _ action: @escaping @Sendable () -> Void) -> any Cancellable
   {
     clock.schedule(at: clock.now.monotonic + seconds, action)
@@ -60,11 +66,17 @@ final class AdvertisementContext: SourceContext {
   /// Runs what is due now, at most `limit` actions.
   func runDue(limit: Int = 100_000) { clock.runDue(limit: limit) }
 
+  /// The advertisements emitted, in order.
   var advertisements: [BeaconAdvertisement] { state.withLock { $0.advertisements.map(\.0) } }
+  /// The monotonic time of each emission.
   var times: [Double] { state.withLock { $0.advertisements.map(\.at) } }
+  /// How many fixes were emitted.
   var fixes: Int { state.withLock { $0.fixes } }
+  /// The failures reported.
   var failures: [SourceError] { state.withLock { $0.failures } }
+  /// How many times the source said it ended.
   var ends: Int { state.withLock { $0.ends } }
+  /// How many actions wait on the clock.
   var pendingCount: Int { clock.pendingCount }
 }
 
@@ -86,6 +98,7 @@ final class AdvertisementContext: SourceContext {
       records: advertisements.map(BeaconRecord.init), advertisements: advertisements)
   }
 
+  /// A replay of ``recording(_:)`` held in memory.
   func replay(_ offsets: [Double], _ options: Options) -> BeaconReplaySource {
     BeaconReplaySource(
       recording: Self.recording(offsets), name: "beacons+replay:///test", options: options)
