@@ -27,7 +27,8 @@ final class DaemonFixture {
 
   init(
     policy: AuthorizationPolicy = .grant, store: LocationStore? = nil,
-    directory: String? = nil, configure: (inout DaemonConfiguration) -> Void = { _ in }
+    directory: String? = nil, extraSources: [ScriptedSource] = [],
+    configure: (inout DaemonConfiguration) -> Void = { _ in }
   ) throws {
     DaemonLog.enabled.store(false, ordering: .relaxed)
     let directory =
@@ -40,7 +41,8 @@ final class DaemonFixture {
     configuration.policy = policy
     configure(&configuration)
     server = DaemonServer(
-      configuration: configuration, store: self.store, sources: [source], clock: clock,
+      configuration: configuration, store: self.store, sources: [source] + extraSources,
+      clock: clock,
       daemonUID: geteuid(), environment: [:])
     try server.start()
   }

@@ -168,7 +168,39 @@ import Testing
     .authorization(
       AuthorizationSnapshot(status: .notDetermined, requestInProgress: true)),
     .authorizationDecision(id: 1, status: .once, accuracy: .reduced),
+    .startRanging(client: 1, constraint: BeaconConstraint(uuid: beaconUUID)),
+    .stopRanging(client: 1, constraint: BeaconConstraint(uuid: beaconUUID, major: 3, minor: 4)),
+    .beacons(
+      client: 1, constraint: BeaconConstraint(uuid: beaconUUID, major: 3),
+      beacons: [
+        RangedBeacon(
+          uuid: beaconUUID, major: 3, minor: 65_535, proximity: .near, accuracy: 1.5, rssi: -62,
+          time: 1_767_225_600.5),
+        RangedBeacon(
+          uuid: beaconUUID, major: 3, minor: 0, proximity: .unknown, accuracy: -1, rssi: 0,
+          time: 1_767_225_600.5),
+      ]),
+    .rangingFailed(client: 2, constraint: BeaconConstraint(uuid: beaconUUID), reason: .denied),
+    .addRegion(
+      client: 1, group: "manager",
+      region: .beacon(identifier: "desk", BeaconConstraint(uuid: beaconUUID, major: 1)),
+      initialState: .unknown),
   ]
+
+  static let beaconUUID = BeaconUUID(string: "e2c56db5-dffb-48d2-b060-d0f5a71096e0")!
+
+  @Test(arguments: [
+    #"{"type":"startRanging","client":1,"constraint":{"uuid":"not-a-uuid"}}"#,
+    #"{"type":"startRanging","client":1,"constraint":{"uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","minor":2}}"#,
+    #"{"type":"startRanging","client":1,"constraint":{"uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","major":65536}}"#,
+    #"{"type":"startRanging","client":1,"constraint":{"uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","major":-1}}"#,
+    #"{"type":"startRanging","client":1}"#,
+  ])
+  func malformedConstraintsAreRefused(_ line: String) {
+    #expect(throws: DaemonProtocolError.self) {
+      _ = try DaemonProtocol.decode(line: Array((line + "\n").utf8))
+    }
+  }
 
   @Test(arguments: messages) func roundTrip(_ message: DaemonMessage) throws {
     let line = DaemonProtocol.encode(message)
@@ -180,7 +212,7 @@ import Testing
 
   @Test func everyTypeIsCovered() {
     #expect(Set(Self.messages.map(\.kind)) == Set(DaemonMessage.Kind.allCases))
-    #expect(DaemonMessage.Kind.allCases.count == 52)
+    #expect(DaemonMessage.Kind.allCases.count == 56)
   }
 
   @Test func typeComesFirstAndOptionalsAreNull() {

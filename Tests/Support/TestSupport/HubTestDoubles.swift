@@ -52,8 +52,12 @@ package final class ScriptedSource: LocationSource {
   package let descriptor: SourceDescriptor
   private let state = Mutex<(context: (any SourceContext)?, starts: Int, stops: Int)>((nil, 0, 0))
 
-  package init(url: String = "scripted://test", nominalAccuracy: Double = 5) {
-    descriptor = SourceDescriptor(url: url, nominalAccuracy: nominalAccuracy, power: .none)
+  package init(
+    url: String = "scripted://test", nominalAccuracy: Double = 5, producesBeacons: Bool = false
+  ) {
+    descriptor = SourceDescriptor(
+      url: url, nominalAccuracy: nominalAccuracy, power: .none,
+      producesLocation: !producesBeacons, producesBeacons: producesBeacons)
   }
 
   package func start(context: any SourceContext) {
@@ -76,6 +80,10 @@ package final class ScriptedSource: LocationSource {
 
   /// Sends a fix, if running.
   package func emit(_ fix: Fix) { state.withLock { $0.context }?.emit(fix) }
+  /// Sends a beacon advertisement, if running.
+  package func emit(_ advertisement: BeaconAdvertisement) {
+    state.withLock { $0.context }?.emitAdvertisement(advertisement)
+  }
   /// Reports a problem, if running.
   package func fail(_ error: SourceError) { state.withLock { $0.context }?.fail(error) }
   /// Ends, if running.
