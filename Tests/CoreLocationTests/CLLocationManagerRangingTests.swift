@@ -49,7 +49,10 @@ final class RangingDelegate: NSObject, CLLocationManagerDelegate, @unchecked Sen
 /// Beacon ranging and beacon regions through the public API, on the simulated environment's
 /// manual clock and scripted beacons.
 @Suite struct CLLocationManagerRangingTests {
-  static let uuid = UUID(uuidString: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!
+  static let uuid = UUID(
+    uuid: (
+      0xE2, 0xC5, 0x6D, 0xB5, 0xDF, 0xFB, 0x48, 0xD2, 0xB0, 0x60, 0xD0, 0xF5, 0xA7, 0x10, 0x96, 0xE0
+    ))
 
   func rig(_ authorization: CLAuthorizationStatus = .authorizedWhenInUse)
     -> (SimulatedEnvironment, CLLocationManager, RangingDelegate)

@@ -11,7 +11,7 @@ import Testing
 /// refusals (approximate apps, `max-ranged-constraints`), and beacon regions watched while the app
 /// is away, kept as pending events and delivered once.
 @Suite struct DaemonBeaconTests {
-  static let uuid = BeaconUUID(string: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!
+  static let uuid = BeaconUUID(high: 0xE2C5_6DB5_DFFB_48D2, low: 0xB060_D0F5_A710_96E0)
 
   static func ad(_ minor: UInt16, rssi: Int, time: Double = 1_767_225_600) -> BeaconAdvertisement {
     BeaconAdvertisement(

@@ -5,8 +5,8 @@ import Testing
 
 /// Beacon ranging and beacon regions in the step function, on a hand-driven clock.
 @Suite struct BeaconRangingTests {
-  static let uuid = BeaconUUID(string: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!
-  static let other = BeaconUUID(string: "B9407F30-F5F8-466E-AFF9-25556B57FE6D")!
+  static let uuid = BeaconUUID(high: 0xE2C5_6DB5_DFFB_48D2, low: 0xB060_D0F5_A710_96E0)
+  static let other = BeaconUUID(high: 0xB940_7F30_F5F8_466E, low: 0xAFF9_2555_6B57_FE6D)
   static let origin = EngineInstant(monotonic: 100, wall: 1_767_225_600)
 
   static func ad(_ minor: UInt16, rssi: Int, uuid: BeaconUUID = uuid, at seconds: Double)

@@ -187,7 +187,7 @@ import Testing
       initialState: .unknown),
   ]
 
-  static let beaconUUID = BeaconUUID(string: "e2c56db5-dffb-48d2-b060-d0f5a71096e0")!
+  static let beaconUUID = BeaconUUID(high: 0xE2C5_6DB5_DFFB_48D2, low: 0xB060_D0F5_A710_96E0)
 
   @Test(arguments: [
     #"{"type":"startRanging","client":1,"constraint":{"uuid":"not-a-uuid"}}"#,
