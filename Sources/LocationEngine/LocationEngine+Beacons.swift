@@ -18,43 +18,45 @@ extension LocationEngine {
     allowed && fullAccuracy && reduction == nil
   }
 
-  mutating func handleBeaconEvent(
-    _ event: EngineEvent, at now: EngineInstant, into effects: inout [EngineEffect]
+  /// `startRanging`: refused with `denied` unless the app may use beacons.
+  mutating func startRanging(
+    _ client: ClientID, _ constraint: BeaconConstraint, into effects: inout [EngineEffect]
   ) {
-    switch event {
-    case .startRanging(let client, let constraint):
-      guard mayUseBeacons else {
-        effects.append(.rangingFailed(client, constraint, .denied))
-        return
+    guard mayUseBeacons else {
+      effects.append(.rangingFailed(client, constraint, .denied))
+      return
+    }
+    beaconRanging.start(client, constraint)
+  }
+
+  /// An advertisement: kept for ranging, and evidence for the beacon regions it satisfies.
+  mutating func observe(
+    _ advertisement: BeaconAdvertisement, at now: EngineInstant,
+    into effects: inout [EngineEffect]
+  ) {
+    guard beaconsWanted else { return }
+    beaconRanging.observe(advertisement, at: now.monotonic)
+    for group in beaconRegions.keys.sorted() {
+      guard let events = beaconRegions[group]?.observe(advertisement, at: now.monotonic),
+        !events.isEmpty
+      else { continue }
+      effects.append(.regionEvents(group: group, events))
+    }
+  }
+
+  /// The once-a-second tick: every ranged constraint's delivery, then the exits of beacon
+  /// regions not heard for `BeaconRegionMonitor.exitAfter`.
+  mutating func beaconTick(at now: EngineInstant, into effects: inout [EngineEffect]) {
+    beaconTickArmed = false
+    guard beaconsWanted else { return }
+    for (client, constraint, beacons) in beaconRanging.tick(at: now.monotonic, wall: now.wall) {
+      effects.append(.deliverBeacons(client, constraint, beacons))
+    }
+    for group in beaconRegions.keys.sorted() {
+      guard let events = beaconRegions[group]?.tick(at: now.monotonic), !events.isEmpty else {
+        continue
       }
-      beaconRanging.start(client, constraint)
-    case .stopRanging(let client, let constraint):
-      beaconRanging.stop(client, constraint)
-    case .advertisement(let advertisement):
-      guard beaconsWanted else { return }
-      beaconRanging.observe(advertisement, at: now.monotonic)
-      for group in beaconRegions.keys.sorted() {
-        guard let events = beaconRegions[group]?.observe(advertisement, at: now.monotonic),
-          !events.isEmpty
-        else { continue }
-        effects.append(.regionEvents(group: group, events))
-      }
-    case .timerFired(.beaconTick):
-      beaconTickArmed = false
-      guard beaconsWanted else { return }
-      for (client, constraint, beacons) in beaconRanging.tick(
-        at: now.monotonic, wall: now.wall)
-      {
-        effects.append(.deliverBeacons(client, constraint, beacons))
-      }
-      for group in beaconRegions.keys.sorted() {
-        guard let events = beaconRegions[group]?.tick(at: now.monotonic), !events.isEmpty else {
-          continue
-        }
-        effects.append(.regionEvents(group: group, events))
-      }
-    default:
-      break
+      effects.append(.regionEvents(group: group, events))
     }
   }
 

@@ -218,12 +218,16 @@ package struct LocationEngine: Sendable {
       headingSessions[client]?.setOrientation(orientation)
     case .stopHeading(let client):
       headingSessions[client] = nil
-    case .advertisement:
+    case .advertisement(let advertisement):
       // The hot path of beacons: an advertisement changes no demand.
-      handleBeaconEvent(event, at: now, into: &effects)
+      observe(advertisement, at: now, into: &effects)
       return
-    case .startRanging, .stopRanging, .timerFired(.beaconTick):
-      handleBeaconEvent(event, at: now, into: &effects)
+    case .startRanging(let client, let constraint):
+      startRanging(client, constraint, into: &effects)
+    case .stopRanging(let client, let constraint):
+      beaconRanging.stop(client, constraint)
+    case .timerFired(.beaconTick):
+      beaconTick(at: now, into: &effects)
     case .requestRegionState(let client, let group, let identifier):
       // An app that may not have a precise location learns no state, not even one stored earlier.
       if allowed, reduction == nil,
