@@ -46,6 +46,9 @@ package final class BlueZSource: LocationSource {
     "Transport": .string("le"), "DuplicateData": .bool(true),
   ]
 
+  /// BlueZ's answer to `StartDiscovery` when this connection is already discovering.
+  static let inProgress = "org.bluez.Error.InProgress"
+
   package let descriptor: SourceDescriptor
   /// The adapter's name (`hci0`), or nil for the first adapter found.
   package let adapter: String?
@@ -215,7 +218,11 @@ package final class BlueZSource: LocationSource {
     }
     do {
       try session.client.setDiscoveryFilter(adapterPath: path, Self.discoveryFilter)
-      try session.client.startDiscovery(adapterPath: path)
+      do {
+        try session.client.startDiscovery(adapterPath: path)
+      } catch  where error.name == Self.inProgress {
+        // Already discovering for this connection: nothing to start.
+      }
     } catch {
       lose(
         session, generation, context,

@@ -59,8 +59,9 @@ final class BlueZMockHarness: PrivateBusHarness {
     return harness
   }
 
-  /// Starts dbusmock with the bluez5 template, waits for `org.bluez` and adds the helper methods.
-  private func startMock() throws {
+  /// Starts dbusmock with the bluez5 template (with no adapter), waits for `org.bluez` and adds
+  /// the helper methods.
+  func startMock() throws {
     let errors = directory + "/dbusmock.err"
     let process = try launch(
       "dbusmock", Self.python3, ["-m", "dbusmock", "--template", "bluez5", "-l", logPath],
@@ -70,6 +71,7 @@ final class BlueZMockHarness: PrivateBusHarness {
       let text = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
       return Failure(description: "dbusmock exited (\(process.exitCode ?? -1)): \(text)")
     }
+    connection?.close()
     connection = try DBusConnection(address: busAddress)
     try addMethod("AddBeacon", "ssss", "s", Self.addBeacon)
     try addMethod("UpdateBeacon", "sss", "", Self.updateBeacon)
@@ -209,6 +211,13 @@ final class BlueZMockHarness: PrivateBusHarness {
     return try connection.property(
       destination: BlueZClient.service, path: "/org/bluez/\(name)",
       interface: BlueZClient.adapterInterface, name: property)
+  }
+
+  /// Stops the mock (SIGTERM) and waits for it: `org.bluez` leaves the bus, as when bluetoothd
+  /// exits.
+  func stopMock() {
+    mock?.stop()
+    mock = nil
   }
 
   /// The mock's log so far.

@@ -340,6 +340,37 @@ final class BlueZRecordingContext: SourceContext, @unchecked Sendable {
     #expect(arrived.delays.isEmpty)
   }
 
+  @Test func bluetoothdLeavingIsADisconnectionThenARetry() throws {
+    guard let harness = try Self.harness() else { return }
+    defer { harness.stop() }
+    try harness.addAdapter("hci0")
+    try harness.addBeacon(
+      adapter: "hci0", address: "AA:BB:CC:DD:EE:01", data: Self.beaconData, rssi: -60)
+    let source = BlueZSource(adapter: nil, busAddress: harness.busAddress)
+    let context = BlueZRecordingContext()
+    source.start(context: context)
+    defer { source.stop() }
+    #expect(context.wait { !$0.advertisements.isEmpty })
+
+    harness.stopMock()
+    #expect(context.wait { !$0.failures.isEmpty })
+    let failure = try #require(context.snapshot.failures.first)
+    #expect(failure.code == .disconnected, "\(failure)")
+    #expect(!failure.isPermanent)
+    #expect(failure.message.contains("bluetoothd"), "\(failure.message)")
+    #expect(context.snapshot.delays == [BlueZSource.initialRetryDelay])
+
+    // Back on the bus: the scheduled attempt starts discovery again.
+    try harness.startMock()
+    try harness.addAdapter("hci0")
+    try harness.addBeacon(
+      adapter: "hci0", address: "AA:BB:CC:DD:EE:05", data: Self.beaconData, rssi: -58)
+    context.runScheduled(at: 0)
+    #expect(context.wait { $0.advertisements.last?.address == "AA:BB:CC:DD:EE:05" })
+    #expect(try harness.adapterProperty("hci0", "Discovering") == .bool(true))
+    #expect(context.snapshot.failures.count == 1)
+  }
+
   @Test func busGoingAwayIsARetriedDisconnection() throws {
     guard let harness = try Self.harness() else { return }
     defer { harness.stop() }
