@@ -67,14 +67,18 @@ package final class BlueZSource: LocationSource {
   /// state can hold it.
   private final class Session: @unchecked Sendable {
     // Safe: every use of the stored properties happens on BlueZSource.queue (serial).
+    /// The connection to BlueZ.
     let client: BlueZClient
+    /// The read dispatch source on the connection's descriptor.
     var reader: (any DispatchSourceRead)?
     /// The adapter discovering for us, nil while there is none (or it is powered off).
     var adapterPath: String?
+    /// What the adapter's devices said.
     var table = BlueZBeaconTable()
     /// How many of `table.malformedFrames` are in the source's count already.
     var countedMalformed = 0
 
+    /// Creates a session on a connected client.
     init(client: BlueZClient) {
       self.client = client
     }
@@ -102,8 +106,7 @@ package final class BlueZSource: LocationSource {
       power: .low, producesLocation: false, producesBeacons: true)
   }
 
-  /// Whether BlueZ on the system bus has the adapter (`hci0`; nil: any adapter) and it is
-  /// powered, asked synchronously with a 1 s timeout (`CLLocationManager.isRangingAvailable()`).
+  /// Whether BlueZ on the system bus has the adapter (`hci0`; nil: any adapter) powered, asked synchronously with a 1 s timeout (`CLLocationManager.isRangingAvailable()`).
   /// False when there is no system bus, no BlueZ on it, or no such powered adapter.
   package static func adapterAvailable(adapter: String?) -> Bool {
     adapterAvailable(adapter: adapter, busAddress: nil)

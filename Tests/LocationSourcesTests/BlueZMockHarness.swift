@@ -16,9 +16,13 @@ import Testing
 /// rssi)` and `RemoveBeacon(path)`; manufacturer data is written `004c=0215…,0075=aabb` (company
 /// in hexadecimal, then the bytes), an RSSI in decimal (empty: none, or unchanged).
 final class BlueZMockHarness: PrivateBusHarness {
+  /// Debian's Python, which has dbusmock.
   static let python3 = "/usr/bin/python3"
+  /// The template, to tell whether python3-dbusmock is installed.
   static let template = "/usr/lib/python3/dist-packages/dbusmock/templates/bluez5.py"
+  /// dbusmock's own interface on every mock object (`AddMethod`, `UpdateProperties`, ...).
   static let mockInterface = "org.freedesktop.DBus.Mock"
+  /// The bluez5 template's interface on `/` (`AddAdapter`, ...), where the helpers go too.
   static let bluezMockInterface = "org.bluez.Mock"
 
   /// The mock's log (its method calls).
@@ -27,6 +31,7 @@ final class BlueZMockHarness: PrivateBusHarness {
   /// The test's own connection to the private bus (used from the test's thread only).
   private var connection: DBusConnection?
 
+  /// A harness in `directory` (created by `start`).
   private override init(directory: String) {
     super.init(directory: directory)
   }

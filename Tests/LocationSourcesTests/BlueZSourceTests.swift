@@ -176,6 +176,24 @@ final class BlueZRecordingContext: SourceContext, @unchecked Sendable {
     #expect(BlueZBeaconTable.address(fromPath: "/org/bluez/hci0/dev_00_11") == "00:11")
   }
 
+  @Test func adapterIsPickedByNameOrPower() {
+    let adapter = { (powered: Bool) in
+      [BlueZClient.adapterInterface: ["Powered": DBusValue.bool(powered)]]
+    }
+    let objects: [String: BlueZClient.Interfaces] = [
+      "/org/bluez": ["org.bluez.AgentManager1": [:]],
+      "/org/bluez/hci0": adapter(false),
+      "/org/bluez/hci1": adapter(true),
+      "/org/bluez/hci1/dev_AA_BB_CC_DD_EE_FF": [BlueZClient.deviceInterface: [:]],
+    ]
+    #expect(BlueZClient.adapter(named: nil, in: objects)?.path == "/org/bluez/hci1")
+    #expect(BlueZClient.adapter(named: "hci0", in: objects)?.path == "/org/bluez/hci0")
+    #expect(BlueZClient.adapter(named: "hci2", in: objects) == nil)
+    #expect(
+      BlueZClient.adapter(named: nil, in: ["/org/bluez/hci0": adapter(false)])?.path
+        == "/org/bluez/hci0")
+  }
+
   @Test func unreachableBusIsARetriedNonPermanentFailure() throws {
     let address = "unix:path=/nonexistent/bluez-test/bus"
     let source = BlueZSource(adapter: nil, busAddress: address, callTimeout: 1_000_000)

@@ -170,15 +170,17 @@ final class BlueZClient {
   }
 
   /// The adapter to use among `objects`: the one named `name` (`hci0`, the last component of its
-  /// path), or, when `name` is nil, the first adapter by path.
+  /// path), or, when `name` is nil, the first powered adapter by path (the first by path when
+  /// none is powered).
   /// - Returns: its path and `Adapter1` properties, or nil when there is none.
   static func adapter(named name: String?, in objects: [String: Interfaces]) -> (
     path: String, properties: [String: DBusValue]
   )? {
-    for path in objects.keys.sorted() where isAdapter(path, named: name) {
-      if let properties = objects[path]?[adapterInterface] { return (path, properties) }
+    let candidates = objects.keys.sorted().compactMap { path in
+      isAdapter(path, named: name)
+        ? objects[path]?[adapterInterface].map { (path: path, properties: $0) } : nil
     }
-    return nil
+    return candidates.first { $0.properties["Powered"] == .bool(true) } ?? candidates.first
   }
 
   /// Whether `path` can be the adapter named `name` (any adapter path when `name` is nil).
