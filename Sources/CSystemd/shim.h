@@ -44,6 +44,21 @@ static inline int corelocation_sd_bus_message_read_uint64(sd_bus_message *m, uin
   return sd_bus_message_read_basic(m, 't', value);
 }
 
+/** Reads an `n` (int16). */
+static inline int corelocation_sd_bus_message_read_int16(sd_bus_message *m, int16_t *value) {
+  return sd_bus_message_read_basic(m, 'n', value);
+}
+
+/** Reads a `q` (uint16). */
+static inline int corelocation_sd_bus_message_read_uint16(sd_bus_message *m, uint16_t *value) {
+  return sd_bus_message_read_basic(m, 'q', value);
+}
+
+/** Reads a `y` (byte). */
+static inline int corelocation_sd_bus_message_read_byte(sd_bus_message *m, uint8_t *value) {
+  return sd_bus_message_read_basic(m, 'y', value);
+}
+
 /** Reads a `b` (boolean) as 0 or 1. */
 static inline int corelocation_sd_bus_message_read_bool(sd_bus_message *m, int *value) {
   return sd_bus_message_read_basic(m, 'b', value);

@@ -33,6 +33,8 @@ class PrivateBusHarness {
   let directory: String
   /// The private bus's address.
   private(set) var busAddress = ""
+  /// The bus daemon, once started (a test may stop it to take the bus away).
+  private(set) var busDaemon: GeoClueChildProcess?
   private var processes: [GeoClueChildProcess] = []
 
   init(directory: String) {
@@ -58,6 +60,7 @@ class PrivateBusHarness {
       throw error
     }
     close(pipeFDs[1])
+    busDaemon = process
     guard let line = Self.readLine(pipeFDs[0], timeout: 30), line.hasPrefix("unix:") else {
       let errors = (try? String(contentsOfFile: directory + "/dbus.err", encoding: .utf8)) ?? ""
       throw Failure(

@@ -235,6 +235,16 @@ enum SDBus {
     sd_bus_message_get_sender(message.raw).map { String(cString: $0) }
   }
 
+  /// `sd_bus_message_get_path`: the object path a signal or call is about, if any.
+  static func path(_ message: DBusMessage) -> String? {
+    sd_bus_message_get_path(message.raw).map { String(cString: $0) }
+  }
+
+  /// `sd_bus_message_get_member`: the name of a signal or method.
+  static func member(_ message: DBusMessage) -> String? {
+    sd_bus_message_get_member(message.raw).map { String(cString: $0) }
+  }
+
   /// `sd_bus_message_peek_type`: the type code and contents signature of the next value, or nil
   /// at the end of the current container.
   static func peekType(_ message: DBusMessage) throws(DBusError) -> (
@@ -301,6 +311,42 @@ enum SDBus {
     try check(
       corelocation_sd_bus_message_read_uint64(message.raw, &value), "sd_bus_message_read_basic")
     return value
+  }
+
+  /// `sd_bus_message_read_basic` with `n`.
+  static func readInt16(_ message: DBusMessage) throws(DBusError) -> Int16 {
+    var value: Int16 = 0
+    try check(
+      corelocation_sd_bus_message_read_int16(message.raw, &value), "sd_bus_message_read_basic")
+    return value
+  }
+
+  /// `sd_bus_message_read_basic` with `q`.
+  static func readUInt16(_ message: DBusMessage) throws(DBusError) -> UInt16 {
+    var value: UInt16 = 0
+    try check(
+      corelocation_sd_bus_message_read_uint16(message.raw, &value), "sd_bus_message_read_basic")
+    return value
+  }
+
+  /// `sd_bus_message_read_basic` with `y`.
+  static func readByte(_ message: DBusMessage) throws(DBusError) -> UInt8 {
+    var value: UInt8 = 0
+    try check(
+      corelocation_sd_bus_message_read_byte(message.raw, &value), "sd_bus_message_read_basic")
+    return value
+  }
+
+  /// `sd_bus_message_read_array` with `y`: a whole `ay` (the message must be positioned at it, not
+  /// inside it), copied out of the message.
+  static func readByteArray(_ message: DBusMessage) throws(DBusError) -> [UInt8] {
+    var pointer: UnsafeRawPointer?
+    var size = 0
+    try check(
+      sd_bus_message_read_array(message.raw, typeCode("y"), &pointer, &size),
+      "sd_bus_message_read_array")
+    guard let pointer, size > 0 else { return [] }
+    return Array(UnsafeRawBufferPointer(start: pointer, count: size))
   }
 
   /// `sd_bus_message_read_basic` with `b`.
