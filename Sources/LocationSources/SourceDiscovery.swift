@@ -29,7 +29,7 @@ package enum SourceDiscovery {
       return access(path, R_OK) == 0
     case .iioCompass:
       return IIOCompassSource.isOnSystemBus()
-    case .replay, .nmeaSerial, .nmeaTCP:
+    case .replay, .nmeaSerial, .nmeaTCP, .bluez, .beaconReplay:
       return false
     }
   }
@@ -37,6 +37,10 @@ package enum SourceDiscovery {
   /// Whether a configured source hears beacons now (`isRangingAvailable()`).
   package static func hearsBeacons(_ url: SourceURL) -> Bool {
     switch url {
+    case .bluez(let adapter):
+      return BlueZSource.adapterAvailable(adapter: adapter)
+    case .beaconReplay(let path, _):
+      return access(path, R_OK) == 0
     case .gpsd, .nmeaSerial, .nmeaTCP, .geoclue, .iioCompass, .replay, .staticFile:
       return false
     }

@@ -20,6 +20,10 @@ package enum SourceFactory {
       return GeoClueSource(accuracyLevel: .forDesiredAccuracy(accuracy))
     case .iioCompass:
       return IIOCompassSource()
+    case .bluez(let adapter):
+      return BlueZSource(adapter: adapter)
+    case .beaconReplay(let path, let options):
+      return BeaconReplaySource(path: path, options: options)
     }
   }
 }

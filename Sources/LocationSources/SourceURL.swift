@@ -18,6 +18,12 @@ package enum SourceURL: Sendable, Equatable {
   case geoclue
   /// The compass of iio-sensor-proxy (`net.hadess.SensorProxy.Compass`) on the system bus.
   case iioCompass
+  /// Bluetooth LE advertisements (iBeacons) through BlueZ on the system bus: `bluez` (the first
+  /// adapter) or `bluez://hci1`.
+  case bluez(adapter: String?)
+  /// A recording of advertisements (JSON lines, `BeaconRecording`) replayed on the runtime's
+  /// clock: `beacons+replay:///path/site.beacons.jsonl?speed=10&loop=1`.
+  case beaconReplay(path: String, options: ReplayOptions)
 
   /// A network or local socket address.
   package enum Endpoint: Sendable, Equatable {
@@ -55,7 +61,8 @@ package enum SourceURL: Sendable, Equatable {
 
   /// The schemes this build understands, for error messages.
   package static let knownSchemes = [
-    "replay", "file", "static", "gpsd", "nmea", "nmea+tcp", "geoclue",
+    "replay", "file", "static", "gpsd", "nmea", "nmea+tcp", "geoclue", "iio-compass", "bluez",
+    "beacons+replay",
   ]
 
   /// Parses a source URL. A bare path (`/x/track.gpx`) is taken as `replay://` of that path.
@@ -67,6 +74,7 @@ package enum SourceURL: Sendable, Equatable {
     }
     if trimmed == "geoclue" || trimmed == "geoclue://" { return .geoclue }
     if trimmed == "iio-compass" || trimmed == "iio-compass://" { return .iioCompass }
+    if trimmed == "bluez" || trimmed == "bluez://" { return .bluez(adapter: nil) }
     if trimmed.hasPrefix("/") {
       return .replay(path: trimmed, options: ReplayOptions())
     }
@@ -136,6 +144,25 @@ package enum SourceURL: Sendable, Equatable {
       return .geoclue
     case "iio-compass":
       return .iioCompass
+    case "bluez":
+      if let key = query.first?.key {
+        throw SourceError(.configuration, "bluez:// has no option '\(key)'", isPermanent: true)
+      }
+      let adapter = path.hasPrefix("/") ? String(path.dropFirst()) : path
+      guard !adapter.isEmpty else { return .bluez(adapter: nil) }
+      guard adapter.utf8.count <= 32, adapter.allSatisfy({ $0.isLetter || $0.isNumber }) else {
+        throw SourceError(
+          .configuration, "bluez://\(adapter): an adapter is named like hci0", isPermanent: true)
+      }
+      return .bluez(adapter: adapter)
+    case "beacons+replay":
+      guard path.hasPrefix("/") else {
+        throw SourceError(
+          .configuration,
+          "beacons+replay:// needs an absolute path, as in beacons+replay:///home/me/site.beacons.jsonl",
+          isPermanent: true)
+      }
+      return .beaconReplay(path: path, options: try replayOptions(query, url: trimmed))
     default:
       throw SourceError(
         .configuration,
@@ -168,8 +195,10 @@ package enum SourceURL: Sendable, Equatable {
   /// The file a replay, a static position or a serial line reads.
   private var filePath: String? {
     switch self {
-    case .replay(let path, _), .staticFile(let path), .nmeaSerial(let path, _): path
-    case .gpsd, .nmeaTCP, .geoclue, .iioCompass: nil
+    case .replay(let path, _), .staticFile(let path), .nmeaSerial(let path, _),
+      .beaconReplay(let path, _):
+      path
+    case .gpsd, .nmeaTCP, .geoclue, .iioCompass, .bluez: nil
     }
   }
 
@@ -178,7 +207,8 @@ package enum SourceURL: Sendable, Equatable {
     switch self {
     case .replay(let path, _): .replay(path: path, options: ReplayOptions())
     case .nmeaSerial(let path, _): .nmeaSerial(path: path, baud: 0)
-    case .gpsd, .nmeaTCP, .geoclue, .iioCompass, .staticFile: self
+    case .beaconReplay(let path, _): .beaconReplay(path: path, options: ReplayOptions())
+    case .gpsd, .nmeaTCP, .geoclue, .iioCompass, .staticFile, .bluez: self
     }
   }
 
@@ -206,6 +236,10 @@ package enum SourceURL: Sendable, Equatable {
       return "geoclue"
     case .iioCompass:
       return "iio-compass"
+    case .bluez(let adapter):
+      return adapter.map { "bluez://\($0)" } ?? "bluez"
+    case .beaconReplay(let path, let options):
+      return "beacons+" + SourceURL.replay(path: path, options: options).text
     }
   }
 

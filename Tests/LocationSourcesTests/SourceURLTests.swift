@@ -35,6 +35,13 @@ import Testing
     ("replay:///tmp/t.gpx?sp%65ed=2", .replay(path: "/tmp/t.gpx", options: Options(speed: 2))),
     ("static:///etc/geolocation", .staticFile(path: "/etc/geolocation")),
     ("Static:///srv/where%20am%20i", .staticFile(path: "/srv/where am i")),
+    ("bluez", .bluez(adapter: nil)),
+    ("bluez://", .bluez(adapter: nil)),
+    ("bluez://hci1", .bluez(adapter: "hci1")),
+    (
+      "beacons+replay:///tmp/site.beacons.jsonl?speed=4&loop=1",
+      .beaconReplay(path: "/tmp/site.beacons.jsonl", options: Options(speed: 4, loop: true))
+    ),
   ]
 
   @Test(arguments: good)
@@ -64,6 +71,10 @@ import Testing
     ("replay:///t.gpx?loop=2", ["loop must be 1 or 0, not '2'"]),
     ("replay:///t.gpx?rate=2", ["replay:// has no option 'rate'", "speed, instant, loop"]),
     ("static:///etc/geolocation?speed=2", ["static:// has no option 'speed'"]),
+    ("bluez://hci0/../x", ["an adapter is named like hci0"]),
+    ("bluez://hci0?scan=1", ["bluez:// has no option 'scan'"]),
+    ("beacons+replay://site.jsonl", ["beacons+replay:// needs an absolute path"]),
+    ("beacons+replay:///s.jsonl?speed=0", ["replay speed must be a positive number"]),
   ]
 
   @Test(arguments: bad)
@@ -141,5 +152,24 @@ import Testing
     #expect(fixed is StaticSource)
     #expect(fixed.descriptor.url == "static:///nonexistent/geolocation")
     #expect(fixed.descriptor.producesLocation && !fixed.descriptor.producesHeading)
+    let radio = SourceFactory.make(.bluez(adapter: "hci1"))
+    #expect(radio is BlueZSource)
+    #expect(radio.descriptor.url == "bluez://hci1")
+    #expect(radio.descriptor.producesBeacons && !radio.descriptor.producesLocation)
+    let recording = SourceFactory.make(.beaconReplay(path: "/tmp/s.jsonl", options: Options()))
+    #expect(recording is BeaconReplaySource)
+    #expect(recording.descriptor.url == "beacons+replay:///tmp/s.jsonl")
+    #expect(
+      try SourceURL.parse(recording.descriptor.url)
+        == .beaconReplay(path: "/tmp/s.jsonl", options: Options()))
+  }
+
+  @Test func canonicalTextsParseBack() throws {
+    for url: SourceURL in [
+      .bluez(adapter: nil), .bluez(adapter: "hci0"),
+      .beaconReplay(path: "/tmp/a b.jsonl", options: Options(speed: 2, instant: true)),
+    ] {
+      #expect(try SourceURL.parse(url.text) == url)
+    }
   }
 }
