@@ -112,7 +112,7 @@ let package = Package(
       name: "CoreLocationTesting",
       dependencies: [
         "CoreLocation", "LocationServices", "LocationModel", "LocationStore", "LocationSources",
-        "LocationEngine", "Geodesy", "Geocoding", "Contacts",
+        "LocationEngine", "LocationFormats", "Geodesy", "Geocoding", "Contacts",
       ],
       swiftSettings: swiftSettings
     ),

@@ -1,6 +1,7 @@
 import CoreLocation
 import CoreLocationTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// Records the ranging callbacks a delegate hears, in order.
@@ -185,5 +186,37 @@ final class RangingDelegate: NSObject, CLLocationManagerDelegate, @unchecked Sen
     again.placeBeacon(uuid: Self.uuid, major: 9, minor: 3)
     again.advance(by: 1)
     #expect(restartedDelegate.regionCalls == ["enter desk", "state desk 1 true"])
+  }
+}
+
+/// `SimulatedEnvironment.replayBeacons(contentsOf:speed:)` on the recorded office corridor
+/// (`Tests/Fixtures/beacons/office.beacons.jsonl`: three beacons, the third silent after 30 s).
+@Suite struct SimulatedBeaconReplayTests {
+  @Test func aRecordedSiteDrivesRangingAndABeaconRegion() throws {
+    let world = SimulatedEnvironment(authorization: .authorizedAlways)
+    let manager = world.run { CLLocationManager() }
+    let delegate = RangingDelegate()
+    manager.delegate = delegate
+    let uuid = CLLocationManagerRangingTests.uuid
+    manager.startRangingBeacons(satisfying: CLBeaconIdentityConstraint(uuid: uuid))
+    manager.startMonitoring(for: CLBeaconRegion(uuid: uuid, major: 2, identifier: "far end"))
+    world.pump()
+    let replay = try world.replayBeacons(
+      contentsOf: Paths.fixture("beacons", "office.beacons.jsonl"))
+    #expect(replay.advertisementCount == 402)
+    #expect(replay.malformedLines == 0)
+    #expect(replay.duration > 59 && replay.duration < 61)
+    world.advance(by: 10)
+    let early = delegate.ranged.last?.beacons ?? []
+    #expect(Set(early.map { "\($0.major).\($0.minor)" }) == ["1.1", "1.2", "2.7"])
+    #expect(early.allSatisfy { $0.proximity != .unknown })
+    #expect(delegate.regionCalls == ["state far end 1 true"])
+    // The third beacon falls silent at 30 s: unknown, then gone; the region is left 30 s later.
+    world.advance(by: 25)
+    #expect(delegate.ranged.last?.beacons.last?.minor == 7)
+    #expect(delegate.ranged.last?.beacons.last?.proximity == .unknown)
+    world.advance(by: 30)
+    #expect(!(delegate.ranged.last?.beacons ?? []).contains { $0.minor == 7 })
+    #expect(delegate.regionCalls.suffix(2) == ["exit far end", "state far end 2 true"])
   }
 }
