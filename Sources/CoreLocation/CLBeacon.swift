@@ -19,8 +19,9 @@ public enum CLProximity: Int, Sendable {
 
 /// Information about a detected iBeacon and the relative distance to it.
 ///
-/// Linux has no beacon ranging (`CLLocationManager.isRangingAvailable()` is `false`); the type exists
-/// so that code written for Apple platforms compiles.
+/// Delivered by ranging (`startRangingBeacons(satisfying:)`) about once a second, closest first;
+/// `accuracy` is the distance the log-distance path-loss model gives for the RSSI averaged over the
+/// last second (README, "Beacons").
 open class CLBeacon: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
   // @unchecked Sendable: every stored property is an immutable `let`.
   private let storedUUID: UUID
@@ -188,8 +189,9 @@ open class CLBeaconIdentityConstraint: NSObject, NSCopying, NSSecureCoding, @unc
   open func copy(with zone: NSZone? = nil) -> Any { self }
 }
 
-/// A region that detects the presence of iBeacon devices. Never monitored on Linux:
-/// `CLLocationManager.isMonitoringAvailable(for: CLBeaconRegion.self)` is `false`.
+/// A region that detects the presence of iBeacon devices: monitored with `startMonitoring(for:)`
+/// while a source hears beacons (`isMonitoringAvailable(for: CLBeaconRegion.self)`), inside while a
+/// matching beacon is heard and outside after 30 s without one (README, "Beacons").
 open class CLBeaconRegion: CLRegion, @unchecked Sendable {
   // @unchecked Sendable: the beacon fields are immutable; the notification flags are CLRegion's.
   /// The UUID of the beacons being targeted.
@@ -266,14 +268,28 @@ open class CLBeaconRegion: CLRegion, @unchecked Sendable {
     super.init(identifier: identifier, center: kCLLocationCoordinate2DInvalid, radius: 0)
   }
 
-  /// Returns a dictionary of data that you can use to configure the current device as a beacon.
-  /// Linux does not advertise as a beacon; the dictionary carries the identity for reference.
+  /// The measured power `peripheralData(withMeasuredPower:)` uses when given nil: -59 dBm, the
+  /// usual calibration of a phone held at 1 m (Apple uses the device's own, which Linux has no
+  /// table of).
+  static let defaultMeasuredPower = -59
+
+  /// Retrieves data that you can use to advertise the current device as a beacon.
+  ///
+  /// The dictionary has Apple's one key, `kCBAdvDataAppleBeaconKey`, whose value is the 21 bytes
+  /// of the iBeacon frame after its type and length: the UUID, the major and minor values
+  /// (big-endian; 0 when the region leaves them open) and the measured power (a signed byte). On
+  /// Linux, advertise it through BlueZ's `LEAdvertisingManager1` as the manufacturer data of
+  /// company 0x004C, preceded by the bytes 0x02 0x15.
+  /// - Parameter measuredPower: the RSSI at 1 m, dBm; nil for -59.
   open func peripheralData(withMeasuredPower measuredPower: NSNumber?) -> NSMutableDictionary {
+    let power = Int8(clamping: measuredPower?.intValue ?? Self.defaultMeasuredPower)
+    let majorValue = UInt16(truncatingIfNeeded: major?.intValue ?? 0)
+    let minorValue = UInt16(truncatingIfNeeded: minor?.intValue ?? 0)
+    var bytes = withUnsafeBytes(of: uuid.uuid) { Array($0) }
+    bytes += [UInt8(majorValue >> 8), UInt8(majorValue & 0xFF)]
+    bytes += [UInt8(minorValue >> 8), UInt8(minorValue & 0xFF), UInt8(bitPattern: power)]
     let dictionary = NSMutableDictionary()
-    dictionary["uuid"] = uuid.uuidString
-    if let major { dictionary["major"] = major }
-    if let minor { dictionary["minor"] = minor }
-    if let measuredPower { dictionary["measuredPower"] = measuredPower }
+    dictionary["kCBAdvDataAppleBeaconKey"] = Data(bytes)
     return dictionary
   }
 

@@ -37,7 +37,8 @@ package struct HubConfiguration: Sendable {
     no location source configured or found (no gpsd answering on 127.0.0.1:2947, no GeoClue on \
     the system bus, no /etc/geolocation). Start gpsd or GeoClue, set CORELOCATION_SOURCE to a \
     source URL (gpsd://host:2947, nmea:///dev/ttyUSB0?baud=9600, nmea+tcp://host:10110, geoclue, \
-    replay:///path/track.gpx, static:///etc/geolocation), list URLs in \
+    replay:///path/track.gpx, static:///etc/geolocation; for beacons bluez or \
+    beacons+replay:///path/site.beacons.jsonl), list URLs in \
     ~/.config/corelocation/sources or /etc/corelocation/sources, or create /etc/geolocation \
     (four lines: latitude, longitude, altitude, accuracy)
     """

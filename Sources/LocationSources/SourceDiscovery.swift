@@ -4,13 +4,14 @@ import Foundation
 /// answers, GeoClue if its name is on the system bus, `/etc/geolocation` if it exists. Everything
 /// found is offered to the arbiter, which runs the cheapest that meets the demand.
 package enum SourceDiscovery {
-  /// The discovered sources, in the order: gpsd, GeoClue, static file, and the iio-sensor-proxy
-  /// compass (for headings only).
+  /// The discovered sources, in the order: gpsd, GeoClue, static file, the iio-sensor-proxy
+  /// compass (for headings only) and BlueZ with a powered adapter (for beacons only; it scans
+  /// only while something ranges beacons or watches a beacon region).
   /// - Parameter probe: whether a candidate answers now (injected by tests).
   package static func discover(probe: (SourceURL) -> Bool = isAvailable) -> [SourceURL] {
     let candidates: [SourceURL] = [
       .gpsd(.tcp(host: "127.0.0.1", port: 2947)), .geoclue, .staticFile(path: "/etc/geolocation"),
-      .iioCompass,
+      .iioCompass, .bluez(adapter: nil),
     ]
     return candidates.filter(probe)
   }
@@ -29,7 +30,9 @@ package enum SourceDiscovery {
       return access(path, R_OK) == 0
     case .iioCompass:
       return IIOCompassSource.isOnSystemBus()
-    case .replay, .nmeaSerial, .nmeaTCP, .bluez, .beaconReplay:
+    case .bluez(let adapter):
+      return BlueZSource.adapterAvailable(adapter: adapter)
+    case .replay, .nmeaSerial, .nmeaTCP, .beaconReplay:
       return false
     }
   }

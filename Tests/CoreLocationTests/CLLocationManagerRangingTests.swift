@@ -189,6 +189,23 @@ final class RangingDelegate: NSObject, CLLocationManagerDelegate, @unchecked Sen
   }
 }
 
+/// `CLBeaconRegion.peripheralData(withMeasuredPower:)`: Apple's key and the iBeacon payload.
+@Suite struct PeripheralDataTests {
+  @Test func theDictionaryCarriesTheBeaconPayload() throws {
+    let uuid = CLLocationManagerRangingTests.uuid
+    let region = CLBeaconRegion(uuid: uuid, major: 0x0102, minor: 0xA0B0, identifier: "me")
+    let data = try #require(
+      region.peripheralData(withMeasuredPower: -65)["kCBAdvDataAppleBeaconKey"] as? Data)
+    #expect(data.count == 21)
+    #expect(Array(data.prefix(16)) == withUnsafeBytes(of: uuid.uuid) { Array($0) })
+    #expect(Array(data.suffix(5)) == [0x01, 0x02, 0xA0, 0xB0, 0xBF])
+    let open = CLBeaconRegion(uuid: uuid, identifier: "any")
+    let defaults = try #require(
+      open.peripheralData(withMeasuredPower: nil)["kCBAdvDataAppleBeaconKey"] as? Data)
+    #expect(Array(defaults.suffix(5)) == [0, 0, 0, 0, 0xC5])
+  }
+}
+
 /// `SimulatedEnvironment.replayBeacons(contentsOf:speed:)` on the recorded office corridor
 /// (`Tests/Fixtures/beacons/office.beacons.jsonl`: three beacons, the third silent after 30 s).
 @Suite struct SimulatedBeaconReplayTests {

@@ -199,6 +199,8 @@ import Testing
     #expect(all.sources.urls == [gpsd, .geoclue, .staticFile(path: "/etc/geolocation")])
     let onlyGeoClue = configuration(Self.home, answering: [.geoclue])
     #expect(onlyGeoClue.sources.urls == [.geoclue])
+    let withRadio = configuration(Self.home, answering: [.geoclue, .bluez(adapter: nil)])
+    #expect(withRadio.sources.urls == [.geoclue, .bluez(adapter: nil)])
     let nothing = configuration(Self.home)
     #expect(nothing.sources.unavailableMessage?.contains("Start gpsd or GeoClue") == true)
   }
