@@ -35,7 +35,7 @@ import LocationSources
 /// | `requests-per-uid` | requests one uid's connections together are served per second (default 10000; a new connection and a `hello` count 10, every 4 KiB received 1; beyond it they wait, unread) |
 /// | `max-regions` | regions one app may monitor at once, every group together (default 50000) |
 /// | `max-regions-per-uid` | regions one uid's apps may monitor at once, together (default 10000) |
-/// | `max-ranged-constraints` | beacon constraints one manager may range at once (default 100; more get `rangingFailed` `unavailable`) |
+/// | `max-ranged-constraints` | beacon constraints one uid's managers may range at once, together (default 1000; more get `rangingFailed` `unavailable`) |
 /// | `max-held-requests` | requests of one uid's apps together kept while an agent decides (default 256; more get `tooMany`) |
 /// | `max-apps-per-uid` | app identities one uid may have the daemon remember (default 256; a new one beyond gets `tooMany` at `hello`) |
 /// | `max-pending-events` | region events kept for one app while it is away (default 10000; the oldest are dropped first, and logged) |
@@ -122,9 +122,9 @@ package struct DaemonConfiguration: Sendable, Equatable {
   package var controlGroup: String?
   /// Managers one connection may register.
   package var maximumManagers = 1024
-  /// Beacon constraints one manager may range at once (`max-ranged-constraints`): each costs a
-  /// delivery a second and what was heard of its beacons.
-  package var maximumRangedConstraints = 100
+  /// Beacon constraints one uid's managers may range at once, together (`max-ranged-constraints`):
+  /// each costs a delivery a second and what was heard of its beacons.
+  package var maximumRangedConstraints = 1000
   /// Regions one app may monitor at once, every group together (`max-regions`): the store, the
   /// daemon's memory and the welcome that lists them stay bounded (50,000 regions with short
   /// identifiers make a welcome of about 8 MB; with identifiers of the longest, 1 KiB, about

@@ -359,6 +359,7 @@ extension DaemonServer {
         host.hub.unregister(manager.id)
       }
       noteRegistered(-session.managers.count, app: host.app)
+      noteRanged(-session.ranging.values.reduce(0) { $0 + $1.count }, app: host.app)
       session.managers = [:]
       dropHeldRequests(of: connection.id)
       let last = host.detach(connection)
@@ -434,6 +435,8 @@ final class IOLoop: @unchecked Sendable {
   var purposes: [String: String] = [:]
   /// Clients registered per app, all its connections together: the app is in use while above 0.
   var registeredClients: [String: Int] = [:]
+  /// Beacon constraints ranged by each uid's managers together (`max-ranged-constraints`).
+  var rangedByUID: [UInt32: Int] = [:]
   /// A uid's queues together may hold this many times `queue-limit`.
   static let uidQueueFactor = 16
   /// When connections that have not said `hello` are closed, in order (monotonic seconds).

@@ -223,7 +223,7 @@ extension DaemonServer {
     case .unregister(let client):
       hub.unregister(try manager(session, client))
       session.managers[client] = nil
-      session.ranging[client] = nil
+      noteRanged(-(session.ranging.removeValue(forKey: client)?.count ?? 0), app: host.app)
       noteRegistered(-1, app: host.app)
       if !isInUse(host) { appNoLongerInUse(host.app) }
     case .startUpdates(let client, let request):
@@ -301,8 +301,9 @@ extension DaemonServer {
     case .startRanging(let client, let constraint):
       try startRanging(client, constraint, session, host)
     case .stopRanging(let client, let constraint):
-      session.ranging[client]?.remove(constraint)
-      hub.send(.stopRanging(try manager(session, client), constraint))
+      let id = try manager(session, client)
+      if session.ranging[client]?.remove(constraint) != nil { noteRanged(-1, app: host.app) }
+      hub.send(.stopRanging(id, constraint))
     case .hello, .welcome, .error, .ping, .locations, .authorization, .regionEvents,
       .regionStarted, .regionsChanged, .regionList, .regionFailed, .regionState, .heading,
       .headingInterference, .deferredFinished, .paused, .resumed, .visit, .status, .apps,
@@ -315,7 +316,8 @@ extension DaemonServer {
   }
 
   /// `startRanging`: refused with `rangingFailed` when the app may not range (the broker's
-  /// decision: approximate or denied) or the manager is at `max-ranged-constraints`.
+  /// decision: approximate or denied) or the uid's managers range `max-ranged-constraints`
+  /// constraints together.
   private func startRanging(
     _ client: Int, _ constraint: BeaconConstraint, _ session: Session, _ host: AppHost
   ) throws(DaemonProtocolError) {
@@ -326,16 +328,28 @@ extension DaemonServer {
         .rangingFailed(client: client, constraint: constraint, reason: .denied))
       return
     }
-    let ranged = session.ranging[client, default: []]
-    if !ranged.contains(constraint), ranged.count >= configuration.maximumRangedConstraints {
+    let uid = owner(of: host.app) ?? 0
+    let isNew = session.ranging[client]?.contains(constraint) != true
+    if isNew, loop.rangedByUID[uid, default: 0] >= configuration.maximumRangedConstraints {
       DaemonLog.write(
-        "\(host.app): a manager may range at most \(configuration.maximumRangedConstraints) "
-          + "beacon constraints (max-ranged-constraints); one more refused")
+        "uid \(uid): its managers may range at most \(configuration.maximumRangedConstraints) "
+          + "beacon constraints together (max-ranged-constraints); one more refused")
       session.connection.send(
         .rangingFailed(client: client, constraint: constraint, reason: .unavailable))
       return
     }
-    session.ranging[client, default: []].insert(constraint)
+    if isNew {
+      session.ranging[client, default: []].insert(constraint)
+      noteRanged(1, app: host.app)
+    }
     host.hub.startRanging(id, constraint)
+  }
+
+  /// Counts constraints ranged by the managers of an app's uid (`max-ranged-constraints`).
+  func noteRanged(_ delta: Int, app: String) {
+    guard delta != 0 else { return }
+    let uid = owner(of: app) ?? 0
+    let count = loop.rangedByUID[uid, default: 0] + delta
+    loop.rangedByUID[uid] = count > 0 ? count : nil
   }
 }

@@ -56,6 +56,34 @@ import Testing
     #expect(Self.beacons(try peer.sync()).isEmpty)
   }
 
+  @Test func theCapCountsEveryManagerOfTheUID() throws {
+    let radio = Self.radio()
+    let daemon = try DaemonFixture(extraSources: [radio]) { $0.maximumRangedConstraints = 2 }
+    defer { daemon.stop() }
+    let first = try daemon.connectApp()
+    first.send(.startRanging(client: 1, constraint: BeaconConstraint(uuid: Self.uuid, major: 1)))
+    // The same constraint again is not a new one.
+    first.send(.startRanging(client: 1, constraint: BeaconConstraint(uuid: Self.uuid, major: 1)))
+    _ = try first.sync()
+    let second = try daemon.connectApp()
+    second.send(.startRanging(client: 1, constraint: BeaconConstraint(uuid: Self.uuid, major: 2)))
+    second.send(.startRanging(client: 1, constraint: BeaconConstraint(uuid: Self.uuid, major: 3)))
+    let refused = try second.sync().filter {
+      if case .rangingFailed = $0 { return true }
+      return false
+    }
+    #expect(refused.count == 1)
+    // A closed connection gives its constraints back.
+    first.shutdownWrite()
+    _ = try first.readUntilClosed()
+    second.send(.startRanging(client: 1, constraint: BeaconConstraint(uuid: Self.uuid, major: 3)))
+    #expect(
+      try second.sync().allSatisfy {
+        if case .rangingFailed = $0 { return false }
+        return true
+      })
+  }
+
   @Test func approximateAppsAndTooManyConstraintsAreRefused() throws {
     let radio = Self.radio()
     let daemon = try DaemonFixture(extraSources: [radio]) { $0.maximumRangedConstraints = 2 }
