@@ -142,6 +142,7 @@ final class BeaconRunner: NSObject, CLLocationManagerDelegate {
     }
   }
 
+  /// A delivery: printed when wanted.
   nonisolated func locationManager(
     _ manager: CLLocationManager, didRange beacons: [CLBeacon],
     satisfying beaconConstraint: CLBeaconIdentityConstraint
@@ -150,6 +151,7 @@ final class BeaconRunner: NSObject, CLLocationManagerDelegate {
     MainActor.assumeIsolated { received(beacons, uuid: uuid) }
   }
 
+  /// Ranging a UUID failed: the run ends.
   nonisolated func locationManager(
     _ manager: CLLocationManager, didFailRangingFor beaconConstraint: CLBeaconIdentityConstraint,
     error: any Error
@@ -158,6 +160,8 @@ final class BeaconRunner: NSObject, CLLocationManagerDelegate {
     MainActor.assumeIsolated { failed(uuid, error) }
   }
 
+  /// A location error: a denial or the end of every source ends the run; others are shown with
+  /// `--verbose`.
   nonisolated func locationManager(_ manager: CLLocationManager, didFailWithError error: any Error)
   {
     MainActor.assumeIsolated {

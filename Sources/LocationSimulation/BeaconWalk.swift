@@ -107,6 +107,7 @@ package struct BeaconWalk: Sendable {
     _ = engine.handle(.startRanging(client, BeaconConstraint(uuid: Self.uuid)), at: origin)
     var deliveries: [Delivery] = []
     var nextTick = LocationEngine.beaconTickPeriod
+    /// One ranging tick at `nextTick`: the beacon's deliveries are kept.
     func tick() {
       let effects = engine.handle(.timerFired(.beaconTick), at: origin.advanced(by: nextTick))
       for case .deliverBeacons(_, _, let beacons) in effects {
