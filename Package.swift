@@ -186,6 +186,8 @@ let package = Package(
       name: "LocationEngineTests",
       dependencies: [
         "LocationEngine", "LocationFormats", "LocationModel", "Geodesy", "TestSupport",
+        // BeaconWalk: the seeded walk past a beacon that `locbench beacons` measures too.
+        "LocationSimulation",
       ]),
     .testTarget(
       name: "LocationStoreTests",

@@ -53,6 +53,12 @@ package enum WhereAmI {
     if options.verbose, ProcessInfo.processInfo.environment["CORELOCATION_LOG"] == nil {
       setenv("CORELOCATION_LOG", "debug", 1)
     }
+    if !options.beacons.isEmpty {
+      let runner = BeaconRunner(options: options)
+      exitOnSignals()
+      runner.start()
+      withExtendedLifetime(runner) { dispatchMain() }
+    }
     var regions: [CLCircularRegion] = []
     if let file = options.regions {
       do {

@@ -42,6 +42,9 @@ package struct WhereAmIOptions: Equatable, Sendable {
   package var regions: String?
   /// `--geocode TEXT`: print the places that match TEXT instead of a location.
   package var geocode: String?
+  /// `--beacons UUID` (repeatable): range the iBeacons of these proximity UUIDs and print them
+  /// instead of locations, in the order given, without repeats.
+  package var beacons: [UUID] = []
   /// `-h/--help`.
   package var help = false
   /// `--version`.
@@ -71,6 +74,7 @@ package struct WhereAmIOptions: Equatable, Sendable {
     }
     var options = WhereAmIOptions()
     var index = 0
+    var formatGiven = false
     func value(_ name: String) throws(UsageError) -> String {
       index += 1
       guard index < arguments.count else { throw UsageError(message: "\(name) needs a value") }
@@ -89,11 +93,21 @@ package struct WhereAmIOptions: Equatable, Sendable {
       case "-w", "--watch", "-follow", "-watch": options.watch = true
       case "-v", "--verbose", "-verbose": options.verbose = true
       case "-j", "--json", "-json": options.output = .json
-      case "-f", "--format", "-format": options.output = .format(try value(argument))
+      case "-f", "--format", "-format":
+        options.output = .format(try value(argument))
+        formatGiven = true
       case "-h", "--help", "-help": options.help = true
       case "--version", "-version": options.version = true
       case "--source": options.source = try value(argument)
       case "--geocode": options.geocode = try value(argument)
+      case "--beacons":
+        let text = try value(argument)
+        guard let uuid = UUID(uuidString: text) else {
+          throw UsageError(
+            message: "--beacons needs a beacon proximity UUID "
+              + "(E2C56DB5-DFFB-48D2-B060-D0F5A71096E0), not '\(text)'")
+        }
+        if !options.beacons.contains(uuid) { options.beacons.append(uuid) }
       case "--accuracy": options.accuracy = try accuracy(try value(argument))
       case "--distance-filter":
         let metres = try number(argument)
@@ -124,6 +138,17 @@ package struct WhereAmIOptions: Equatable, Sendable {
         throw UsageError(message: "unknown option '\(argument)' (see whereami --help)")
       }
       index += 1
+    }
+    if !options.beacons.isEmpty {
+      if formatGiven {
+        throw UsageError(message: "--format does not apply to --beacons (--json does)")
+      }
+      if options.regions != nil || options.geocode != nil {
+        throw UsageError(
+          message:
+            "--beacons cannot be combined with \(options.regions != nil ? "--regions" : "--geocode")"
+        )
+      }
     }
     return options
   }
@@ -169,6 +194,7 @@ package struct WhereAmIOptions: Equatable, Sendable {
   /// The help text.
   package static let helpText = """
     USAGE: whereami [--watch] [--verbose] [--format FORMAT | --json] [options]
+           whereami --beacons UUID [--beacons UUID]... [--watch] [--json] [options]
 
     Prints the location of this machine, from gpsd, an NMEA device, GeoClue, /etc/geolocation
     or a replayed track, through the CoreLocation API.
@@ -191,6 +217,11 @@ package struct WhereAmIOptions: Equatable, Sendable {
                                TIME ID STATE EVENT (JSON with --json); implies --watch
           --geocode TEXT       Print the places that match TEXT ("Zürich", "Paris, Texas"), best
                                first, one a line (with the tokens of --format, or --json)
+          --beacons UUID       Range the iBeacons of UUID (repeatable) and print them, closest
+                               first, one a line: UUID MAJOR MINOR PROXIMITY ACCURACY_M RSSI
+                               (one JSON object per delivery with --json). Once: the first
+                               delivery with a beacon, within --timeout (default 10 s); with
+                               --watch every delivery, about once a second; --count N deliveries
           --version            Print the version
       -h, --help               Show this help
 
@@ -207,7 +238,8 @@ package struct WhereAmIOptions: Equatable, Sendable {
     EXIT STATUS:
       0 success (with --watch: the replayed source ended, or --count was reached)
       1 no location (no source, the source failed, or it ended before a location); with
-        --geocode, no place matched
+        --geocode, no place matched; with --beacons, ranging is not available or failed, or
+        no beacon in range within 10 s
       2 usage error
       3 location access denied or location services off
       4 timed out

@@ -2,7 +2,8 @@
 // (CONTRIBUTING.md); none is part of the test suite's pass/fail.
 //
 //   swift run -c release locbench \
-//     [geodesy|nmea|replay|regions|store|power|visits|daemon|latency|geocode|install|hostile|all]
+//     [geodesy|nmea|replay|regions|store|power|visits|beacons|daemon|latency|geocode|install|
+//      hostile|all]
 //
 // `hostile-attacker` and `hostile-identity` are the programs `locbench hostile` runs as another
 // uid, not benchmarks.
@@ -21,6 +22,11 @@ let benches: [(name: String, summary: String, run: () -> Void)] = [
   (
     "visits", "visit detection on 20 seeded synthetic days: precision, recall, time errors",
     VisitsBench.run
+  ),
+  (
+    "beacons",
+    "iBeacon decoding and ranging per second, delivery time with 500 beacons, accuracy on walks",
+    BeaconBench.run
   ),
   ("daemon", "locationd vs gpsd: one NMEA feed fanned out to 500 clients", DaemonBench.run),
   (

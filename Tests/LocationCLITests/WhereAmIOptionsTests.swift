@@ -46,6 +46,40 @@ import Testing
     }
   }
 
+  /// `--beacons UUID` may repeat; a UUID given twice is ranged once, in either case.
+  @Test func beaconsTakeRepeatedUUIDs() throws {
+    let options = try WhereAmIOptions.parse([
+      "--beacons", "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0",
+      "--beacons=b9407f30-f5f8-466e-aff9-25556b57fe6d",
+      "--beacons", "e2c56db5-dffb-48d2-b060-d0f5a71096e0", "--watch", "--json",
+    ])
+    #expect(
+      options.beacons.map(\.uuidString) == [
+        "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "B9407F30-F5F8-466E-AFF9-25556B57FE6D",
+      ])
+    #expect(options.watch && options.output == .json)
+    #expect(try WhereAmIOptions.parse([]).beacons.isEmpty)
+  }
+
+  /// A bad UUID, a missing one, and options that do not go with `--beacons` are usage errors.
+  @Test(arguments: [
+    (["--beacons", "lobby"], "--beacons needs a beacon proximity UUID"),
+    (["--beacons"], "--beacons needs a value"),
+    (
+      ["--beacons", "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "-f", "%time"],
+      "--format does not apply"
+    ),
+    (["--regions", "r.geojson", "--beacons", "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"], "--regions"),
+    (["--beacons", "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "--geocode", "Bern"], "--geocode"),
+  ])
+  func beaconUsageErrors(_ arguments: [String], _ message: String) {
+    #expect {
+      try WhereAmIOptions.parse(arguments)
+    } throws: { error in
+      (error as? WhereAmIOptions.UsageError)?.message.contains(message) == true
+    }
+  }
+
   @Test func replayOptionsJoinTheSourceURL() throws {
     var options = try WhereAmIOptions.parse(["--source", "/tmp/t.gpx", "--speed", "4", "--instant"])
     #expect(
