@@ -88,6 +88,10 @@ import Testing
     #expect(
       try options.effectiveSource(environment: ["CORELOCATION_SOURCE": "replay:///a.nmea?loop=1"])
         == "replay:///a.nmea?loop=1&speed=4.0&instant=1")
+    options.source = "beacons+replay:///tmp/site.jsonl"
+    #expect(
+      try options.effectiveSource(environment: [:])
+        == "beacons+replay:///tmp/site.jsonl?speed=4.0&instant=1")
     options.source = "static:///etc/geolocation"
     #expect(throws: WhereAmIOptions.UsageError.self) {
       try options.effectiveSource(environment: [:])
