@@ -89,6 +89,7 @@ import Testing
       queue-limit = 4096
       strikes = 5
       max-regions = 500
+      max-ranged-constraints = 12
 
       [app org.example.Maps]
       executable = /usr/bin/maps
@@ -104,6 +105,7 @@ import Testing
     #expect(configuration.queueLimit == 4096)
     #expect(configuration.strikes == 5)
     #expect(configuration.maximumRegions == 500)
+    #expect(configuration.maximumRangedConstraints == 12)
     #expect(configuration.appID(forExecutable: "/opt/maps/bin/maps") == "org.example.Maps")
     #expect(configuration.appID(forExecutable: "/usr/bin/other") == "/usr/bin/other")
     #expect(configuration.app(id: "org.example.Maps")?.launch == "/usr/bin/maps --background")
@@ -168,7 +170,8 @@ import Testing
   /// Every key the file format has, for the example and the man page.
   static let keys = [
     "source", "policy", "socket", "store", "queue-limit", "strikes", "max-connections",
-    "max-connections-per-uid", "hello-timeout", "max-regions", "max-held-requests",
+    "max-connections-per-uid", "hello-timeout", "max-regions", "max-ranged-constraints",
+    "max-held-requests",
     "max-apps-per-uid", "max-pending-events", "pending-event-days", "control-group", "executable",
     "launch",
   ]
