@@ -155,7 +155,8 @@ package enum ControlFormatter {
       + note
   }
 
-  /// The `regions` reply as a table (coordinates in degrees, radius in metres).
+  /// The `regions` reply as a table (coordinates in degrees, radius in metres; a beacon region
+  /// shows `beacon` and its constraint, UUID then major and minor, in place of its centre).
   ///
   /// - Parameters:
   ///   - regions: The regions.
@@ -176,10 +177,11 @@ package enum ControlFormatter {
         var notify: [String] = []
         if region.notifyOnEntry { notify.append("entry") }
         if region.notifyOnExit { notify.append("exit") }
-        return [
-          entry.group, region.identifier, fixed(region.latitude, 6),
-          fixed(region.longitude, 6), fixed(region.radius, 1), stateName(entry.state),
-          notify.isEmpty ? "-" : notify.joined(separator: ","),
+        let place =
+          region.beacon.map { ["beacon", $0.description, "-"] }
+          ?? [fixed(region.latitude, 6), fixed(region.longitude, 6), fixed(region.radius, 1)]
+        return [entry.group, region.identifier] + place + [
+          stateName(entry.state), notify.isEmpty ? "-" : notify.joined(separator: ","),
         ]
       }
     ).rendered

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Finding sources when none is configured (`docs/architecture.md`, "Sources"): gpsd on localhost if it
 /// answers, GeoClue if its name is on the system bus, `/etc/geolocation` if it exists. Everything
@@ -37,11 +38,27 @@ package enum SourceDiscovery {
     }
   }
 
-  /// Whether a configured source hears beacons now (`isRangingAvailable()`).
+  /// How long an answer about a Bluetooth adapter is reused, seconds: `isRangingAvailable()` and
+  /// every `locationd` welcome ask, and each answer is a D-Bus call (up to 1 s when BlueZ hangs).
+  static let adapterAnswerLifetime = 2.0
+  private static let adapterAnswers = Mutex<[String: (time: Double, available: Bool)]>([:])
+
+  /// Whether a configured source hears beacons now (`isRangingAvailable()`): a BlueZ adapter
+  /// present and powered (asked at most every ``adapterAnswerLifetime`` seconds), or a recording
+  /// that can be read.
   package static func hearsBeacons(_ url: SourceURL) -> Bool {
     switch url {
     case .bluez(let adapter):
-      return BlueZSource.adapterAvailable(adapter: adapter)
+      let key = adapter ?? ""
+      let now = LiveClock.monotonicSeconds()
+      if let known = adapterAnswers.withLock({ $0[key] }),
+        now - known.time < adapterAnswerLifetime
+      {
+        return known.available
+      }
+      let available = BlueZSource.adapterAvailable(adapter: adapter)
+      adapterAnswers.withLock { $0[key] = (now, available) }
+      return available
     case .beaconReplay(let path, _):
       return access(path, R_OK) == 0
     case .gpsd, .nmeaSerial, .nmeaTCP, .geoclue, .iioCompass, .replay, .staticFile:

@@ -105,6 +105,22 @@ import Testing
         """)
   }
 
+  @Test func beaconRegionsShowTheirConstraint() throws {
+    let reply =
+      #"{"type":"reply","id":1,"regions":[{"group":"manager","region":{"identifier":"desk","#
+      + #""latitude":0,"longitude":0,"radius":0,"hysteresis":0,"notifyOnEntry":true,"#
+      + #""notifyOnExit":false,"beacon":{"uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","#
+      + #""major":1}},"state":"inside"}]}"#
+    let result = try run(["regions", "org.example.Maps"], reply: reply)
+    #expect(result.status == 0)
+    #expect(
+      result.output == """
+        GROUP    IDENTIFIER  LATITUDE                               LONGITUDE  RADIUS (M)  STATE   NOTIFY
+        manager  desk          beacon  E2C56DB5-DFFB-48D2-B060-D0F5A71096E0 1           -  inside  entry
+
+        """)
+  }
+
   @Test func emptyListsSaySo() throws {
     #expect(
       try run(["apps"], reply: #"{"type":"reply","id":1,"apps":[]}"#).output
