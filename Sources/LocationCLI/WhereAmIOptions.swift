@@ -182,7 +182,8 @@ package struct WhereAmIOptions: Equatable, Sendable {
     }
     var url = base.trimmingCharacters(in: .whitespaces)
     if url.hasPrefix("/") { url = "replay://" + url }
-    guard url.hasPrefix("replay://") || url.hasPrefix("file://") || url.hasPrefix("beacons+replay://")
+    guard
+      url.hasPrefix("replay://") || url.hasPrefix("file://") || url.hasPrefix("beacons+replay://")
     else {
       throw UsageError(
         message: "--speed and --instant apply to replay:// and beacons+replay:// sources only")
