@@ -34,7 +34,7 @@ import Synchronization
 /// belongs to one serial dispatch queue; a read dispatch source on its descriptor drives
 /// `sd_bus_process`. Every call into the context is made on that queue, and `stop()` waits for
 /// it, so nothing reaches the context after `stop()` returns.
-package final class BlueZSource: LocationSource {
+package final class BlueZSource: BusSource {
   /// The URL scheme, and the URL of the source that takes the first adapter: `"bluez"`.
   package static let scheme = "bluez"
   /// The first delay before reconnecting, in seconds; it doubles after each failure.
@@ -56,7 +56,7 @@ package final class BlueZSource: LocationSource {
   private let busAddress: String?
   private let callTimeout: UInt64
   private let malformed = Atomic<Int>(0)
-  private let lifecycle = BusSourceLifecycle<Session>(
+  let lifecycle = BusSourceLifecycle<Session>(
     label: "corelocation.bluez", initialDelay: BlueZSource.initialRetryDelay,
     maximumDelay: BlueZSource.maximumRetryDelay)
   /// The queue that owns the bus connection.
@@ -65,7 +65,7 @@ package final class BlueZSource: LocationSource {
   /// A connection to BlueZ, the dispatch source that drives it, the adapter discovering now and
   /// what its devices said. Used on the source's queue only; `Session` is `Sendable` so that the
   /// state can hold it.
-  private final class Session: @unchecked Sendable {
+  final class Session: @unchecked Sendable {
     // Safe: every use of the stored properties happens on BlueZSource.queue (serial).
     /// The connection to BlueZ.
     let client: BlueZClient
@@ -124,35 +124,19 @@ package final class BlueZSource: LocationSource {
     return found.properties["Powered"] == .bool(true)
   }
 
-  package func start(context: any SourceContext) {
-    lifecycle.start(
-      context, close: { [self] in close($0) }, connect: { [self] in connect(generation: $0) })
-  }
+  package func start(context: any SourceContext) { startRun(context) }
 
-  package func stop() {
-    lifecycle.stop { [self] in close($0) }
-  }
-
-  /// The context of the current generation, or nil when it is stale. Called on the queue.
-  private func context(for generation: Int) -> (any SourceContext)? {
-    lifecycle.context(for: generation)
-  }
+  package func stop() { stopRun() }
 
   /// Connects, subscribes, reads BlueZ's objects, attaches the reader and starts discovery. Runs
   /// on the queue.
-  private func connect(generation: Int) {
+  func connect(generation: Int) {
     guard let context = context(for: generation) else { return }
     let client: BlueZClient
     do {
       client = try BlueZClient(address: busAddress, timeout: callTimeout)
     } catch {
-      let bus = busAddress ?? "the system bus"
-      retry(
-        generation, context,
-        SourceError(
-          .unavailable,
-          "bluez: cannot connect to \(bus) (\(error)); start D-Bus or set DBUS_SYSTEM_BUS_ADDRESS",
-          isPermanent: false))
+      retry(generation, context, Self.busUnreachable("bluez", bus: busAddress, error))
       return
     }
     let objects: [String: BlueZClient.Interfaces]
@@ -380,13 +364,8 @@ package final class BlueZSource: LocationSource {
     retry(generation, context, error)
   }
 
-  /// Reports `error` and schedules the next attempt with backoff. Runs on the queue.
-  private func retry(_ generation: Int, _ context: any SourceContext, _ error: SourceError) {
-    lifecycle.retry(generation, context, error) { [self] in connect(generation: $0) }
-  }
-
   /// Stops discovery (best effort) and closes the connection. Runs on the queue.
-  private func close(_ session: Session) {
+  func close(_ session: Session) {
     if let path = session.adapterPath, session.client.connection.bus != nil {
       session.adapterPath = nil
       try? session.client.stopDiscovery(adapterPath: path, timeout: min(callTimeout, 1_000_000))

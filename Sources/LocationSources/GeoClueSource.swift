@@ -33,7 +33,7 @@ import LocationModel
 /// `stop()` waits for it, so nothing reaches the context after `stop()` returns. Method calls are
 /// synchronous on that queue with a 5 s timeout (`Stop`: 1 s), which bounds how long `stop()` can
 /// wait for an unresponsive GeoClue.
-package final class GeoClueSource: LocationSource {
+package final class GeoClueSource: BusSource {
   /// GeoClue's accuracy levels (`GClueAccuracyLevel`), the `RequestedAccuracyLevel` values.
   package enum AccuracyLevel: UInt32, Sendable, CaseIterable {
     /// Country level.
@@ -92,7 +92,7 @@ package final class GeoClueSource: LocationSource {
 
   private let busAddress: String?
   private let callTimeout: UInt64
-  private let lifecycle = BusSourceLifecycle<Session>(
+  let lifecycle = BusSourceLifecycle<Session>(
     label: "corelocation.geoclue", initialDelay: GeoClueSource.initialRetryDelay,
     maximumDelay: GeoClueSource.maximumRetryDelay)
   /// The queue that owns the bus connection.
@@ -100,7 +100,7 @@ package final class GeoClueSource: LocationSource {
 
   /// A started client and the dispatch source that drives its connection. Both are used on the
   /// source's queue only; `Session` is `Sendable` so that the state can hold it.
-  private final class Session: @unchecked Sendable {
+  final class Session: @unchecked Sendable {
     // Safe: every use of `client` and `reader` happens on GeoClueSource.queue (serial).
     let client: GeoClueClient
     var reader: (any DispatchSourceRead)?
@@ -174,34 +174,18 @@ package final class GeoClueSource: LocationSource {
     return "corelocation"
   }
 
-  package func start(context: any SourceContext) {
-    lifecycle.start(
-      context, close: { [self] in close($0) }, connect: { [self] in connect(generation: $0) })
-  }
+  package func start(context: any SourceContext) { startRun(context) }
 
-  package func stop() {
-    lifecycle.stop { [self] in close($0) }
-  }
-
-  /// The context of the current generation, or nil when it is stale. Called on the queue.
-  private func context(for generation: Int) -> (any SourceContext)? {
-    lifecycle.context(for: generation)
-  }
+  package func stop() { stopRun() }
 
   /// Connects, starts a client and attaches the reader. Runs on the queue.
-  private func connect(generation: Int) {
+  func connect(generation: Int) {
     guard let context = context(for: generation) else { return }
     let client: GeoClueClient
     do {
       client = try GeoClueClient(address: busAddress, timeout: callTimeout)
     } catch {
-      let bus = busAddress ?? "the system bus"
-      retry(
-        generation, context,
-        SourceError(
-          .unavailable,
-          "geoclue: cannot connect to \(bus) (\(error)); start D-Bus or set DBUS_SYSTEM_BUS_ADDRESS",
-          isPermanent: false))
+      retry(generation, context, Self.busUnreachable("geoclue", bus: busAddress, error))
       return
     }
     do {
@@ -294,13 +278,8 @@ package final class GeoClueSource: LocationSource {
     retry(generation, context, SourceError(.disconnected, message, isPermanent: false))
   }
 
-  /// Reports `error` and schedules the next attempt with backoff. Runs on the queue.
-  private func retry(_ generation: Int, _ context: any SourceContext, _ error: SourceError) {
-    lifecycle.retry(generation, context, error) { [self] in connect(generation: $0) }
-  }
-
   /// Stops the client and closes its connection. Runs on the queue.
-  private func close(_ session: Session) {
+  func close(_ session: Session) {
     session.client.stop()
     guard let reader = session.reader else {
       session.client.close()

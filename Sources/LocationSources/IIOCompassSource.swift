@@ -31,7 +31,7 @@ import LocationModel
 /// drives `sd_bus_process`. Every call into the context is made on that queue, and `stop()` waits
 /// for it, so nothing reaches the context after `stop()` returns. Method calls wait at most 5 s
 /// (`ReleaseCompass`: 1 s).
-package final class IIOCompassSource: LocationSource {
+package final class IIOCompassSource: BusSource {
   /// The source's URL, `"iio-compass"`.
   package static let url = "iio-compass"
   /// The first delay before reconnecting, in seconds; it doubles after each failure.
@@ -43,7 +43,7 @@ package final class IIOCompassSource: LocationSource {
 
   private let busAddress: String?
   private let callTimeout: UInt64
-  private let lifecycle = BusSourceLifecycle<Session>(
+  let lifecycle = BusSourceLifecycle<Session>(
     label: "corelocation.iio-compass", initialDelay: IIOCompassSource.initialRetryDelay,
     maximumDelay: IIOCompassSource.maximumRetryDelay)
   /// The queue that owns the bus connection.
@@ -51,7 +51,7 @@ package final class IIOCompassSource: LocationSource {
 
   /// A claimed compass and the dispatch source that drives its connection. Both are used on the
   /// source's queue only; `Session` is `Sendable` so that the state can hold it.
-  private final class Session: @unchecked Sendable {
+  final class Session: @unchecked Sendable {
     // Safe: every use of `client`, `reader` and `lastHeading` happens on IIOCompassSource.queue.
     let client: IIOCompassClient
     var reader: (any DispatchSourceRead)?
@@ -99,35 +99,18 @@ package final class IIOCompassSource: LocationSource {
     return (try? client.hasCompass()) == true
   }
 
-  package func start(context: any SourceContext) {
-    lifecycle.start(
-      context, close: { [self] in close($0) }, connect: { [self] in connect(generation: $0) })
-  }
+  package func start(context: any SourceContext) { startRun(context) }
 
-  package func stop() {
-    lifecycle.stop { [self] in close($0) }
-  }
-
-  /// The context of the current generation, or nil when it is stale. Called on the queue.
-  private func context(for generation: Int) -> (any SourceContext)? {
-    lifecycle.context(for: generation)
-  }
+  package func stop() { stopRun() }
 
   /// Connects, checks for a compass, claims it and attaches the reader. Runs on the queue.
-  private func connect(generation: Int) {
+  func connect(generation: Int) {
     guard let context = context(for: generation) else { return }
     let client: IIOCompassClient
     do {
       client = try IIOCompassClient(address: busAddress, timeout: callTimeout)
     } catch {
-      let bus = busAddress ?? "the system bus"
-      retry(
-        generation, context,
-        SourceError(
-          .unavailable,
-          "iio-compass: cannot connect to \(bus) (\(error)); start D-Bus or set "
-            + "DBUS_SYSTEM_BUS_ADDRESS",
-          isPermanent: false))
+      retry(generation, context, Self.busUnreachable("iio-compass", bus: busAddress, error))
       return
     }
     let initial: Double
@@ -216,13 +199,8 @@ package final class IIOCompassSource: LocationSource {
     retry(generation, context, SourceError(.disconnected, message, isPermanent: false))
   }
 
-  /// Reports `error` and schedules the next attempt with backoff. Runs on the queue.
-  private func retry(_ generation: Int, _ context: any SourceContext, _ error: SourceError) {
-    lifecycle.retry(generation, context, error) { [self] in connect(generation: $0) }
-  }
-
   /// Releases the claim and closes the connection. Runs on the queue.
-  private func close(_ session: Session) {
+  func close(_ session: Session) {
     session.client.release()
     guard let reader = session.reader else {
       session.client.close()

@@ -78,7 +78,9 @@ struct WhereAmITests {
     let result = try run(["--source", "static:///etc/geolocation", "--speed", "2"])
     #expect(result.status == 2)
     #expect(result.stdout.isEmpty)
-    #expect(result.stderr.contains("--speed and --instant apply to replay:// sources only"))
+    #expect(
+      result.stderr.contains(
+        "--speed and --instant apply to replay:// and beacons+replay:// sources only"))
   }
 
   @Test func instantWithASourceListIsAUsageError() throws {

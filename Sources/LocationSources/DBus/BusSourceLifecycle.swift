@@ -1,7 +1,7 @@
 import Dispatch
 import Synchronization
 
-/// The life cycle the D-Bus sources (GeoClue, iio-sensor-proxy) share: generations, so that calls
+/// The life cycle the D-Bus sources (GeoClue, iio-sensor-proxy, BlueZ) share: generations, so that calls
 /// from an older start are ignored; one serial queue that owns the bus connection (sd-bus objects
 /// are not thread-safe); the current session; and retries with a doubling delay on the runtime's
 /// clock.
@@ -131,5 +131,52 @@ final class BusSourceLifecycle<Session: AnyObject & Sendable>: Sendable {
       return
     }
     context.fail(error)
+  }
+}
+
+/// A source on D-Bus whose runs a ``BusSourceLifecycle`` keeps (GeoClue, iio-sensor-proxy,
+/// BlueZ): `start`, `stop`, the current context and retries come from here; the source says how
+/// to connect and how to close a session.
+protocol BusSource: LocationSource {
+  /// What one connection holds.
+  associatedtype Session: AnyObject & Sendable
+  /// The life cycle of the source's runs.
+  var lifecycle: BusSourceLifecycle<Session> { get }
+  /// Connects the run `generation` (on the lifecycle's queue).
+  func connect(generation: Int)
+  /// Closes a session (on the lifecycle's queue).
+  func close(_ session: Session)
+}
+
+extension BusSource {
+  /// Starts a run (the source's `start(context:)`): the previous session is closed, then
+  /// `connect(generation:)` runs on the queue.
+  func startRun(_ context: any SourceContext) {
+    lifecycle.start(
+      context, close: { [self] in close($0) }, connect: { [self] in connect(generation: $0) })
+  }
+
+  /// Ends the run (the source's `stop()`); nothing reaches its context afterwards.
+  func stopRun() {
+    lifecycle.stop { [self] in close($0) }
+  }
+
+  /// The context of the current generation, or nil when it is stale. Called on the queue.
+  func context(for generation: Int) -> (any SourceContext)? {
+    lifecycle.context(for: generation)
+  }
+
+  /// Reports `error` and schedules the next attempt with backoff. Runs on the queue.
+  func retry(_ generation: Int, _ context: any SourceContext, _ error: SourceError) {
+    lifecycle.retry(generation, context, error) { [self] in connect(generation: $0) }
+  }
+
+  /// The failure of a run that cannot reach its bus: `name: cannot connect to BUS (ERROR); ...`.
+  static func busUnreachable(_ name: String, bus: String?, _ error: any Error) -> SourceError {
+    SourceError(
+      .unavailable,
+      "\(name): cannot connect to \(bus ?? "the system bus") (\(error)); start D-Bus or set "
+        + "DBUS_SYSTEM_BUS_ADDRESS",
+      isPermanent: false)
   }
 }
