@@ -28,11 +28,13 @@ package struct SourceDescriptor: Sendable, Equatable {
   package var producesHeading: Bool
   /// Whether it produces beacon advertisements (BlueZ, a beacon recording).
   package var producesBeacons: Bool
+  /// Whether it produces Wi-Fi scans (NetworkManager).
+  package var producesScans: Bool
 
   /// Creates a descriptor.
   package init(
     url: String, nominalAccuracy: Double, power: PowerCost, producesLocation: Bool = true,
-    producesHeading: Bool = false, producesBeacons: Bool = false
+    producesHeading: Bool = false, producesBeacons: Bool = false, producesScans: Bool = false
   ) {
     self.url = url
     self.nominalAccuracy = nominalAccuracy
@@ -40,6 +42,7 @@ package struct SourceDescriptor: Sendable, Equatable {
     self.producesLocation = producesLocation
     self.producesHeading = producesHeading
     self.producesBeacons = producesBeacons
+    self.producesScans = producesScans
   }
 }
 
@@ -95,6 +98,8 @@ package protocol SourceContext: Sendable {
   func emitHeading(_ sample: HeadingSample)
   /// Hands an iBeacon advertisement (BlueZ, a recording) to the runtime.
   func emitAdvertisement(_ advertisement: BeaconAdvertisement)
+  /// Hands a Wi-Fi scan (NetworkManager) to the runtime.
+  func emitScan(_ scan: WifiScan)
   /// Reports a problem.
   func fail(_ error: SourceError)
   /// Says the source has ended for good (a recording that reached its end).
@@ -109,6 +114,8 @@ extension SourceContext {
   package func emitHeading(_ sample: HeadingSample) {}
   /// Default: advertisements are dropped (contexts that only collect locations).
   package func emitAdvertisement(_ advertisement: BeaconAdvertisement) {}
+  /// Default: scans are dropped (contexts that only collect locations).
+  package func emitScan(_ scan: WifiScan) {}
 }
 
 /// A location source: an adapter that turns the outside world into `Fix` values.
