@@ -91,5 +91,24 @@ struct Migration: Sendable {
         ) WITHOUT ROWID;
         """
     ),
+    Migration(
+      // What the device learned about the Wi-Fi access points it heard with good fixes (issue
+      // 23): the machine's, not an app's. A weighted centroid kept as sums (`AccessPointRecord`);
+      // the BSSID's 48 bits are the key.
+      name: "0004-wifi-access-points",
+      sql: """
+        CREATE TABLE wifi_access_points (
+          bssid INTEGER NOT NULL PRIMARY KEY,
+          weight REAL NOT NULL,
+          x REAL NOT NULL,
+          y REAL NOT NULL,
+          z REAL NOT NULL,
+          observations INTEGER NOT NULL,
+          first_seen REAL NOT NULL,
+          last_seen REAL NOT NULL,
+          mobile INTEGER NOT NULL DEFAULT 0
+        );
+        """
+    ),
   ]
 }
