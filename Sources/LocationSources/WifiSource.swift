@@ -48,12 +48,16 @@ package final class WifiSource: BusSource {
   /// How long `isOnSystemBus()` and `RequestScan` wait for an answer, in microseconds.
   static let shortTimeout: UInt64 = 1_000_000
 
+  /// What the source is: `wifi` or `wifi://<interface>`, 50 m, low power, scans and locations.
   package let descriptor: SourceDescriptor
   /// The wireless interface's name (`wlan0`), or nil for every Wi-Fi device.
   package let interface: String?
 
+  /// The bus to use instead of the system bus, if any.
   private let busAddress: String?
+  /// How long each method call waits, in microseconds.
   private let callTimeout: UInt64
+  /// The runs: generations, the queue, the session and retries.
   let lifecycle = BusSourceLifecycle<Session>(
     label: "corelocation.wifi", initialDelay: WifiSource.initialRetryDelay,
     maximumDelay: WifiSource.maximumRetryDelay)
@@ -121,8 +125,10 @@ package final class WifiSource: BusSource {
     return (try? client.serviceHasOwner(timeout: shortTimeout)) ?? false
   }
 
+  /// Starts a run: connects on the source's queue and emits into `context`.
   package func start(context: any SourceContext) { startRun(context) }
 
+  /// Ends the run; nothing reaches the context once it returns.
   package func stop() { stopRun() }
 
   /// Connects, subscribes, reads NetworkManager's devices, attaches the reader, emits the first

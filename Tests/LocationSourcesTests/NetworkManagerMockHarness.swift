@@ -17,8 +17,9 @@ import Testing
 /// `/org/freedesktop` (through `org.freedesktop.DBus.Mock.AddMethod`, interface
 /// `testInterface`) that take only strings: `AddWifi(name, interface)` (the template's device,
 /// plus `LastScan`), `AddEthernet(name, interface)`, `AddAP(device, name, ssid, bssid,
-/// frequency, strength)`, `RemoveAP(device, path)` and `SetProperty(path, interface, name, type,
-/// value)` (`type` one of `y i x u`; one `PropertiesChanged`).
+/// frequency, strength)`, `RemoveAP(device, path)`, `RemoveDevice(path)` (the template cannot
+/// remove a device) and `SetProperty(path, interface, name, type, value)` (`type` one of
+/// `y i x u`; one `PropertiesChanged`).
 final class NetworkManagerMockHarness: PrivateBusHarness {
   /// Debian's Python, which has dbusmock.
   static let python3 = "/usr/bin/python3"
@@ -89,6 +90,7 @@ final class NetworkManagerMockHarness: PrivateBusHarness {
     try addMethod("AddAP", "ssssss", "s", Self.addAccessPoint)
     try addMethod("RemoveAP", "ss", "", "self.RemoveAccessPoint(args[0], args[1])")
     try addMethod("SetProperty", "sssss", "", Self.setProperty)
+    try addMethod("RemoveDevice", "s", "", Self.removeDevice)
   }
 
   /// `AddWifi(s name, s interface) -> s path`: the template's Wi-Fi device (activated), with a
@@ -104,6 +106,19 @@ final class NetworkManagerMockHarness: PrivateBusHarness {
   private static let addAccessPoint = """
     ret = self.AddAccessPoint(
         args[0], args[1], args[2], args[3], 2, int(args[4]), 54000, int(args[5]), 0)
+    """
+
+  /// `RemoveDevice(s path)`: the device leaves the manager's `Devices`, with `DeviceRemoved`,
+  /// and its object goes.
+  private static let removeDevice = """
+    manager = objects['/org/freedesktop/NetworkManager']
+    devices = manager.Get('org.freedesktop.NetworkManager', 'Devices')
+    devices.remove(args[0])
+    manager.Set('org.freedesktop.NetworkManager', 'Devices', devices)
+    manager.EmitSignal('org.freedesktop.NetworkManager', 'DeviceRemoved', 'o', [
+        dbus.ObjectPath(args[0])])
+    self.object_manager_emit_removed(args[0])
+    self.RemoveObject(args[0])
     """
 
   /// `SetProperty(s path, s interface, s name, s type, s value)`: sets the property and emits
@@ -169,6 +184,11 @@ final class NetworkManagerMockHarness: PrivateBusHarness {
   /// Removes an access point from the device at `device` (`AccessPointRemoved`).
   func removeAccessPoint(device: String, path: String) throws {
     try mockCall("RemoveAP", device, path)
+  }
+
+  /// Removes a device (`DeviceRemoved`).
+  func removeDevice(_ path: String) throws {
+    try mockCall("RemoveDevice", path)
   }
 
   /// Sets an access point's `Strength` (percent), with `PropertiesChanged`.

@@ -18,6 +18,7 @@ final class WifiRecordingContext: SourceContext, @unchecked Sendable {
 
   /// A cancellation that does nothing (cancelled actions find their session gone).
   struct Token: Cancellable {
+    /// Does nothing.
     func cancel() {}
   }
 
@@ -38,18 +39,26 @@ final class WifiRecordingContext: SourceContext, @unchecked Sendable {
     self.autoRunBelow = autoRunBelow
   }
 
+  /// The real clock.
   var now: EngineInstant {
     EngineInstant(
       monotonic: ProcessInfo.processInfo.systemUptime, wall: Date().timeIntervalSince1970)
   }
 
+  /// Counts a fix.
   func emit(_ fix: Fix) { record { $0.other += 1 } }
+  /// Counts a heading.
   func emitHeading(_ sample: HeadingSample) { record { $0.other += 1 } }
+  /// Counts an advertisement.
   func emitAdvertisement(_ advertisement: BeaconAdvertisement) { record { $0.other += 1 } }
+  /// Records a scan.
   func emitScan(_ scan: WifiScan) { record { $0.scans.append(scan) } }
+  /// Records a failure.
   func fail(_ error: SourceError) { record { $0.failures.append(error) } }
+  /// Ignored (a Wi-Fi source never ends).
   func end() {}
 
+  /// Records the action; runs it on the real clock when it is due in less than `autoRunBelow`.
   @discardableResult
   func schedule(after seconds: Double, _ action: @escaping @Sendable () -> Void) -> any Cancellable
   {
@@ -60,6 +69,7 @@ final class WifiRecordingContext: SourceContext, @unchecked Sendable {
     return Token()
   }
 
+  /// Changes the record under the lock and wakes the waiters.
   private func record(_ change: (WifiRecordingContext) -> Void) {
     condition.lock()
     change(self)
@@ -67,6 +77,7 @@ final class WifiRecordingContext: SourceContext, @unchecked Sendable {
     condition.unlock()
   }
 
+  /// What arrived (call with `condition` locked).
   private var arrived: Arrived {
     Arrived(scans: scans, other: other, failures: failures, delays: scheduled.map(\.delay))
   }
@@ -382,6 +393,33 @@ final class WifiRecordingContext: SourceContext, @unchecked Sendable {
     #expect(namedContext.wait { !$0.failures.isEmpty })
     let message = namedContext.snapshot.failures.first?.message ?? ""
     #expect(message.contains("named wlan1") && message.contains("wlan0"), "\(message)")
+  }
+
+  @Test func removedDeviceIsUnavailableUntilOneReturns() throws {
+    guard let harness = try Self.harness() else { return }
+    defer { harness.stop() }
+    let (device, _) = try Self.populate(harness)
+    let source = WifiSource(interface: nil, busAddress: harness.busAddress)
+    let context = WifiRecordingContext()
+    source.start(context: context)
+    defer { source.stop() }
+    #expect(context.wait { !$0.scans.isEmpty })
+
+    try harness.removeDevice(device)
+    #expect(context.wait { !$0.failures.isEmpty })
+    let failure = try #require(context.snapshot.failures.first)
+    #expect(failure.code == .unavailable)
+    #expect(!failure.isPermanent)
+    #expect(failure.message.contains("removed"), "\(failure.message)")
+
+    let heard = context.snapshot.scans.count
+    let again = try harness.addWifiDevice("wlan2", interface: "wlan2")
+    try harness.addAccessPoint(
+      device: again, name: "ap7", ssid: "back", bssid: "02:00:00:00:00:07", frequency: 2412,
+      strength: 60)
+    #expect(context.wait { $0.scans.count > heard && $0.scans.last?.readings.count == 1 })
+    #expect(context.snapshot.scans.last?.readings.first?.bssid == 0x0200_0000_0007)
+    #expect(!context.snapshot.delays.contains(WifiSource.initialRetryDelay))
   }
 
   @Test func networkManagerLeavingIsADisconnectionThenARetry() throws {
