@@ -44,6 +44,16 @@ static inline int corelocation_sd_bus_message_read_uint64(sd_bus_message *m, uin
   return sd_bus_message_read_basic(m, 't', value);
 }
 
+/** Reads an `i` (int32). */
+static inline int corelocation_sd_bus_message_read_int32(sd_bus_message *m, int32_t *value) {
+  return sd_bus_message_read_basic(m, 'i', value);
+}
+
+/** Reads an `x` (int64). */
+static inline int corelocation_sd_bus_message_read_int64(sd_bus_message *m, int64_t *value) {
+  return sd_bus_message_read_basic(m, 'x', value);
+}
+
 /** Reads an `n` (int16). */
 static inline int corelocation_sd_bus_message_read_int16(sd_bus_message *m, int16_t *value) {
   return sd_bus_message_read_basic(m, 'n', value);

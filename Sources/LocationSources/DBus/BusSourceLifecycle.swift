@@ -1,7 +1,7 @@
 import Dispatch
 import Synchronization
 
-/// The life cycle the D-Bus sources (GeoClue, iio-sensor-proxy, BlueZ) share: generations, so that calls
+/// The life cycle the D-Bus sources (GeoClue, iio-sensor-proxy, BlueZ, NetworkManager) share: generations, so that calls
 /// from an older start are ignored; one serial queue that owns the bus connection (sd-bus objects
 /// are not thread-safe); the current session; and retries with a doubling delay on the runtime's
 /// clock.
@@ -134,7 +134,7 @@ final class BusSourceLifecycle<Session: AnyObject & Sendable>: Sendable {
   }
 }
 
-/// A source on D-Bus whose runs a ``BusSourceLifecycle`` keeps (GeoClue, iio-sensor-proxy,
+/// A source on D-Bus whose runs a ``BusSourceLifecycle`` keeps (GeoClue, iio-sensor-proxy, Wi-Fi,
 /// BlueZ): `start`, `stop`, the current context and retries come from here; the source says how
 /// to connect and how to close a session.
 protocol BusSource: LocationSource {

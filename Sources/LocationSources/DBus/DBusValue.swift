@@ -1,7 +1,7 @@
 import Foundation
 
-/// The D-Bus values this package reads and writes (properties of GeoClue's and BlueZ's objects and
-/// the bus daemon's answers). Types it does not use are read as `.other` with their signature.
+/// The D-Bus values this package reads and writes (properties of GeoClue's, BlueZ's and
+/// NetworkManager's objects and the bus daemon's answers). Types it does not use are read as `.other` with their signature.
 enum DBusValue: Sendable, Equatable {
   /// One key and value of a `.dictionary`.
   struct Entry: Sendable, Equatable {
@@ -19,8 +19,12 @@ enum DBusValue: Sendable, Equatable {
   case int16(Int16)
   /// `q`
   case uint16(UInt16)
+  /// `i`
+  case int32(Int32)
   /// `u`
   case uint32(UInt32)
+  /// `x`
+  case int64(Int64)
   /// `t`
   case uint64(UInt64)
   /// `d`
@@ -39,7 +43,7 @@ enum DBusValue: Sendable, Equatable {
   /// Any other type, skipped; its signature.
   case other(String)
 
-  /// The value as a double (`d`, `u`, `t`, `n`, `q`, `y`), if it is a number.
+  /// The value as a double (`d`, `u`, `t`, `i`, `x`, `n`, `q`, `y`), if it is a number.
   var doubleValue: Double? {
     switch self {
     case .double(let value): value
@@ -48,13 +52,16 @@ enum DBusValue: Sendable, Equatable {
     }
   }
 
-  /// The value as an integer (`u`, `t` up to `Int.max`, `n`, `q`, `y`), if it is an integer.
+  /// The value as an integer (`u`, `t` up to `Int.max`, `i`, `x`, `n`, `q`, `y`), if it is an
+  /// integer.
   var integerValue: Int? {
     switch self {
     case .byte(let value): Int(value)
     case .int16(let value): Int(value)
     case .uint16(let value): Int(value)
+    case .int32(let value): Int(value)
     case .uint32(let value): Int(value)
+    case .int64(let value): Int(value)
     case .uint64(let value): Int(exactly: value)
     case .bool, .double, .string, .objectPath, .structure, .bytes, .dictionary, .other: nil
     }
@@ -73,7 +80,9 @@ enum DBusValue: Sendable, Equatable {
     case .byte: "y"
     case .int16: "n"
     case .uint16: "q"
+    case .int32: "i"
     case .uint32: "u"
+    case .int64: "x"
     case .uint64: "t"
     case .double: "d"
     case .string: "s"
@@ -90,7 +99,8 @@ enum DBusValue: Sendable, Equatable {
     case .uint32(let value): try SDBus.appendUInt32(message, value)
     case .string(let value): try SDBus.appendString(message, "s", value)
     case .objectPath(let value): try SDBus.appendString(message, "o", value)
-    case .byte, .int16, .uint16, .uint64, .double, .structure, .bytes, .dictionary, .other:
+    case .byte, .int16, .uint16, .int32, .int64, .uint64, .double, .structure, .bytes, .dictionary,
+      .other:
       throw DBusError(function: "sd_bus_message_append_basic", errno: ENOTSUP)
     }
   }
@@ -105,7 +115,9 @@ enum DBusValue: Sendable, Equatable {
     case "y": return .byte(try SDBus.readByte(message))
     case "n": return .int16(try SDBus.readInt16(message))
     case "q": return .uint16(try SDBus.readUInt16(message))
+    case "i": return .int32(try SDBus.readInt32(message))
     case "u": return .uint32(try SDBus.readUInt32(message))
+    case "x": return .int64(try SDBus.readInt64(message))
     case "t": return .uint64(try SDBus.readUInt64(message))
     case "d": return .double(try SDBus.readDouble(message))
     case "s": return .string(try SDBus.readString(message, "s"))

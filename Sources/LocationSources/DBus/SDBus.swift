@@ -313,6 +313,22 @@ enum SDBus {
     return value
   }
 
+  /// `sd_bus_message_read_basic` with `i`.
+  static func readInt32(_ message: DBusMessage) throws(DBusError) -> Int32 {
+    var value: Int32 = 0
+    try check(
+      corelocation_sd_bus_message_read_int32(message.raw, &value), "sd_bus_message_read_basic")
+    return value
+  }
+
+  /// `sd_bus_message_read_basic` with `x`.
+  static func readInt64(_ message: DBusMessage) throws(DBusError) -> Int64 {
+    var value: Int64 = 0
+    try check(
+      corelocation_sd_bus_message_read_int64(message.raw, &value), "sd_bus_message_read_basic")
+    return value
+  }
+
   /// `sd_bus_message_read_basic` with `n`.
   static func readInt16(_ message: DBusMessage) throws(DBusError) -> Int16 {
     var value: Int16 = 0
