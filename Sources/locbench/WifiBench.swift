@@ -16,7 +16,8 @@ import LocationSimulation
 ///    the true place of the loudest access point heard.
 /// 2. **Moved access points**: the same, but after learning a tenth of the access points move
 ///    elsewhere in town, and a hotspot rides in the car all along (learning and test). Target:
-///    median ≤ 40 m.
+///    median ≤ 40 m. Then, for tuning, figures 1 and 2 again with other weight degrees `g`,
+///    accuracy scales `k` and limits on the unknown access points beside a lone known one.
 /// 3. **Time per locate**: a scan of 40 access points against a table of 1,000,000; baseline, the
 ///    40 dictionary lookups alone. Target ≤ 50 µs.
 ///
@@ -50,16 +51,51 @@ enum WifiBench {
     report(
       "2. the same, with a tenth of the access points moved after learning and a hotspot in the car",
       moved, targets: (40, nil))
+    variants(town)
     timing()
+  }
+
+  /// For tuning: figures 1 and 2 again with other weight degrees `g` (learner and locator alike)
+  /// and accuracy scales; the first row is the defaults.
+  static func variants(_ town: WifiTown) {
+    print("   variants (g: degree of the weights 1/d^g; k: accuracy scale), median / p90 / within:")
+    for (g, k, lone) in [
+      (2.0, 1.5, 1), (1.0, 1.5, 1), (3.0, 1.5, 1), (2.0, 1.0, 1), (2.0, 2.0, 1), (2.0, 1.5, 0),
+      (2.0, 1.5, 3), (2.0, 1.5, 1_000),
+    ] {
+      var signal = WifiSignalModel()
+      signal.weightExponent = g
+      var locator = WifiLocator.Configuration()
+      locator.signal = signal
+      locator.accuracyScale = k
+      locator.loneMaximumUnknown = lone
+      let rows = [nil, 0.1].map {
+        accuracy(town: town, moved: $0, signal: signal, locator: locator)
+      }
+      let cells = rows.map { errors in
+        String(
+          format: "%5.1f / %5.1f m / %4.1f %% / %4d", quantile(errors.located, 0.5),
+          quantile(errors.located, 0.9),
+          100 * Double(errors.withinAccuracy) / Double(max(1, errors.located.count)),
+          errors.located.count)
+      }
+      print(
+        String(format: "   g %.0f, k %.1f, lone among <= %4d unknown:  plain ", g, k, lone)
+          + cells[0] + ";  moved " + cells[1])
+    }
   }
 
   /// Figure 1 or 2: learn two hours, test one; `moved` the fraction relocated after learning (and
   /// the car's hotspot on), nil for neither.
-  static func accuracy(town original: WifiTown, moved: Double?) -> Errors {
+  static func accuracy(
+    town original: WifiTown, moved: Double?, signal: WifiSignalModel = WifiSignalModel(),
+    locator: WifiLocator.Configuration = WifiLocator.Configuration()
+  ) -> Errors {
     var town = original
     let hotspot = moved != nil
     var random = SplitMix64(seed: 0x3F1F_0002)
     var learner = WifiLearner()
+    learner.configuration.signal = signal
     var table = AccessPointTable()
     let learning = town.drive(seed: 0x3F1F_0003, duration: 7_200)
     for sample in learning {
@@ -82,7 +118,9 @@ enum WifiBench {
       {
         errors.baseline.append(hypot(point.east - sample.east, point.north - sample.north))
       }
-      guard let fix = WifiLocator.locate(scan, in: table) else { continue }
+      guard let fix = WifiLocator.locate(scan, in: table, configuration: locator) else {
+        continue
+      }
       let error = Geodesic.wgs84.distance(
         latitude1: fix.latitude, longitude1: fix.longitude, latitude2: truth.latitude,
         longitude2: truth.longitude)

@@ -85,6 +85,13 @@ import Testing
     #expect(fix.horizontalAccuracy >= 20 * 2.0.squareRoot())
   }
 
+  @Test func aLoneKnownAccessPointAmongUnknownOnesIsNotTrusted() {
+    let table = Self.table([(3, Self.around(1_000, 0))])
+    // One unknown neighbour is allowed; two are not: the known one may have moved here.
+    #expect(WifiLocator.locate(Self.scan([(3, -60), (10, -70)]), in: table) != nil)
+    #expect(WifiLocator.locate(Self.scan([(3, -60), (10, -70), (11, -75)]), in: table) == nil)
+  }
+
   @Test func aMovedAccessPointIsOutvoted() throws {
     let table = Self.table([
       (1, Self.around(0, 0)), (2, Self.around(40, 0)), (3, Self.around(0, 40)),

@@ -19,7 +19,12 @@ import LocationModel
 /// 3. **Enough evidence.** Two or more candidates kept; or one that has at least
 ///    ``Configuration/loneMinimumObservations`` (3) observations spread over at least
 ///    ``Configuration/loneMinimumSpread`` (10 m), i.e. whose spread was measured and so says how
-///    far from it the device may be (a single observation's spread of 0 says nothing).
+///    far from it the device may be (a single observation's spread of 0 says nothing); and only
+///    when the scan hears at most ``Configuration/loneMaximumUnknown`` (1) other access points the
+///    table does not know (`_nomap` ones aside): one known access point among many unknown ones is
+///    more likely a newcomer from elsewhere (moved house) than a neighbour, and nothing in the
+///    scan could tell (on `locbench wifi`'s town with a tenth moved, lone fixes without this
+///    condition were mostly such newcomers, kilometres off).
 /// 4. **Position: weighted centroid** (J. Blumenthal, R. Grossmann, F. Golatowski and
 ///    D. Timmermann, "Weighted centroid localization in ZigBee-based sensor networks", IEEE WISP
 ///    2007) of the kept estimates, weights `1 / d^g` with `d` from the log-distance model (`g` 2,
@@ -49,6 +54,8 @@ package enum WifiLocator {
     package var loneMinimumObservations = 3
     /// A lone access point needs a spread of at least this many metres.
     package var loneMinimumSpread: Double = 10
+    /// A lone access point is used only if the scan hears at most this many unknown ones.
+    package var loneMaximumUnknown = 1
     /// The multiple of the RMS error `r` given as the 68 % accuracy.
     package var accuracyScale: Double = 1.5
     /// The smallest accuracy claimed, metres.
@@ -77,7 +84,7 @@ package enum WifiLocator {
   package static func locate(
     _ scan: WifiScan, in table: AccessPointTable, configuration: Configuration = Configuration()
   ) -> Fix? {
-    var candidates = gather(scan, table, configuration)
+    var (candidates, unknown) = gather(scan, table, configuration)
     guard
       let loudest = candidates.indices.max(by: { candidates[$0].weight < candidates[$1].weight })
     else { return nil }
@@ -92,7 +99,8 @@ package enum WifiLocator {
     if kept.count == 1 {
       let lone = kept[0]
       guard lone.observations >= configuration.loneMinimumObservations,
-        lone.spread >= configuration.loneMinimumSpread
+        lone.spread >= configuration.loneMinimumSpread,
+        unknown <= configuration.loneMaximumUnknown
       else { return nil }
     }
     var total = 0.0
@@ -120,18 +128,22 @@ package enum WifiLocator {
       time: scan.time, quality: .network, source: scan.source.isEmpty ? "wifi" : scan.source)
   }
 
-  /// The usable access points of a scan (step 1), each once.
+  /// The usable access points of a scan (step 1), each once, and how many of its readings the
+  /// table does not know (`_nomap` ones aside).
   static func gather(_ scan: WifiScan, _ table: AccessPointTable, _ configuration: Configuration)
-    -> [Candidate]
+    -> (candidates: [Candidate], unknown: Int)
   {
+    var unknown = 0
     var candidates: [Candidate] = []
     var bssids: [UInt64] = []
     candidates.reserveCapacity(scan.readings.count)
     bssids.reserveCapacity(scan.readings.count)
     for reading in scan.readings where !reading.optsOut {
-      guard let record = table[bssid: reading.bssid], !record.mobile, record.weight > 0 else {
+      guard let record = table[bssid: reading.bssid] else {
+        unknown += 1
         continue
       }
+      guard !record.mobile, record.weight > 0 else { continue }
       let spread = record.spread
       guard spread <= configuration.maximumSpread, !bssids.contains(reading.bssid) else { continue }
       let weight = configuration.signal.weight(signal: reading.signal)
@@ -143,7 +155,7 @@ package enum WifiLocator {
           x: direction.x, y: direction.y, z: direction.z, spread: spread,
           observations: record.observations, weight: weight))
     }
-    return candidates
+    return (candidates, unknown)
   }
 
   /// The candidates that agree with the best-supported one (step 2), or nil when two or more
