@@ -2,7 +2,7 @@
 // (CONTRIBUTING.md); none is part of the test suite's pass/fail.
 //
 //   swift run -c release locbench \
-//     [geodesy|nmea|replay|regions|store|power|visits|beacons|daemon|latency|geocode|install|
+//     [geodesy|nmea|replay|regions|store|power|visits|beacons|wifi|daemon|latency|geocode|install|
 //      hostile|all]
 //
 // `hostile-attacker` and `hostile-identity` are the programs `locbench hostile` runs as another
@@ -27,6 +27,11 @@ let benches: [(name: String, summary: String, run: () -> Void)] = [
     "beacons",
     "iBeacon decoding and ranging per second, delivery time with 500 beacons, accuracy on walks",
     BeaconBench.run
+  ),
+  (
+    "wifi",
+    "Wi-Fi learning and positioning on a seeded town: errors, moved access points, time per locate",
+    WifiBench.run
   ),
   ("daemon", "locationd vs gpsd: one NMEA feed fanned out to 500 clients", DaemonBench.run),
   (
