@@ -201,7 +201,7 @@ let package = Package(
       name: "LocationServicesTests",
       dependencies: [
         "LocationServices", "LocationEngine", "LocationSources", "LocationStore", "LocationModel",
-        "Geodesy", "TestSupport",
+        "Geodesy", "TestSupport", "LocationSimulation",
       ]),
     .testTarget(
       name: "CoreLocationTests",

@@ -187,6 +187,26 @@ package enum ControlFormatter {
     ).rendered
   }
 
+  /// The `wifi` reply: what was forgotten, whether learning is on, how many access points are
+  /// known (and mobile), and when one was last learned.
+  ///
+  /// - Parameter wifi: The status.
+  /// - Returns: The text, ending in a newline.
+  package static func wifi(_ wifi: DaemonWifiStatus) -> String {
+    var text = ""
+    if let forgotten = wifi.forgotten {
+      text += "Forgot \(forgotten) access point\(forgotten == 1 ? "" : "s").\n"
+    }
+    text += "Wi-Fi learning: \(wifi.learning ? "on" : "off")\n"
+    text += "Access points known: \(wifi.known) (\(wifi.mobile) mobile, not used)\n"
+    if let last = wifi.lastLearned {
+      text += "Last learned: \(timestamp(last))\n"
+    } else {
+      text += "Last learned: never\n"
+    }
+    return text
+  }
+
   /// The name of a region state: `inside`, `outside` or `unknown`.
   ///
   /// - Parameter state: The state.

@@ -58,6 +58,8 @@ package struct ControlOptions: Equatable, Sendable {
     case agent
     /// `services on|off`: the global location services switch.
     case services(enabled: Bool)
+    /// `wifi [forget]`: the access points the daemon learned; `forget` clears them.
+    case wifi(forget: Bool)
     /// `help` or `--help`.
     case help
   }
@@ -202,6 +204,16 @@ package struct ControlOptions: Equatable, Sendable {
     case "agent":
       try expect(0, "agent")
       command = .agent
+    case "wifi":
+      if rest.isEmpty {
+        command = .wifi(forget: false)
+      } else {
+        try expect(1, "wifi [forget] [--json]")
+        guard rest[0] == "forget" else {
+          throw UsageError(message: "wifi takes forget or nothing, not '\(rest[0])'")
+        }
+        command = .wifi(forget: true)
+      }
     case "regions":
       try expect(1, "regions APP [--json]")
       command = .regions(app: rest[0])
@@ -253,6 +265,8 @@ package struct ControlOptions: Equatable, Sendable {
       regions APP                 APP's monitored regions and their states
       sources                     The daemon's location sources
       services on|off             The global switch behind locationServicesEnabled()
+      wifi                        The Wi-Fi access points learned from this machine's own fixes
+      wifi forget                 Forget them all (learning starts again from nothing)
       agent                       Answer apps' authorization requests in this terminal; reads
                                   answers from standard input, ends at end of input (Ctrl-D)
 

@@ -86,6 +86,7 @@ package enum LocationControlCommand {
     case .sources: return .sources(id: requestID)
     case .regions(let app): return .regions(id: requestID, app: app)
     case .services(let enabled): return .services(id: requestID, enabled: enabled)
+    case .wifi(let forget): return .wifi(id: requestID, forget: forget)
     case .authorize(let app, let grant, let approximate):
       let setting: DaemonAuthorizationSetting
       switch grant {
@@ -155,6 +156,7 @@ package enum LocationControlCommand {
     case (.regions(let regions), .regions(let app)):
       return ControlFormatter.regions(regions, app: app)
     case (.regions(let regions), _): return ControlFormatter.regions(regions, app: "")
+    case (.wifi(let wifi), _): return ControlFormatter.wifi(wifi)
     case (.done, .authorize(let app, let grant, let approximate)):
       let name = ControlTable.clean(app)
       switch grant {
@@ -190,6 +192,7 @@ package enum LocationControlCommand {
     case .apps: key = "apps"
     case .regions: key = "regions"
     case .sources: key = "sources"
+    case .wifi: key = "wifi"
     case .authorize, .services, .agent, .help: key = nil
     }
     if let key, let payload = members[key] { return ControlFormatter.json(payload) }

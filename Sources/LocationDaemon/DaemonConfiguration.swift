@@ -35,6 +35,7 @@ import LocationSources
 /// | `requests-per-uid` | requests one uid's connections together are served per second (default 10000; a new connection and a `hello` count 10, every 4 KiB received 1; beyond it they wait, unread) |
 /// | `max-regions` | regions one app may monitor at once, every group together (default 50000) |
 /// | `max-regions-per-uid` | regions one uid's apps may monitor at once, together (default 10000) |
+/// | `wifi-learning` | `on` (default) or `off`: whether Wi-Fi scans taken with a good fix teach the daemon where access points are |
 /// | `max-ranged-constraints` | beacon constraints one uid's managers may range at once, together (default 1000; more get `rangingFailed` `unavailable`) |
 /// | `max-held-requests` | requests of one uid's apps together kept while an agent decides (default 256; more get `tooMany`) |
 /// | `max-apps-per-uid` | app identities one uid may have the daemon remember (default 256; a new one beyond gets `tooMany` at `hello`) |
@@ -122,6 +123,8 @@ package struct DaemonConfiguration: Sendable, Equatable {
   package var controlGroup: String?
   /// Managers one connection may register.
   package var maximumManagers = 1024
+  /// Whether Wi-Fi scans taken with a good fix are learned from (`wifi-learning`).
+  package var wifiLearning = true
   /// Beacon constraints one uid's managers may range at once, together (`max-ranged-constraints`):
   /// each costs a delivery a second and what was heard of its beacons.
   package var maximumRangedConstraints = 1000
@@ -464,6 +467,14 @@ package struct DaemonConfiguration: Sendable, Equatable {
       case "strikes": strikes = try Self.positive(value, place: place, key: key)
       case "max-connections": maximumConnections = try Self.positive(value, place: place, key: key)
       case "max-regions": maximumRegions = try Self.positive(value, place: place, key: key)
+      case "wifi-learning":
+        switch value.lowercased() {
+        case "on", "yes", "true", "1": wifiLearning = true
+        case "off", "no", "false", "0": wifiLearning = false
+        default:  // a string from the file
+          throw DaemonConfigurationError(
+            message: "\(place): wifi-learning takes on or off, not '\(value)'")
+        }
       case "max-ranged-constraints":
         maximumRangedConstraints = try Self.positive(value, place: place, key: key)
       case "max-regions-per-uid":

@@ -36,6 +36,8 @@ extension DaemonServer {
       connection.send(.reply(id: id, .regions(try regionEntries(app, id: id))))
     case .sources(let id):
       connection.send(.reply(id: id, .sources(sourceStatus)))
+    case .wifi(let id, let forget):
+      connection.send(.reply(id: id, .wifi(try wifiStatus(forget: forget, id: id))))
     case .services(let id, let enabled):
       do {
         try persistence.setServicesEnabled(enabled)
@@ -175,5 +177,27 @@ extension DaemonServer {
         pendingEvents: pending, connected: (host?.connectionCount ?? 0) > 0,
         purpose: loop.purposes[app])
     }
+  }
+}
+
+extension DaemonServer {
+  /// The `wifi` reply; with `forget`, every learned access point is forgotten first (in memory
+  /// and in the store).
+  func wifiStatus(forget: Bool, id: Int) throws(DaemonProtocolError) -> DaemonWifiStatus {
+    var forgotten: Int?
+    if forget {
+      do {
+        forgotten = try wifi.forget()
+      } catch {
+        throw DaemonProtocolError(
+          code: .unsupported,
+          message: "the store cannot commit (\(error.message)); nothing was forgotten", id: id)
+      }
+      DaemonLog.write("wifi: \(forgotten ?? 0) learned access point(s) forgotten")
+    }
+    let status = wifi.status()
+    return DaemonWifiStatus(
+      learning: wifi.learning, known: status.known, mobile: status.mobile,
+      lastLearned: status.lastLearned, forgotten: forgotten)
   }
 }

@@ -33,7 +33,7 @@ extension DaemonServer {
       }
       try app(message, session, host)
     case .status(let id), .apps(let id), .authorize(let id, _, _, _), .regions(let id, _),
-      .sources(let id), .services(let id, _):
+      .sources(let id), .services(let id, _), .wifi(let id, _):
       guard role == .control else {
         throw DaemonProtocolError(
           code: .forbidden, message: "\(message.type) needs the control role", id: id)
@@ -309,7 +309,8 @@ extension DaemonServer {
       .headingInterference, .deferredFinished, .paused, .resumed, .visit, .status, .apps,
       .authorize,
       .regions, .sources, .services, .reply, .authorizationRequest, .authorizationDecision,
-      .temporaryFullAccuracyResult, .temporaryFullAccuracyRequest, .beacons, .rangingFailed:
+      .temporaryFullAccuracyResult, .temporaryFullAccuracyRequest, .beacons, .rangingFailed,
+      .wifi:
       // Not app requests: `handle` routes these elsewhere.
       break
     }

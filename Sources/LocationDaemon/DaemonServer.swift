@@ -57,6 +57,8 @@ package final class DaemonServer: Sendable {
   let store: LocationStore
   let persistence: StorePersistence
   let pool: SourcePool?
+  /// The machine's Wi-Fi knowledge: learned in the pool, shown and forgotten by `locationctl wifi`.
+  let wifi: WifiKnowledge
   private let sourcesProblem: String?
   private let clock: (any HubClock)?
   let daemonUID: UInt32
@@ -110,6 +112,8 @@ package final class DaemonServer: Sendable {
     self.clock = clock
     self.daemonUID = daemonUID
     self.controlGroupID = configuration.controlGroup.flatMap(Self.groupID)
+    let wifi = WifiKnowledge(store: store, learning: configuration.wifiLearning)
+    self.wifi = wifi
     var made = sources
     var problem: String?
     if made == nil {
@@ -128,7 +132,9 @@ package final class DaemonServer: Sendable {
       }
     }
     if let made, !made.isEmpty {
-      pool = clock.map { SourcePool(sources: made, clock: $0) } ?? SourcePool(sources: made)
+      pool =
+        clock.map { SourcePool(sources: made, clock: $0, wifi: wifi) }
+        ?? SourcePool(sources: made, wifi: wifi)
     } else {
       pool = nil
       problem = problem ?? HubConfiguration.noSourceMessage

@@ -51,17 +51,20 @@ package final class SourcePool: Sendable {
   ///   - sources: the real sources, in configuration order; the pool owns them from now on (nobody
   ///     else starts or stops them).
   ///   - clock: the clock given to the real sources (`now`, `schedule`) and used for `onSeconds`.
-  package init(sources: [any LocationSource], clock: any HubClock) {
+  ///   - wifi: the machine's Wi-Fi knowledge: a scan becomes a position here, once for every app
+  ///     (relays receive the position as the source's fix), and every fix is noted for learning.
+  package init(sources: [any LocationSource], clock: any HubClock, wifi: WifiKnowledge? = nil) {
     self.clock = clock
-    self.pooled = sources.map { PooledSource(source: $0, clock: clock) }
+    self.pooled = sources.map { PooledSource(source: $0, clock: clock, wifi: wifi) }
   }
 
   /// Creates a pool whose sources run on real time, their timers firing on a serial queue of the
   /// pool's own.
   /// - Parameter sources: the real sources, in configuration order.
-  package convenience init(sources: [any LocationSource]) {
+  package convenience init(sources: [any LocationSource], wifi: WifiKnowledge? = nil) {
     self.init(
-      sources: sources, clock: LiveClock(queue: DispatchQueue(label: "corelocation.sourcepool")))
+      sources: sources, clock: LiveClock(queue: DispatchQueue(label: "corelocation.sourcepool")),
+      wifi: wifi)
   }
 
   /// The descriptors of the pool's sources, in configuration order.
@@ -190,12 +193,15 @@ final class PooledSource: Sendable {
   }
 
   let source: any LocationSource
+  /// The machine's Wi-Fi knowledge (scans become fixes here), if any.
+  let wifi: WifiKnowledge?
   private let clock: any HubClock
   private let state = Mutex(State())
 
-  init(source: any LocationSource, clock: any HubClock) {
+  init(source: any LocationSource, clock: any HubClock, wifi: WifiKnowledge? = nil) {
     self.source = source
     self.clock = clock
+    self.wifi = wifi
   }
 
   // MARK: Relays
@@ -244,6 +250,9 @@ final class PooledSource: Sendable {
     }
     drain()
   }
+
+  /// Whether the current run reported an outage it has not recovered from.
+  var isInOutage: Bool { state.withLock { $0.outage != nil } }
 
   // MARK: The real source's reports
 
@@ -385,7 +394,20 @@ private struct PoolSourceContext: SourceContext {
   func emit(_ fix: Fix) {
     var fix = fix
     if fix.source.isEmpty { fix.source = pooled.source.descriptor.url }
+    pooled.wifi?.note(fix)
     pooled.received(.fix(fix), generation: generation)
+  }
+
+  func emitScan(_ scan: WifiScan) {
+    var scan = scan
+    if scan.source.isEmpty { scan.source = pooled.source.descriptor.url }
+    guard let wifi = pooled.wifi else { return }
+    if let fix = wifi.scan(scan) {
+      pooled.received(.fix(fix), generation: generation)
+    } else if !pooled.isInOutage {
+      // Not located: an outage, once (the relays' hubs run the next source beside it).
+      pooled.received(.failure(WifiKnowledge.notLocated(scan)), generation: generation)
+    }
   }
 
   func emitHeading(_ sample: HeadingSample) {

@@ -12,7 +12,7 @@ extension DaemonMessage {
     case locations, authorization, regionEvents, regionStarted, regionsChanged, regionList
     case regionFailed, regionState, heading, headingInterference, deferredFinished
     case paused, resumed, visit, temporaryFullAccuracyResult
-    case startRanging, stopRanging, beacons, rangingFailed
+    case startRanging, stopRanging, beacons, rangingFailed, wifi
     case status, apps, authorize, regions, sources, services, reply
     case authorizationRequest, authorizationDecision, temporaryFullAccuracyRequest
   }
@@ -76,6 +76,7 @@ extension DaemonMessage {
     case .stopRanging: .stopRanging
     case .beacons: .beacons
     case .rangingFailed: .rangingFailed
+    case .wifi: .wifi
     }
   }
 
@@ -147,6 +148,7 @@ extension DaemonMessage {
     case .beacons: return .beacons(client: 0, constraint: .wireBlank, beacons: [])
     case .rangingFailed:
       return .rangingFailed(client: 0, constraint: .wireBlank, reason: .unavailable)
+    case .wifi: return .wifi(id: 0, forget: false)
     }
   }
 
@@ -355,6 +357,10 @@ extension DaemonMessage {
       try c.field("id", &id)
       try c.field("enabled", &enabled)
       self = .services(id: id, enabled: enabled)
+    case .wifi(var id, var forget):
+      try c.field("id", &id)
+      try c.field("forget", &forget, default: false)
+      self = .wifi(id: id, forget: forget)
     case .reply(var id, var body):
       try c.field("id", &id)
       try body.wire(&c)

@@ -143,6 +143,9 @@ package enum DaemonMessage: Sendable, Equatable {
   case sources(id: Int)
   /// Turns the global location services switch on or off.
   case services(id: Int, enabled: Bool)
+  /// What the daemon learned of Wi-Fi; with `forget`, forgets it first. Answered by a `wifi`
+  /// reply. Added later in version 1.
+  case wifi(id: Int, forget: Bool)
   /// The answer to a control request.
   case reply(id: Int, DaemonReply)
 

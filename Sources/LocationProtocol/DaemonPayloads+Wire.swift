@@ -111,7 +111,7 @@ extension DaemonRegionEntry: WireObject {
 extension DaemonReply {
   /// The member that carries a reply's body; none for `done`.
   private enum Name: String, CaseIterable {
-    case status, apps, regions, sources
+    case status, apps, regions, sources, wifi
   }
 
   /// Members of the `reply` message after its `id`: the body under its own name, found by which
@@ -123,6 +123,7 @@ extension DaemonReply {
       case .apps: self = .apps([])
       case .regions: self = .regions([])
       case .sources: self = .sources([])
+      case .wifi: self = .wifi(.wireBlank)
       case nil: self = .done
       }
     }
@@ -141,6 +142,9 @@ extension DaemonReply {
     case .sources(var sources):
       try c.field(Name.sources.rawValue, &sources)
       self = .sources(sources)
+    case .wifi(var wifi):
+      try c.field(Name.wifi.rawValue, &wifi)
+      self = .wifi(wifi)
     }
   }
 }

@@ -12,6 +12,8 @@ package enum DaemonReply: Sendable, Equatable {
   case regions([DaemonRegionEntry])
   /// `sources`.
   case sources([DaemonSourceStatus])
+  /// `wifi`.
+  case wifi(DaemonWifiStatus)
 }
 
 /// The daemon's state for `status`.

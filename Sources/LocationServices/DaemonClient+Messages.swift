@@ -201,7 +201,8 @@ extension DaemonClient {
       .stopVisits, .status, .apps, .authorize,
       .regions, .sources,
       .services, .ping, .reply, .authorizationRequest, .authorizationDecision,
-      .requestTemporaryFullAccuracy, .temporaryFullAccuracyRequest, .startRanging, .stopRanging:
+      .requestTemporaryFullAccuracy, .temporaryFullAccuracyRequest, .startRanging, .stopRanging,
+      .wifi:
       HubLog.write(.info, "daemon", "unexpected \(message.type) from locationd; ignored")
     }
   }

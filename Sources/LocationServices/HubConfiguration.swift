@@ -12,6 +12,7 @@ import LocationStore
 /// | app identifier | `CORELOCATION_APP_ID`, else the executable's path (`/proc/self/exe`) |
 /// | store | `$XDG_STATE_HOME/corelocation/store.sqlite` (default `~/.local/state/...`); `CORELOCATION_STORE` overrides, `:memory:` keeps nothing |
 /// | authorization policy | `CORELOCATION_AUTHORIZATION=grant` (default) or `deny`; any other value denies (fails closed) |
+/// | Wi-Fi learning | `CORELOCATION_WIFI_LEARNING=off` (or `0`, `no`, `false`) turns it off; on by default |
 package struct HubConfiguration: Sendable {
   /// The app identifier.
   package var app: String
@@ -21,6 +22,8 @@ package struct HubConfiguration: Sendable {
   package var storePath: String?
   /// The authorization policy.
   package var policy: AuthorizationPolicy
+  /// Whether Wi-Fi scans taken with a good fix are learned from (`WifiKnowledge`).
+  package var wifiLearning = true
 
   /// Creates a configuration.
   package init(
@@ -64,10 +67,15 @@ package struct HubConfiguration: Sendable {
     default:  // an environment variable
       storePath = LocationStore.defaultPath(environment: environment)
     }
-    return HubConfiguration(
+    var configuration = HubConfiguration(
       app: app,
       sources: sources(environment, fileExists: fileExists, readFile: readFile, probe: probe),
       storePath: storePath, policy: policy)
+    switch environment["CORELOCATION_WIFI_LEARNING"]?.lowercased() {
+    case "off", "0", "no", "false": configuration.wifiLearning = false
+    default: break  // an environment variable: on unless said off
+    }
+    return configuration
   }
 
   package static func sources(
@@ -122,9 +130,11 @@ extension LocationHub {
   /// The process's hub in embedded mode, configured from the environment on first use.
   package static let shared: LocationHub = {
     let configuration = HubConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)
+    let persistence = makePersistence(configuration.storePath, app: configuration.app)
     return LocationHub(
-      app: configuration.app, sources: configuration.sources,
-      persistence: makePersistence(configuration.storePath, app: configuration.app),
-      policy: configuration.policy)
+      app: configuration.app, sources: configuration.sources, persistence: persistence,
+      policy: configuration.policy,
+      wifi: WifiKnowledge(
+        store: (persistence as? StorePersistence)?.store, learning: configuration.wifiLearning))
   }()
 }

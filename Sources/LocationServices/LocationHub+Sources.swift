@@ -54,6 +54,15 @@ extension LocationHub {
           chosen.insert(index)
         }
       }
+      if self.wifi?.learning == true,
+        chosen.contains(where: { candidates[$0].source.descriptor.power == .high })
+      {
+        // Wi-Fi learning: a scanner runs beside a receiver, so that its scans meet good fixes.
+        for index in candidates.indices
+        where candidates[index].source.descriptor.producesScans && !candidates[index].run.finished {
+          chosen.insert(index)
+        }
+      }
       if state.beaconDemand {
         // Beacons: every source that may hear them runs while beacons are wanted.
         for index in candidates.indices
@@ -133,7 +142,28 @@ extension LocationHub {
         "fix at \(Date(timeIntervalSince1970: fix.time)) ±\(String(format: "%.1f", fix.horizontalAccuracy)) m"
           + (fix.hasValidCoordinate ? "" : " (invalid, dropped)"))
       if recovered { reconcileSources() }
+      wifi?.note(fix)
       process(.fix(fix))
+    }
+  }
+
+  func sourceEmittedScan(_ scan: WifiScan, generation: Int, index: Int) {
+    executor.run { [self] in
+      let current = state.withLock {
+        $0.candidates?[index].run.isCurrent(generation) ?? false
+      }
+      guard current, let wifi else { return }
+      if let fix = wifi.scan(scan) {
+        sourceEmitted(fix, generation: generation, index: index)
+        return
+      }
+      // Not located (the access points heard are not known yet): an outage, once, so that the
+      // arbiter runs the next source beside it (whose good fixes teach the scanner) until a scan
+      // is located again.
+      let failing = state.withLock { $0.candidates?[index].run.failing ?? true }
+      if !failing {
+        sourceFailed(WifiKnowledge.notLocated(scan), generation: generation, index: index)
+      }
     }
   }
 
@@ -270,6 +300,12 @@ private struct HubSourceContext: SourceContext {
 
   func emitAdvertisement(_ advertisement: BeaconAdvertisement) {
     hub.sourceEmittedAdvertisement(advertisement, generation: generation, index: index)
+  }
+
+  func emitScan(_ scan: WifiScan) {
+    var scan = scan
+    if scan.source.isEmpty { scan.source = url }
+    hub.sourceEmittedScan(scan, generation: generation, index: index)
   }
 
   func fail(_ error: SourceError) { hub.sourceFailed(error, generation: generation, index: index) }

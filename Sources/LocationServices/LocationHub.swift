@@ -89,6 +89,9 @@ package final class LocationHub: Sendable {
   /// The reduction of locations for reduced accuracy (`locationd`'s; nil in embedded mode, where
   /// the app and the hub are one process).
   private let reducer: ReducedAccuracy?
+  /// The machine's Wi-Fi knowledge, when scans are turned into positions here (embedded mode;
+  /// `locationd`'s pool does it once for every app).
+  let wifi: WifiKnowledge?
   let executor: HubExecutor
   let state: Mutex<State>
 
@@ -105,12 +108,15 @@ package final class LocationHub: Sendable {
   ///     per-app limit); nil: no limit.
   ///   - reducer: the reduction an app with reduced accuracy gets (`locationd`'s), which its
   ///     engine applies to what it derives from locations.
+  ///   - wifi: the machine's Wi-Fi knowledge, which turns scans into positions and learns from
+  ///     good fixes; nil: scans are dropped.
   package init(
     app: String, sources: Sources, persistence: any HubPersistence,
     policy: AuthorizationPolicy? = .grant, clock: (any HubClock)? = nil,
-    maximumRegionCount: Int? = nil, reducer: ReducedAccuracy? = nil
+    maximumRegionCount: Int? = nil, reducer: ReducedAccuracy? = nil, wifi: WifiKnowledge? = nil
   ) {
     self.reducer = reducer
+    self.wifi = wifi
     self.app = app
     self.sources = sources
     self.persistence = persistence

@@ -6,13 +6,14 @@ import Synchronization
 /// found is offered to the arbiter, which runs the cheapest that meets the demand.
 package enum SourceDiscovery {
   /// The discovered sources, in the order: gpsd, GeoClue, static file, the iio-sensor-proxy
-  /// compass (for headings only) and BlueZ with a powered adapter (for beacons only; it scans
-  /// only while something ranges beacons or watches a beacon region).
+  /// compass (for headings only), BlueZ with a powered adapter (for beacons only; it scans
+  /// only while something ranges beacons or watches a beacon region) and NetworkManager (Wi-Fi
+  /// positions from the access points this machine learned).
   /// - Parameter probe: whether a candidate answers now (injected by tests).
   package static func discover(probe: (SourceURL) -> Bool = isAvailable) -> [SourceURL] {
     let candidates: [SourceURL] = [
       .gpsd(.tcp(host: "127.0.0.1", port: 2947)), .geoclue, .staticFile(path: "/etc/geolocation"),
-      .iioCompass, .bluez(adapter: nil),
+      .iioCompass, .bluez(adapter: nil), .wifi(interface: nil),
     ]
     return candidates.filter(probe)
   }
@@ -33,6 +34,8 @@ package enum SourceDiscovery {
       return IIOCompassSource.isOnSystemBus()
     case .bluez(let adapter):
       return BlueZSource.adapterAvailable(adapter: adapter)
+    case .wifi:
+      return WifiSource.isOnSystemBus()
     case .replay, .nmeaSerial, .nmeaTCP, .beaconReplay:
       return false
     }
@@ -61,7 +64,7 @@ package enum SourceDiscovery {
       return available
     case .beaconReplay(let path, _):
       return access(path, R_OK) == 0
-    case .gpsd, .nmeaSerial, .nmeaTCP, .geoclue, .iioCompass, .replay, .staticFile:
+    case .gpsd, .nmeaSerial, .nmeaTCP, .geoclue, .iioCompass, .replay, .staticFile, .wifi:
       return false
     }
   }

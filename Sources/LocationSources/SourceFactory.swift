@@ -22,6 +22,8 @@ package enum SourceFactory {
       return IIOCompassSource()
     case .bluez(let adapter):
       return BlueZSource(adapter: adapter)
+    case .wifi(let interface):
+      return WifiSource(interface: interface)
     case .beaconReplay(let path, let options):
       return BeaconReplaySource(path: path, options: options)
     }

@@ -21,6 +21,10 @@ package enum SourceURL: Sendable, Equatable {
   /// Bluetooth LE advertisements (iBeacons) through BlueZ on the system bus: `bluez` (the first
   /// adapter) or `bluez://hci1`.
   case bluez(adapter: String?)
+  /// Wi-Fi scans through NetworkManager on the system bus, turned into positions from what the
+  /// machine learned of the access points around it: `wifi` (every wireless device) or
+  /// `wifi://wlan0`.
+  case wifi(interface: String?)
   /// A recording of advertisements (JSON lines, `BeaconRecording`) replayed on the runtime's
   /// clock: `beacons+replay:///path/site.beacons.jsonl?speed=10&loop=1`.
   case beaconReplay(path: String, options: ReplayOptions)
@@ -62,7 +66,7 @@ package enum SourceURL: Sendable, Equatable {
   /// The schemes this build understands, for error messages.
   package static let knownSchemes = [
     "replay", "file", "static", "gpsd", "nmea", "nmea+tcp", "geoclue", "iio-compass", "bluez",
-    "beacons+replay",
+    "beacons+replay", "wifi",
   ]
 
   /// Parses a source URL. A bare path (`/x/track.gpx`) is taken as `replay://` of that path.
@@ -75,6 +79,7 @@ package enum SourceURL: Sendable, Equatable {
     if trimmed == "geoclue" || trimmed == "geoclue://" { return .geoclue }
     if trimmed == "iio-compass" || trimmed == "iio-compass://" { return .iioCompass }
     if trimmed == "bluez" || trimmed == "bluez://" { return .bluez(adapter: nil) }
+    if trimmed == "wifi" || trimmed == "wifi://" { return .wifi(interface: nil) }
     if trimmed.hasPrefix("/") {
       return .replay(path: trimmed, options: ReplayOptions())
     }
@@ -155,6 +160,20 @@ package enum SourceURL: Sendable, Equatable {
           .configuration, "bluez://\(adapter): an adapter is named like hci0", isPermanent: true)
       }
       return .bluez(adapter: adapter)
+    case "wifi":
+      if let key = query.first?.key {
+        throw SourceError(.configuration, "wifi:// has no option '\(key)'", isPermanent: true)
+      }
+      let interface = path.hasPrefix("/") ? String(path.dropFirst()) : path
+      guard !interface.isEmpty else { return .wifi(interface: nil) }
+      guard interface.utf8.count <= 15,
+        interface.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." })
+      else {
+        throw SourceError(
+          .configuration, "wifi://\(interface): an interface is named like wlan0",
+          isPermanent: true)
+      }
+      return .wifi(interface: interface)
     case "beacons+replay":
       guard path.hasPrefix("/") else {
         throw SourceError(
@@ -198,7 +217,7 @@ package enum SourceURL: Sendable, Equatable {
     case .replay(let path, _), .staticFile(let path), .nmeaSerial(let path, _),
       .beaconReplay(let path, _):
       path
-    case .gpsd, .nmeaTCP, .geoclue, .iioCompass, .bluez: nil
+    case .gpsd, .nmeaTCP, .geoclue, .iioCompass, .bluez, .wifi: nil
     }
   }
 
@@ -208,7 +227,7 @@ package enum SourceURL: Sendable, Equatable {
     case .replay(let path, _): .replay(path: path, options: ReplayOptions())
     case .nmeaSerial(let path, _): .nmeaSerial(path: path, baud: 0)
     case .beaconReplay(let path, _): .beaconReplay(path: path, options: ReplayOptions())
-    case .gpsd, .nmeaTCP, .geoclue, .iioCompass, .staticFile, .bluez: self
+    case .gpsd, .nmeaTCP, .geoclue, .iioCompass, .staticFile, .bluez, .wifi: self
     }
   }
 
@@ -238,6 +257,8 @@ package enum SourceURL: Sendable, Equatable {
       return "iio-compass"
     case .bluez(let adapter):
       return adapter.map { "bluez://\($0)" } ?? "bluez"
+    case .wifi(let interface):
+      return interface.map { "wifi://\($0)" } ?? "wifi"
     case .beaconReplay(let path, let options):
       return "beacons+" + SourceURL.replay(path: path, options: options).text
     }

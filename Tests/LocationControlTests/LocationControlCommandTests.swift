@@ -121,6 +121,30 @@ import Testing
         """)
   }
 
+  @Test func wifiShowsWhatWasLearnedAndForgets() throws {
+    let reply =
+      #"{"type":"reply","id":1,"wifi":{"learning":true,"known":1200,"mobile":3,"#
+      + #""lastLearned":1767225600}}"#
+    let shown = try run(["wifi"], reply: reply)
+    #expect(shown.status == 0)
+    #expect(shown.sent.last == #"{"type":"wifi","id":1,"forget":false}"#)
+    #expect(
+      shown.output == """
+        Wi-Fi learning: on
+        Access points known: 1200 (3 mobile, not used)
+        Last learned: 2026-01-01 00:00:00Z
+
+        """)
+    let forgot = try run(
+      ["wifi", "forget"],
+      reply:
+        #"{"type":"reply","id":1,"wifi":{"learning":false,"known":0,"mobile":0,"forgotten":1200}}"#
+    )
+    #expect(forgot.sent.last == #"{"type":"wifi","id":1,"forget":true}"#)
+    #expect(forgot.output.hasPrefix("Forgot 1200 access points.\nWi-Fi learning: off\n"))
+    #expect(forgot.output.hasSuffix("Last learned: never\n"))
+  }
+
   @Test func emptyListsSaySo() throws {
     #expect(
       try run(["apps"], reply: #"{"type":"reply","id":1,"apps":[]}"#).output

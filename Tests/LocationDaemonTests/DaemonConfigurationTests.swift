@@ -90,6 +90,7 @@ import Testing
       strikes = 5
       max-regions = 500
       max-ranged-constraints = 12
+      wifi-learning = off
 
       [app org.example.Maps]
       executable = /usr/bin/maps
@@ -106,6 +107,7 @@ import Testing
     #expect(configuration.strikes == 5)
     #expect(configuration.maximumRegions == 500)
     #expect(configuration.maximumRangedConstraints == 12)
+    #expect(!configuration.wifiLearning)
     #expect(configuration.appID(forExecutable: "/opt/maps/bin/maps") == "org.example.Maps")
     #expect(configuration.appID(forExecutable: "/usr/bin/other") == "/usr/bin/other")
     #expect(configuration.app(id: "org.example.Maps")?.launch == "/usr/bin/maps --background")
@@ -171,7 +173,7 @@ import Testing
   static let keys = [
     "source", "policy", "socket", "store", "queue-limit", "strikes", "max-connections",
     "max-connections-per-uid", "hello-timeout", "max-regions", "max-ranged-constraints",
-    "max-held-requests",
+    "max-held-requests", "wifi-learning",
     "max-apps-per-uid", "max-pending-events", "pending-event-days", "control-group", "executable",
     "launch",
   ]

@@ -181,6 +181,13 @@ import Testing
           time: 1_767_225_600.5),
       ]),
     .rangingFailed(client: 2, constraint: BeaconConstraint(uuid: beaconUUID), reason: .denied),
+    .wifi(id: 7, forget: false), .wifi(id: 8, forget: true),
+    .reply(id: 7, .wifi(DaemonWifiStatus(learning: true, known: 0, mobile: 0))),
+    .reply(
+      id: 8,
+      .wifi(
+        DaemonWifiStatus(
+          learning: false, known: 1200, mobile: 3, lastLearned: 1_767_225_600.5, forgotten: 4))),
     .addRegion(
       client: 1, group: "manager",
       region: .beacon(identifier: "desk", BeaconConstraint(uuid: beaconUUID, major: 1)),
@@ -212,7 +219,7 @@ import Testing
 
   @Test func everyTypeIsCovered() {
     #expect(Set(Self.messages.map(\.kind)) == Set(DaemonMessage.Kind.allCases))
-    #expect(DaemonMessage.Kind.allCases.count == 56)
+    #expect(DaemonMessage.Kind.allCases.count == 57)
   }
 
   @Test func typeComesFirstAndOptionalsAreNull() {

@@ -193,6 +193,18 @@ import Testing
     #expect(configuration(environment).policy == expected)
   }
 
+  @Test func wifiLearningIsOnUnlessSaidOff() {
+    #expect(configuration(Self.home).wifiLearning)
+    for value in ["off", "0", "NO", "false"] {
+      var environment = Self.home
+      environment["CORELOCATION_WIFI_LEARNING"] = value
+      #expect(!configuration(environment).wifiLearning)
+    }
+    var on = Self.home
+    on["CORELOCATION_WIFI_LEARNING"] = "on"
+    #expect(configuration(on).wifiLearning)
+  }
+
   @Test func discoveryOffersEverythingThatAnswers() {
     let gpsd = SourceURL.gpsd(.tcp(host: "127.0.0.1", port: 2947))
     let all = configuration(Self.home, existing: ["/etc/geolocation"], answering: [gpsd, .geoclue])
@@ -201,6 +213,8 @@ import Testing
     #expect(onlyGeoClue.sources.urls == [.geoclue])
     let withRadio = configuration(Self.home, answering: [.geoclue, .bluez(adapter: nil)])
     #expect(withRadio.sources.urls == [.geoclue, .bluez(adapter: nil)])
+    let withWifi = configuration(Self.home, answering: [.wifi(interface: nil)])
+    #expect(withWifi.sources.urls == [.wifi(interface: nil)])
     let nothing = configuration(Self.home)
     #expect(nothing.sources.unavailableMessage?.contains("Start gpsd or GeoClue") == true)
   }

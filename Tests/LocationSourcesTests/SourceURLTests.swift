@@ -38,6 +38,8 @@ import Testing
     ("bluez", .bluez(adapter: nil)),
     ("bluez://", .bluez(adapter: nil)),
     ("bluez://hci1", .bluez(adapter: "hci1")),
+    ("wifi", .wifi(interface: nil)),
+    ("wifi://wlp2s0", .wifi(interface: "wlp2s0")),
     (
       "beacons+replay:///tmp/site.beacons.jsonl?speed=4&loop=1",
       .beaconReplay(path: "/tmp/site.beacons.jsonl", options: Options(speed: 4, loop: true))
@@ -73,6 +75,8 @@ import Testing
     ("static:///etc/geolocation?speed=2", ["static:// has no option 'speed'"]),
     ("bluez://hci0/../x", ["an adapter is named like hci0"]),
     ("bluez://hci0?scan=1", ["bluez:// has no option 'scan'"]),
+    ("wifi://wlan0/x", ["an interface is named like wlan0"]),
+    ("wifi://wlan0?scan=1", ["wifi:// has no option 'scan'"]),
     ("beacons+replay://site.jsonl", ["beacons+replay:// needs an absolute path"]),
     ("beacons+replay:///s.jsonl?speed=0", ["replay speed must be a positive number"]),
   ]
@@ -156,6 +160,10 @@ import Testing
     #expect(radio is BlueZSource)
     #expect(radio.descriptor.url == "bluez://hci1")
     #expect(radio.descriptor.producesBeacons && !radio.descriptor.producesLocation)
+    let scanner = SourceFactory.make(.wifi(interface: "wlan0"))
+    #expect(scanner is WifiSource)
+    #expect(scanner.descriptor.url == "wifi://wlan0")
+    #expect(scanner.descriptor.producesScans && scanner.descriptor.power == .low)
     let recording = SourceFactory.make(.beaconReplay(path: "/tmp/s.jsonl", options: Options()))
     #expect(recording is BeaconReplaySource)
     #expect(recording.descriptor.url == "beacons+replay:///tmp/s.jsonl")
@@ -166,7 +174,8 @@ import Testing
 
   @Test func canonicalTextsParseBack() throws {
     for url: SourceURL in [
-      .bluez(adapter: nil), .bluez(adapter: "hci0"),
+      .bluez(adapter: nil), .bluez(adapter: "hci0"), .wifi(interface: nil),
+      .wifi(interface: "wlan0"),
       .beaconReplay(path: "/tmp/a b.jsonl", options: Options(speed: 2, instant: true)),
     ] {
       #expect(try SourceURL.parse(url.text) == url)

@@ -53,11 +53,13 @@ package final class ScriptedSource: LocationSource {
   private let state = Mutex<(context: (any SourceContext)?, starts: Int, stops: Int)>((nil, 0, 0))
 
   package init(
-    url: String = "scripted://test", nominalAccuracy: Double = 5, producesBeacons: Bool = false
+    url: String = "scripted://test", nominalAccuracy: Double = 5, power: PowerCost = .none,
+    producesBeacons: Bool = false, producesScans: Bool = false
   ) {
     descriptor = SourceDescriptor(
-      url: url, nominalAccuracy: nominalAccuracy, power: .none,
-      producesLocation: !producesBeacons, producesBeacons: producesBeacons)
+      url: url, nominalAccuracy: nominalAccuracy, power: power,
+      producesLocation: !producesBeacons, producesBeacons: producesBeacons,
+      producesScans: producesScans)
   }
 
   package func start(context: any SourceContext) {
@@ -84,6 +86,8 @@ package final class ScriptedSource: LocationSource {
   package func emit(_ advertisement: BeaconAdvertisement) {
     state.withLock { $0.context }?.emitAdvertisement(advertisement)
   }
+  /// Sends a Wi-Fi scan, if running.
+  package func emit(_ scan: WifiScan) { state.withLock { $0.context }?.emitScan(scan) }
   /// Reports a problem, if running.
   package func fail(_ error: SourceError) { state.withLock { $0.context }?.fail(error) }
   /// Ends, if running.

@@ -1,0 +1,112 @@
+import Foundation
+import LocationEngine
+import LocationModel
+import LocationSources
+import LocationStore
+import Synchronization
+
+/// What this machine knows of the Wi-Fi access points around it, learned from its own fixes
+/// (README, "Wi-Fi"): one per process and store, shared by every hub (embedded mode) or by the
+/// source pool (`locationd`), because the access points are the machine's, not an app's.
+///
+/// The rules are the engine's pure types: ``WifiLearner`` pairs a scan with a GNSS-class fix and
+/// adds observations, ``WifiLocator`` turns a scan into a position, ``AccessPointTable`` holds the
+/// records. This object only holds them behind a lock, loads them from the store at first use and
+/// commits what changed. Nothing leaves the machine.
+package final class WifiKnowledge: Sendable {
+  struct State {
+    var table: AccessPointTable?
+    var learner: WifiLearner
+    var scans = 0
+  }
+
+  /// Whether scans taken with a good fix are learned from (`wifi-learning`,
+  /// `CORELOCATION_WIFI_LEARNING`); positioning from what is known works either way.
+  package let learning: Bool
+  private let store: LocationStore?
+  private let state: Mutex<State>
+
+  /// Knowledge kept in `store` (nil: in memory only).
+  package init(store: LocationStore?, learning: Bool = true) {
+    self.store = store
+    self.learning = learning
+    state = Mutex(State(learner: WifiLearner()))
+  }
+
+  /// Notes a fix from any source: a GNSS-class one is what scans are learned against.
+  package func note(_ fix: Fix) {
+    guard learning else { return }
+    state.withLock { $0.learner.note(fix) }
+  }
+
+  /// Learns from a scan (when learning is on and a good fix coincides), then locates the device
+  /// from it. Returns the position, or nil when the known access points heard do not suffice.
+  package func scan(_ scan: WifiScan) -> Fix? {
+    let (changed, expired, fix) = state.withLock { state -> ([AccessPointRecord], [UInt64], Fix?) in
+      var table = state.table ?? load()
+      var changed: [AccessPointRecord] = []
+      var expired: [UInt64] = []
+      if learning { changed = state.learner.learn(scan, into: &table) }
+      state.scans += 1
+      if state.scans % 100 == 1 {
+        expired = state.learner.expire(&table, now: scan.time)
+      }
+      let fix = WifiLocator.locate(scan, in: table)
+      state.table = table
+      return (changed, expired, fix)
+    }
+    commit(changed, expired)
+    return fix
+  }
+
+  /// The outage a Wi-Fi source reports while its scans cannot be located.
+  package static func notLocated(_ scan: WifiScan) -> SourceError {
+    SourceError(
+      .unavailable,
+      "\(scan.source.isEmpty ? "wifi" : scan.source): the \(scan.readings.count) access points "
+        + "heard are not known well enough yet (they are learned from good fixes)",
+      isPermanent: false)
+  }
+
+  /// What `locationctl wifi` shows: access points known, mobile ones, the newest learned.
+  package func status() -> (known: Int, mobile: Int, lastLearned: Double?) {
+    state.withLock { state in
+      let table = state.table ?? load()
+      state.table = table
+      let records = table.records
+      return (
+        records.count, records.reduce(0) { $0 + ($1.mobile ? 1 : 0) },
+        records.map(\.lastSeen).max()
+      )
+    }
+  }
+
+  /// Forgets every access point, in memory and in the store (`locationctl wifi forget`).
+  /// - Returns: How many were forgotten.
+  /// - Throws: `StoreError` when the store cannot commit (nothing is forgotten then).
+  @discardableResult
+  package func forget() throws(StoreError) -> Int {
+    try state.withLock { (state) throws(StoreError) -> Int in
+      let known = (state.table ?? load()).count
+      try store?.forgetAccessPoints()
+      state.table = AccessPointTable(records: [])
+      return known
+    }
+  }
+
+  /// The table in the store (empty when there is none or it cannot be read: learning starts over
+  /// in memory, and what is learned is written when the store takes writes again).
+  private func load() -> AccessPointTable {
+    AccessPointTable(records: (try? store?.accessPoints()) ?? [])
+  }
+
+  private func commit(_ changed: [AccessPointRecord], _ expired: [UInt64]) {
+    guard let store, !changed.isEmpty || !expired.isEmpty else { return }
+    do {
+      try store.upsertAccessPoints(changed)
+      try store.deleteAccessPoints(expired)
+    } catch {
+      HubLog.write(.info, "wifi", "learned access points not stored: \(error.message)")
+    }
+  }
+}

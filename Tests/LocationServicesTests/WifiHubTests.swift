@@ -1,0 +1,105 @@
+import Geodesy
+import LocationEngine
+import LocationModel
+import LocationServices
+import LocationSimulation
+import LocationSources
+import LocationStore
+import TestSupport
+import Testing
+
+/// Wi-Fi in the embedded runtime, on the manual clock with a simulated town (`WifiTown`): a
+/// kilometre of `desiredAccuracy` runs the scanner first; its scans cannot be located at first, so
+/// the receiver runs beside it and its fixes teach the scanner where the access points are; once
+/// scans are located, the receiver is no longer needed.
+@Suite struct WifiHubTests {
+  let town = WifiTown(seed: 7)
+  let clock = ManualClock(wall: WifiTown.epoch)
+  let receiver = ScriptedSource(url: "gpsd://127.0.0.1:2947", nominalAccuracy: 5, power: .high)
+  let scanner = ScriptedSource(
+    url: "wifi", nominalAccuracy: 50, power: .low, producesScans: true)
+
+  func hub(_ knowledge: WifiKnowledge) -> LocationHub {
+    let persistence = MemoryPersistence()
+    persistence.setAuthorization(
+      AuthorizationSnapshot(status: AuthorizationStatus.authorizedAlways), app: "test")
+    return LocationHub(
+      app: "test", sources: .objects({ [receiver, scanner] }), persistence: persistence,
+      clock: clock, wifi: knowledge)
+  }
+
+  /// Drives the town for `duration` seconds: a fix a second from the receiver and a scan every 3 s
+  /// from the scanner, each only while its source runs. Returns the seconds the receiver ran.
+  func drive(seed: UInt64, duration: Double, start: Double) -> Double {
+    var random = SplitMix64(seed: seed)
+    var receiverOn = 0.0
+    var last = clock.now.wall
+    for sample in town.drive(seed: seed, duration: duration, start: start) {
+      clock.advance(by: max(0, sample.time - last))
+      if receiver.isRunning { receiverOn += sample.time - last }
+      last = sample.time
+      let second = sample.time.rounded(.down)
+      if sample.time == second { receiver.emit(town.fix(sample, &random)) }
+      if second.truncatingRemainder(dividingBy: 3) == 0, sample.time == second {
+        scanner.emit(town.scan(sample, &random))
+      }
+    }
+    return receiverOn
+  }
+
+  @Test func theScannerLearnsBesideTheReceiverThenServesAlone() throws {
+    let store = try LocationStore.inMemory()
+    let knowledge = WifiKnowledge(store: store)
+    let hub = hub(knowledge)
+    let client = RecordingClient()
+    let id = hub.register(client)
+    hub.startUpdates(id, UpdateRequest(desiredAccuracy: 1000, distanceFilter: -1))
+    #expect(scanner.isRunning && !receiver.isRunning, "the cheapest source that meets 1 km")
+    // An hour of driving: at first nothing is known, so the receiver runs and teaches.
+    let firstHour = drive(seed: 11, duration: 3600, start: WifiTown.epoch)
+    let learned = knowledge.status()
+    #expect(learned.known > 500)
+    #expect(try store.accessPointCounts().known == learned.known)
+    let located = client.locations.filter { $0.source == "wifi" }
+    #expect(!located.isEmpty)
+    #expect(located.allSatisfy { $0.quality == .network && $0.horizontalAccuracy >= 20 })
+    // The second hour, on streets learned: the receiver runs far less.
+    let secondHour = drive(seed: 11, duration: 3600, start: WifiTown.epoch + 3600)
+    #expect(secondHour < firstHour / 2, "receiver on \(firstHour) s, then \(secondHour) s")
+    hub.unregister(id)
+    // Forgotten, in memory and in the store.
+    let known = knowledge.status().known
+    #expect(try knowledge.forget() == known)
+    #expect(knowledge.status().known == 0)
+    #expect(try store.accessPointCounts().known == 0)
+  }
+
+  @Test func learningOffStillLocatesButLearnsNothing() throws {
+    let knowledge = WifiKnowledge(store: nil, learning: false)
+    let hub = hub(knowledge)
+    let client = RecordingClient()
+    let id = hub.register(client)
+    hub.startUpdates(id, UpdateRequest(desiredAccuracy: 1000, distanceFilter: -1))
+    _ = drive(seed: 3, duration: 600, start: WifiTown.epoch)
+    #expect(knowledge.status().known == 0)
+    #expect(!client.locations.contains { $0.source == "wifi" })
+    #expect(receiver.isRunning, "nothing known: the receiver serves")
+    hub.unregister(id)
+  }
+
+  @Test func nomapAccessPointsAreNeverLearned() {
+    let knowledge = WifiKnowledge(store: nil)
+    let fix = Fix(
+      latitude: 52.5, longitude: 13.4, horizontalAccuracy: 5, time: WifiTown.epoch,
+      quality: .autonomous)
+    knowledge.note(fix)
+    let scan = WifiScan(
+      time: WifiTown.epoch,
+      readings: [
+        AccessPointReading(bssid: 1, ssid: Array("cafe_nomap".utf8), signal: -50, frequency: 2412),
+        AccessPointReading(bssid: 2, ssid: Array("home".utf8), signal: -60, frequency: 2437),
+      ], source: "wifi")
+    _ = knowledge.scan(scan)
+    #expect(knowledge.status().known == 1)
+  }
+}
