@@ -202,9 +202,20 @@ extension LocationHub {
       }
       guard current else { return }
       HubLog.write(.info, error.message, error.isPermanent ? "failed for good" : "failed; retrying")
-      let allFinished = state.withLock { $0.candidates?.allSatisfy(\.run.finished) ?? false }
-      // When nothing is left, the end says it all (one error, with this message).
-      if !allFinished { process(.sourceFailed(source: error.message, reason: error.code.rawValue)) }
+      let (allFinished, covered) = state.withLock { state -> (Bool, Bool) in
+        let candidates = state.candidates ?? []
+        // Another location source that has not ended can take over from an unlocated scan.
+        let covered = candidates.indices.contains {
+          $0 != index && candidates[$0].source.descriptor.producesLocation
+            && !candidates[$0].run.finished
+        }
+        return (candidates.allSatisfy(\.run.finished), covered)
+      }
+      // When nothing is left, the end says it all (one error, with this message); a scan that
+      // could not be located while another source can serve is no news for clients.
+      if !allFinished, !(error.code == .notLocated && covered) {
+        process(.sourceFailed(source: error.message, reason: error.code.rawValue))
+      }
       reconcileSources()
     }
   }

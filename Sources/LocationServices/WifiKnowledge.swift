@@ -62,7 +62,7 @@ package final class WifiKnowledge: Sendable {
   /// The outage a Wi-Fi source reports while its scans cannot be located.
   package static func notLocated(_ scan: WifiScan) -> SourceError {
     SourceError(
-      .unavailable,
+      .notLocated,
       "\(scan.source.isEmpty ? "wifi" : scan.source): the \(scan.readings.count) access points "
         + "heard are not known well enough yet (they are learned from good fixes)",
       isPermanent: false)

@@ -62,6 +62,10 @@ package struct SourceError: Error, Sendable, Equatable, CustomStringConvertible 
     case disconnected
     /// The service refused this app (GeoClue's access denied); the app hears `CLError.denied`.
     case denied
+    /// A Wi-Fi scan could not be located (the access points heard are not known yet): an outage
+    /// the arbiter covers with the next source, which clients hear of only when no other source
+    /// can serve.
+    case notLocated
   }
 
   /// What kind of problem.
