@@ -180,6 +180,69 @@ import Testing
     #expect(await locate(client) == .failure(.curlMissing("/nonexistent/curl")))
   }
 
+  /// A client whose "curl" is a shell script (`body`), in a directory removed afterwards.
+  private func withFakeCurl(
+    _ body: String, timeout: Double = 20, _ test: (IchnaeaClient) async throws -> Void
+  ) async throws {
+    let directory = NSTemporaryDirectory() + "IchnaeaClientTests-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let path = directory + "/curl"
+    // Written through a close-on-exec descriptor, so that no child another test starts meanwhile
+    // keeps it open for writing (executing the script would then fail with ETXTBSY).
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+    try #require(descriptor >= 0)
+    let script = Array("#!/bin/sh\n\(body)\n".utf8)
+    let written = script.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+    close(descriptor)
+    try #require(written == script.count)
+    try await test(
+      try IchnaeaClient(
+        configuration: .init(
+          url: "http://127.0.0.1:9/", minimumInterval: 0, timeout: timeout, curlPath: path)))
+  }
+
+  /// The result of one request, asked again while the fake curl cannot start because a child
+  /// that another test started in the same instant still holds it open (ETXTBSY).
+  private func locateFake(_ client: IchnaeaClient) async -> Result<Fix, IchnaeaError> {
+    let deadline = ContinuousClock.now + .seconds(60)
+    while true {
+      let result = await locate(client)
+      guard case .failure(.transport(let reason)) = result, reason.contains("Text file busy"),
+        ContinuousClock.now < deadline
+      else { return result }
+    }
+  }
+
+  @Test func anEndlessAnswerIsCutOff() async throws {
+    try await withFakeCurl("exec /bin/cat /dev/zero") { client in
+      let result = await locateFake(client)
+      guard case .failure(.malformedAnswer(let reason)) = result else {
+        Issue.record("expected a malformed answer, got \(result)")
+        return
+      }
+      #expect(reason.contains("65536"))
+    }
+  }
+
+  @Test func aCurlThatNeverEndsIsKilledAfterTheTimeout() async throws {
+    // Reads the body, then never ends (its standard output stays open: `tail -f /dev/null`).
+    try await withFakeCurl("/bin/cat >/dev/null; exec /usr/bin/tail -f /dev/null", timeout: 0.2) {
+      client in
+      let started = ContinuousClock.now
+      let result = await locateFake(client)
+      #expect(result == .failure(.timedOut))
+      #expect(started.duration(to: .now) < .seconds(60))
+    }
+  }
+
+  @Test func aCurlExitStatusIsATransportError() async throws {
+    try await withFakeCurl("echo 'curl: (7) Failed to connect' >&2; exit 7") { client in
+      let result = await locateFake(client)
+      #expect(result == .failure(.transport("curl exit status 7: curl: (7) Failed to connect")))
+    }
+  }
+
   @Test(arguments: [
     "ftp://example.org/", "file:///etc/passwd", "http://", "https:///v1", "-K/etc/x",
     "http://example.org/ x", "",

@@ -132,9 +132,12 @@ package final class LocalHTTPServer: Sendable {
       return !stopped
     }
     guard first else { return }
+    // Shut down first (a pending or later accept then fails), and close only once the accept loop
+    // has ended: closed earlier, the descriptor's number could be reused by another test's
+    // listener before the loop calls accept again, and the loop would serve that test's requests.
     shutdown(listener, Int32(SHUT_RDWR))
-    close(listener)
     _ = stopped.wait(timeout: .now() + 10)
+    close(listener)
   }
 
   private static func read(_ connection: Int32) -> Request? {
