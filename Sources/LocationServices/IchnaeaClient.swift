@@ -318,7 +318,9 @@ private struct CurlRun {
         timedOut = true
         return
       }
-      let milliseconds = Int32(min(left.components.seconds * 1000 + 1, 60_000))
+      let parts = left.components
+      let milliseconds = Int32(
+        min(parts.seconds * 1000 + parts.attoseconds / 1_000_000_000_000_000 + 1, 60_000))
       var descriptors = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
       let ready = poll(&descriptors, nfds_t(descriptors.count), milliseconds)
       if ready < 0, errno == EINTR { continue }
