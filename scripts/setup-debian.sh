@@ -10,11 +10,13 @@ set -euo pipefail
 # confined app (locationd's trust tests).
 # libcurl4: Foundation's URLSession (the Nominatim client behind CORELOCATION_GEOCODER) loads it;
 # libcurl4-openssl-dev: linking Foundation statically (make programs) links libcurl.
+# curl: the optional Ichnaea geolocation fallback (IchnaeaClient) runs the curl program rather than
+# linking FoundationNetworking into locationd; its tests run it against a loopback server.
 # Installing (make man, make install) and its tests: scdoc renders the man pages, groff-base checks
 # them; bash-completion, zsh and fish run the shell completions; systemd has systemd-analyze,
 # which checks the unit files.
 # python3-dbusmock mocks BlueZ (bluetoothd) on a private bus for the beacon source tests.
-packages=(pkg-config libsqlite3-dev libxml2-dev sqlite3 libsystemd-dev libcurl4 libcurl4-openssl-dev
+packages=(pkg-config libsqlite3-dev libxml2-dev sqlite3 libsystemd-dev libcurl4 libcurl4-openssl-dev curl
   gpsd gpsd-clients socat dbus-daemon geoclue-2.0 geoclue-2-demo iio-sensor-proxy umockdev
   bubblewrap scdoc groff-base bash-completion zsh fish systemd python3-dbusmock)
 

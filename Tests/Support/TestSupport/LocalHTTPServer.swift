@@ -19,6 +19,8 @@ package final class LocalHTTPServer: Sendable {
     package var query: [String: String]
     /// The headers, names in lower case.
     package var headers: [String: String]
+    /// The body (`Content-Length` bytes), as UTF-8; empty when there is none.
+    package var body: String = ""
   }
 
   /// How the server answers.
@@ -130,9 +132,12 @@ package final class LocalHTTPServer: Sendable {
       return !stopped
     }
     guard first else { return }
+    // Shut down first (a pending or later accept then fails), and close only once the accept loop
+    // has ended: closed earlier, the descriptor's number could be reused by another test's
+    // listener before the loop calls accept again, and the loop would serve that test's requests.
     shutdown(listener, Int32(SHUT_RDWR))
-    close(listener)
     _ = stopped.wait(timeout: .now() + 10)
+    close(listener)
   }
 
   private static func read(_ connection: Int32) -> Request? {
@@ -141,13 +146,21 @@ package final class LocalHTTPServer: Sendable {
       connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     var bytes: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 4096)
+    var headEnd: Int?
+    var wanted = 0
     while bytes.count < 65_536 {
+      if let headEnd, bytes.count >= headEnd + wanted { break }
       let count = recv(connection, &buffer, buffer.count, 0)
       if count <= 0 { break }
       bytes += buffer[0..<count]
-      if bytes.count >= 4, bytes.suffix(4) == [13, 10, 13, 10] { break }
+      if headEnd == nil, let end = Self.endOfHead(bytes) {
+        headEnd = end
+        wanted = Self.contentLength(bytes[..<end])
+      }
     }
-    let text = String(decoding: bytes, as: UTF8.self)
+    let head = bytes[..<(headEnd ?? bytes.count)]
+    let body = headEnd.map { String(decoding: bytes[$0...].prefix(wanted), as: UTF8.self) } ?? ""
+    let text = String(decoding: head, as: UTF8.self)
     let lines = text.components(separatedBy: "\r\n")
     let parts = lines.first?.split(separator: " ") ?? []
     guard parts.count >= 2 else { return nil }
@@ -161,7 +174,29 @@ package final class LocalHTTPServer: Sendable {
         .trimmingCharacters(in: .whitespaces)
     }
     return Request(
-      method: String(parts[0]), path: target?.path ?? "", query: query, headers: headers)
+      method: String(parts[0]), path: target?.path ?? "", query: query, headers: headers,
+      body: body)
+  }
+
+  /// The offset just past the blank line that ends a request's head, if it has arrived.
+  private static func endOfHead(_ bytes: [UInt8]) -> Int? {
+    guard bytes.count >= 4 else { return nil }
+    for index in 0...(bytes.count - 4)
+    where bytes[index..<index + 4].elementsEqual([13, 10, 13, 10]) {
+      return index + 4
+    }
+    return nil
+  }
+
+  /// The `Content-Length` of a request's head (0 when absent).
+  private static func contentLength(_ head: ArraySlice<UInt8>) -> Int {
+    for line in String(decoding: head, as: UTF8.self).components(separatedBy: "\r\n") {
+      guard let colon = line.firstIndex(of: ":"),
+        line[..<colon].lowercased() == "content-length"
+      else { continue }
+      return Int(line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)) ?? 0
+    }
+    return 0
   }
 
   private static func write(_ response: Response, to connection: Int32) {

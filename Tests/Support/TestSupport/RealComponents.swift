@@ -16,6 +16,8 @@ package enum RealComponents {
   package static let sqlite3 = "/usr/bin/sqlite3"
   /// setpriv, to run a child as another user (Debian's util-linux).
   package static let setpriv = "/usr/bin/setpriv"
+  /// curl, which the Ichnaea client runs for its requests (Debian's curl).
+  package static let curl = "/usr/bin/curl"
   /// Python 3, for a second app speaking the protocol by hand (Debian's python3).
   package static let python3 = "/usr/bin/python3"
   /// scdoc, which turns the man pages' sources into roff (Debian's scdoc).
