@@ -63,20 +63,21 @@ enum PowerBench {
       }
       print()
     }
-    wifi()
+    for timeToFix in [5.0, 30.0] { wifi(timeToFix: timeToFix) }
   }
 
   /// Issue 23: the significant-change commute with a Wi-Fi scanner able to serve, on a seeded
   /// field of access points along the route, beside today's figure (no Wi-Fi): the first commute
   /// (nothing known: learning happens during it), a second commute on what the first learned, and
   /// a second commute after a first one driven under continuous updates (a navigation app), which
-  /// shows what the scanner serves once the route is known.
-  private static func wifi() {
+  /// shows what the scanner serves once the route is known. `timeToFix` is the receiver's (5 s hot,
+  /// 30 s warm: the two ends of today's figure).
+  private static func wifi(timeToFix: Double) {
     let trace = PowerSimulation.commute
     let field = WifiTown.along(trace, seed: 23)
     print(
-      "Wi-Fi (issue 23): \(trace.name), significant change, receiver first fix 5 s (hot start);"
-    )
+      "Wi-Fi (issue 23): \(trace.name), significant change, receiver first fix \(Int(timeToFix)) s"
+        + " (\(timeToFix <= 5 ? "hot" : "warm") start);")
     print(
       "  access points: \(field.accessPoints.count) seeded along the route (both sides, 30-60 m apart,"
         + " set back 5-25 m), WifiTown's radio (log-distance, n 3, σ 4 dB, heard above -90 dBm);"
@@ -102,7 +103,7 @@ enum PowerBench {
           + pad(String(format: "%.0f s", report.worstDelay500m), 13, right: true)
           + pad(known.map { "\($0)" } ?? "-", 11, right: true))
     }
-    let baseline = PowerSimulation.run(trace, mode: .significantChange)
+    let baseline = PowerSimulation.run(trace, mode: .significantChange, timeToFix: timeToFix)
     row("no Wi-Fi (today)", baseline, known: nil)
     let knowledge = WifiKnowledge(store: nil)
     /// Runs commute `number` (on day `number`) in `mode` with Wi-Fi on `knowledge`.
@@ -110,7 +111,7 @@ enum PowerBench {
       -> PowerSimulation.Report
     {
       PowerSimulation.run(
-        trace, mode: mode,
+        trace, mode: mode, timeToFix: timeToFix,
         wifi: PowerSimulation.Wifi(
           field: field, knowledge: knowledge, seed: UInt64(number),
           wallStart: WifiTown.epoch + Double(number) * day))
@@ -124,12 +125,16 @@ enum PowerBench {
     row("Wi-Fi, commute 1 under continuous updates", learning, known: navigated.status().known)
     let after = commute(2, .significantChange, on: navigated)
     row("Wi-Fi, commute 2 (the continuous one learned)", after, known: navigated.status().known)
-    let met = second.onFraction <= 0.02
-    print(
-      met
-        ? "target met: receiver on ≤ 2 % on the second commute"
-        : "TARGET MISSED: receiver on \(String(format: "%.2f", second.onFraction * 100)) % on the"
-          + " second commute (target ≤ 2 %)")
+    let percent = String(format: "%.2f", second.onFraction * 100)
+    if second.onFraction > 0.02 {
+      print("TARGET MISSED: receiver on \(percent) % on the second commute (target ≤ 2 %)")
+    } else if second.wifiDeliveries == 0 {
+      print(
+        "target met only without Wi-Fi's help: receiver on \(percent) % on the second commute,"
+          + " no location from Wi-Fi (as today's figure)")
+    } else {
+      print("target met: receiver on \(percent) % on the second commute (target ≤ 2 %)")
+    }
     print()
   }
 
