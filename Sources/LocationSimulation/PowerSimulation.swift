@@ -134,6 +134,8 @@ package final class SimulatedReceiver: LocationSource {
   package let interval: Double
   /// The hub monotonic instant at which the trace starts.
   package let origin: Double
+  /// The quality of its fixes (`simulated`; `autonomous` where Wi-Fi learns from them).
+  package let quality: FixQuality
   private let state = Mutex(State())
 
   /// Creates a receiver.
@@ -142,8 +144,13 @@ package final class SimulatedReceiver: LocationSource {
   ///   - origin: The hub monotonic instant of the trace's start.
   ///   - timeToFix: Seconds from a start to the first fix.
   ///   - interval: Seconds between fixes.
-  package init(trace: PowerTrace, origin: Double, timeToFix: Double = 5, interval: Double = 1) {
+  ///   - quality: The quality of its fixes.
+  package init(
+    trace: PowerTrace, origin: Double, timeToFix: Double = 5, interval: Double = 1,
+    quality: FixQuality = .simulated
+  ) {
     self.trace = trace
+    self.quality = quality
     self.origin = origin
     self.timeToFix = timeToFix
     self.interval = interval
@@ -177,7 +184,7 @@ package final class SimulatedReceiver: LocationSource {
       context.emit(
         Fix(
           latitude: truth.latitude, longitude: truth.longitude, horizontalAccuracy: 5,
-          speed: truth.speed, course: truth.course, time: now.wall, quality: .simulated,
+          speed: truth.speed, course: truth.course, time: now.wall, quality: quality,
           isSimulated: true))
       schedule(after: interval, generation: generation, context)
     }
@@ -225,6 +232,12 @@ package enum PowerSimulation {
     package var resumes: Int
     /// Pauses.
     package var pauses: Int
+    /// Seconds the Wi-Fi scanner was on (0 without Wi-Fi).
+    package var scannerOnSeconds = 0.0
+    /// The median distance, metres, between the delivered locations and the truth at their time.
+    package var medianError = 0.0
+    /// Delivered locations located from Wi-Fi scans.
+    package var wifiDeliveries = 0
 
     /// On-time as a fraction of the trace.
     package var onFraction: Double { duration > 0 ? onSeconds / duration : 0 }
@@ -236,15 +249,24 @@ package enum PowerSimulation {
   ///   - mode: How the client asks.
   ///   - timeToFix: The receiver's seconds from a start to its first fix.
   ///   - step: Seconds between the simulation's observations of the truth (1 s).
+  ///   - wifi: A Wi-Fi scanner beside the receiver and the machine's knowledge (nil: none); its
+  ///     receiver's fixes are then `autonomous`, so that the knowledge learns from them.
   /// - Returns: The measurements.
   package static func run(
-    _ trace: PowerTrace, mode: Mode, timeToFix: Double = 5, step: Double = 1
+    _ trace: PowerTrace, mode: Mode, timeToFix: Double = 5, step: Double = 1, wifi: Wifi? = nil
   ) -> Report {
-    let clock = ManualClock()
-    let receiver = SimulatedReceiver(trace: trace, origin: 0, timeToFix: timeToFix)
+    let clock = wifi.map { ManualClock(wall: $0.wallStart) } ?? ManualClock()
+    let wallStart = clock.now.wall - clock.now.monotonic
+    let receiver = SimulatedReceiver(
+      trace: trace, origin: 0, timeToFix: timeToFix,
+      quality: wifi == nil ? .simulated : .autonomous)
+    let scanner = wifi.map {
+      SimulatedScanner(trace: trace, field: $0.field, origin: 0, seed: $0.seed)
+    }
+    let sources: [any LocationSource] = [receiver] + (scanner.map { [$0] } ?? [])
     let hub = LocationHub(
-      app: "power-simulation", sources: .objects({ [receiver] }),
-      persistence: MemoryPersistence(), policy: .grant, clock: clock)
+      app: "power-simulation", sources: .objects({ sources }),
+      persistence: MemoryPersistence(), policy: .grant, clock: clock, wifi: wifi?.knowledge)
     hub.setAuthorization(
       AuthorizationSnapshot(status: AuthorizationStatus.authorizedAlways))
     let recorder = Recorder(clock: clock)
@@ -263,19 +285,39 @@ package enum PowerSimulation {
       hub.startVisits(requester: id)
     }
     var lateness = Lateness()
+    var errors: [Double] = []
+    var wifiDeliveries = 0
     var time = 0.0
     while time < trace.duration {
       clock.advance(by: step)
       time = clock.now.monotonic
-      lateness.observe(trace.position(at: time), at: time, recorder.take())
+      let events = recorder.take()
+      for case .location(let fix) in events {
+        let truth = trace.position(at: fix.time - wallStart)
+        errors.append(
+          Geodesic.wgs84.distance(
+            latitude1: fix.latitude, longitude1: fix.longitude, latitude2: truth.latitude,
+            longitude2: truth.longitude))
+        if fix.quality == .network { wifiDeliveries += 1 }
+      }
+      lateness.observe(trace.position(at: time), at: time, events)
     }
-    let onSeconds = hub.sourceUsage.first { $0.url == receiver.descriptor.url }?.onSeconds ?? 0
+    let usage = hub.sourceUsage
+    let onSeconds = usage.first { $0.url == receiver.descriptor.url }?.onSeconds ?? 0
     hub.unregister(id)
-    return Report(
+    var report = Report(
       duration: trace.duration, onSeconds: onSeconds, starts: receiver.starts,
       deliveries: lateness.deliveries, worstDelay500m: lateness.worstDelay,
       worstResumeDelay: lateness.worstResume, resumes: lateness.resumes,
       pauses: lateness.pauses)
+    if let scanner {
+      report.scannerOnSeconds =
+        usage.first { $0.url == scanner.descriptor.url }?.onSeconds ?? 0
+    }
+    errors.sort()
+    report.medianError = errors.isEmpty ? 0 : errors[errors.count / 2]
+    report.wifiDeliveries = wifiDeliveries
+    return report
   }
 
   /// The three reference traces of issue 7, in the Netherlands (any place would do).

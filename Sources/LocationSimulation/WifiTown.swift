@@ -73,10 +73,20 @@ package struct WifiTown: Sendable {
   /// The town's access points.
   package var accessPoints: [AccessPoint] = []
   /// The plane of the town.
-  package let plane = LocalTangentPlane(latitude: origin.latitude, longitude: origin.longitude)
+  package let plane: LocalTangentPlane
+
+  /// A field of given access points in a given plane, with the default radio (the power
+  /// simulation's access points along a trace, `WifiTown.along(_:seed:)`); its street grid is not
+  /// used.
+  package init(plane: LocalTangentPlane, accessPoints: [AccessPoint]) {
+    self.plane = plane
+    self.accessPoints = accessPoints
+    accessPointCount = accessPoints.count
+  }
 
   /// The town of `seed`, with the default layout and radio.
   package init(seed: UInt64) {
+    plane = LocalTangentPlane(latitude: Self.origin.latitude, longitude: Self.origin.longitude)
     var random = SplitMix64(seed: seed)
     let size = Double(streets - 1) * blockLength
     accessPoints = (0..<accessPointCount).map { index in
