@@ -36,6 +36,8 @@ import LocationSources
 /// | `max-regions` | regions one app may monitor at once, every group together (default 50000) |
 /// | `max-regions-per-uid` | regions one uid's apps may monitor at once, together (default 10000) |
 /// | `wifi-learning` | `on` (default) or `off`: whether Wi-Fi scans taken with a good fix teach the daemon where access points are |
+/// | `wifi-fallback-url` | an Ichnaea-compatible geolocate URL (`https://…/v1/geolocate?key=…`) asked for scans not located from what was learned; off by default (needs `curl`) |
+/// | `wifi-fallback-user-agent` | the user agent sent to it (default `CoreLocation-for-Linux/VERSION`) |
 /// | `max-ranged-constraints` | beacon constraints one uid's managers may range at once, together (default 1000; more get `rangingFailed` `unavailable`) |
 /// | `max-held-requests` | requests of one uid's apps together kept while an agent decides (default 256; more get `tooMany`) |
 /// | `max-apps-per-uid` | app identities one uid may have the daemon remember (default 256; a new one beyond gets `tooMany` at `hello`) |
@@ -125,6 +127,9 @@ package struct DaemonConfiguration: Sendable, Equatable {
   package var maximumManagers = 1024
   /// Whether Wi-Fi scans taken with a good fix are learned from (`wifi-learning`).
   package var wifiLearning = true
+  /// The optional Ichnaea-compatible service for scans not located from what was learned
+  /// (`wifi-fallback-url`, `wifi-fallback-user-agent`); nil: off.
+  package var wifiFallback: IchnaeaClient.Configuration?
   /// Beacon constraints one uid's managers may range at once, together (`max-ranged-constraints`):
   /// each costs a delivery a second and what was heard of its beacons.
   package var maximumRangedConstraints = 1000
@@ -475,6 +480,17 @@ package struct DaemonConfiguration: Sendable, Equatable {
           throw DaemonConfigurationError(
             message: "\(place): wifi-learning takes on or off, not '\(value)'")
         }
+      case "wifi-fallback-url":
+        var fallback = wifiFallback ?? IchnaeaClient.Configuration(url: value)
+        fallback.url = value
+        if let problem = fallback.problem {
+          throw DaemonConfigurationError(message: "\(place): wifi-fallback-url: \(problem)")
+        }
+        wifiFallback = fallback
+      case "wifi-fallback-user-agent":
+        var fallback = wifiFallback ?? IchnaeaClient.Configuration(url: "")
+        fallback.userAgent = value
+        wifiFallback = fallback
       case "max-ranged-constraints":
         maximumRangedConstraints = try Self.positive(value, place: place, key: key)
       case "max-regions-per-uid":

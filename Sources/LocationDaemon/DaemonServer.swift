@@ -112,7 +112,11 @@ package final class DaemonServer: Sendable {
     self.clock = clock
     self.daemonUID = daemonUID
     self.controlGroupID = configuration.controlGroup.flatMap(Self.groupID)
-    let wifi = WifiKnowledge(store: store, learning: configuration.wifiLearning)
+    let wifi = WifiKnowledge(
+      store: store, learning: configuration.wifiLearning,
+      fallback: configuration.wifiFallback.flatMap {
+        $0.url.isEmpty ? nil : IchnaeaClient.fallback($0)
+      })
     self.wifi = wifi
     var made = sources
     var problem: String?

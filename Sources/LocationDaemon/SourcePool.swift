@@ -404,9 +404,15 @@ private struct PoolSourceContext: SourceContext {
     guard let wifi = pooled.wifi else { return }
     if let fix = wifi.scan(scan) {
       pooled.received(.fix(fix), generation: generation)
-    } else if !pooled.isInOutage {
-      // Not located: an outage, once (the relays' hubs run the next source beside it).
-      pooled.received(.failure(WifiKnowledge.notLocated(scan)), generation: generation)
+    } else {
+      if !pooled.isInOutage {
+        // Not located: an outage, once (the relays' hubs run the next source beside it).
+        pooled.received(.failure(WifiKnowledge.notLocated(scan)), generation: generation)
+      }
+      // The optional service answers later, as the scanner's own fix.
+      let generation = generation
+      let pooled = pooled
+      wifi.askFallback(scan) { fix in pooled.received(.fix(fix), generation: generation) }
     }
   }
 

@@ -13,6 +13,7 @@ import LocationStore
 /// | store | `$XDG_STATE_HOME/corelocation/store.sqlite` (default `~/.local/state/...`); `CORELOCATION_STORE` overrides, `:memory:` keeps nothing |
 /// | authorization policy | `CORELOCATION_AUTHORIZATION=grant` (default) or `deny`; any other value denies (fails closed) |
 /// | Wi-Fi learning | `CORELOCATION_WIFI_LEARNING=off` (or `0`, `no`, `false`) turns it off; on by default |
+/// | Wi-Fi fallback | `CORELOCATION_WIFI_FALLBACK_URL` (an Ichnaea-compatible `/v1/geolocate` URL) asks that service for scans not located from what was learned; off by default. `CORELOCATION_WIFI_FALLBACK_AGENT` sets the user agent |
 package struct HubConfiguration: Sendable {
   /// The app identifier.
   package var app: String
@@ -24,6 +25,8 @@ package struct HubConfiguration: Sendable {
   package var policy: AuthorizationPolicy
   /// Whether Wi-Fi scans taken with a good fix are learned from (`WifiKnowledge`).
   package var wifiLearning = true
+  /// The optional Ichnaea-compatible service for scans not located from what was learned.
+  package var wifiFallback: IchnaeaClient.Configuration?
 
   /// Creates a configuration.
   package init(
@@ -71,6 +74,13 @@ package struct HubConfiguration: Sendable {
       app: app,
       sources: sources(environment, fileExists: fileExists, readFile: readFile, probe: probe),
       storePath: storePath, policy: policy)
+    if let url = environment["CORELOCATION_WIFI_FALLBACK_URL"], !url.isEmpty {
+      var fallback = IchnaeaClient.Configuration(url: url)
+      if let agent = environment["CORELOCATION_WIFI_FALLBACK_AGENT"], !agent.isEmpty {
+        fallback.userAgent = agent
+      }
+      configuration.wifiFallback = fallback
+    }
     switch environment["CORELOCATION_WIFI_LEARNING"]?.lowercased() {
     case "off", "0", "no", "false": configuration.wifiLearning = false
     default: break  // an environment variable: on unless said off
@@ -135,6 +145,7 @@ extension LocationHub {
       app: configuration.app, sources: configuration.sources, persistence: persistence,
       policy: configuration.policy,
       wifi: WifiKnowledge(
-        store: (persistence as? StorePersistence)?.store, learning: configuration.wifiLearning))
+        store: (persistence as? StorePersistence)?.store, learning: configuration.wifiLearning,
+        fallback: configuration.wifiFallback.flatMap(IchnaeaClient.fallback)))
   }()
 }

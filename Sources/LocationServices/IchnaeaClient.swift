@@ -398,3 +398,16 @@ private struct CurlRun {
     for descriptor in descriptors where descriptor >= 0 { close(descriptor) }
   }
 }
+
+extension IchnaeaClient {
+  /// A client for a configured fallback, or nil (logged) when the configuration is invalid: a bad
+  /// setting turns the optional service off rather than stopping the program.
+  package static func fallback(_ configuration: Configuration) -> IchnaeaClient? {
+    do {
+      return try IchnaeaClient(configuration: configuration)
+    } catch {
+      HubLog.write(.info, "wifi", "fallback service off: \(error)")
+      return nil
+    }
+  }
+}

@@ -164,6 +164,10 @@ extension LocationHub {
       if !failing {
         sourceFailed(WifiKnowledge.notLocated(scan), generation: generation, index: index)
       }
+      // The optional service answers later, as the scanner's own fix.
+      wifi.askFallback(scan) { [self] fix in
+        sourceEmitted(fix, generation: generation, index: index)
+      }
     }
   }
 

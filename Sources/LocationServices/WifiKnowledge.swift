@@ -23,13 +23,17 @@ package final class WifiKnowledge: Sendable {
   /// Whether scans taken with a good fix are learned from (`wifi-learning`,
   /// `CORELOCATION_WIFI_LEARNING`); positioning from what is known works either way.
   package let learning: Bool
+  /// The optional Ichnaea-compatible service asked when a scan cannot be located from what is
+  /// known (off unless configured: `wifi-fallback-url`, `CORELOCATION_WIFI_FALLBACK_URL`).
+  package let fallback: IchnaeaClient?
   private let store: LocationStore?
   private let state: Mutex<State>
 
-  /// Knowledge kept in `store` (nil: in memory only).
-  package init(store: LocationStore?, learning: Bool = true) {
+  /// Knowledge kept in `store` (nil: in memory only), with an optional fallback service.
+  package init(store: LocationStore?, learning: Bool = true, fallback: IchnaeaClient? = nil) {
     self.store = store
     self.learning = learning
+    self.fallback = fallback
     state = Mutex(State(learner: WifiLearner()))
   }
 
@@ -57,6 +61,22 @@ package final class WifiKnowledge: Sendable {
     }
     commit(changed, expired)
     return fix
+  }
+
+  /// Asks the fallback service, if one is configured, for a scan that could not be located; the
+  /// completion hears the position (on the client's queue), or nothing when there is no service,
+  /// it is rate-limited, or it does not know the access points.
+  package func askFallback(_ scan: WifiScan, completion: @escaping @Sendable (Fix) -> Void) {
+    guard let fallback else { return }
+    fallback.locate(scan) { result in
+      switch result {
+      case .success(let fix): completion(fix)
+      case .failure(let error):
+        if error != .rateLimited, error != .tooFewAccessPoints {
+          HubLog.write(.info, "wifi", "fallback service: \(error)")
+        }
+      }
+    }
   }
 
   /// The outage a Wi-Fi source reports while its scans cannot be located.

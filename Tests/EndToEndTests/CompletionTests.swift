@@ -127,7 +127,7 @@ import Testing
     ("locationd --source st", ["static://"]),
     (
       "locationctl ",
-      ["agent", "apps", "authorize", "help", "regions", "services", "sources", "status"]
+      ["agent", "apps", "authorize", "help", "regions", "services", "sources", "status", "wifi"]
     ),
     ("locationctl --json s", ["services", "sources", "status"]),
     ("locationctl services ", ["off", "on"]),

@@ -91,6 +91,8 @@ import Testing
       max-regions = 500
       max-ranged-constraints = 12
       wifi-learning = off
+      wifi-fallback-url = https://example.org/v1/geolocate?key=k
+      wifi-fallback-user-agent = Test/1
 
       [app org.example.Maps]
       executable = /usr/bin/maps
@@ -108,6 +110,8 @@ import Testing
     #expect(configuration.maximumRegions == 500)
     #expect(configuration.maximumRangedConstraints == 12)
     #expect(!configuration.wifiLearning)
+    #expect(configuration.wifiFallback?.url == "https://example.org/v1/geolocate?key=k")
+    #expect(configuration.wifiFallback?.userAgent == "Test/1")
     #expect(configuration.appID(forExecutable: "/opt/maps/bin/maps") == "org.example.Maps")
     #expect(configuration.appID(forExecutable: "/usr/bin/other") == "/usr/bin/other")
     #expect(configuration.app(id: "org.example.Maps")?.launch == "/usr/bin/maps --background")
@@ -173,7 +177,7 @@ import Testing
   static let keys = [
     "source", "policy", "socket", "store", "queue-limit", "strikes", "max-connections",
     "max-connections-per-uid", "hello-timeout", "max-regions", "max-ranged-constraints",
-    "max-held-requests", "wifi-learning",
+    "max-held-requests", "wifi-learning", "wifi-fallback-url", "wifi-fallback-user-agent",
     "max-apps-per-uid", "max-pending-events", "pending-event-days", "control-group", "executable",
     "launch",
   ]

@@ -105,3 +105,49 @@ import Testing
     #expect(knowledge.status().known == 1)
   }
 }
+
+/// The optional Ichnaea-compatible fallback: a scan the machine cannot locate yet is sent to the
+/// configured service (on loopback here), whose answer reaches the app as the scanner's fix.
+@Suite struct WifiFallbackHubTests {
+  @Test func aScanNotLocatedIsAskedOfTheServiceAndItsAnswerDelivered() async throws {
+    guard RealComponents.runnable(RealComponents.curl) else {
+      try RealComponents.unavailable("\(RealComponents.curl) is missing (Debian's curl)")
+      return
+    }
+    let server = try LocalHTTPServer { _ in
+      .answer(status: 200, body: #"{"location":{"lat":52.1,"lng":5.1},"accuracy":100}"#)
+    }
+    defer { server.stop() }
+    #expect(server.waitUntilReady())
+    let fallback = try IchnaeaClient(
+      configuration: .init(
+        url: server.url.absoluteString + "v1/geolocate", minimumInterval: 0, timeout: 20))
+    let knowledge = WifiKnowledge(store: nil, fallback: fallback)
+    let scanner = ScriptedSource(url: "wifi", nominalAccuracy: 50, power: .low, producesScans: true)
+    let persistence = MemoryPersistence()
+    persistence.setAuthorization(
+      AuthorizationSnapshot(status: AuthorizationStatus.authorizedAlways), app: "test")
+    let hub = LocationHub(
+      app: "test", sources: .objects({ [scanner] }), persistence: persistence,
+      clock: ManualClock(), wifi: knowledge)
+    let client = RecordingClient()
+    let id = hub.register(client)
+    hub.startUpdates(id, UpdateRequest(desiredAccuracy: 1000, distanceFilter: -1))
+    scanner.emit(
+      WifiScan(
+        time: 1_767_225_600,
+        readings: [
+          AccessPointReading(
+            bssid: 0x0012_3456_7890, ssid: Array("a".utf8), signal: -60, frequency: 2412),
+          AccessPointReading(
+            bssid: 0x0012_3456_7891, ssid: Array("b".utf8), signal: -70, frequency: 2437),
+        ]))
+    #expect(await eventually { !client.locations.isEmpty })
+    let fix = try #require(client.locations.first)
+    #expect(abs(fix.latitude - 52.1) < 1e-9 && abs(fix.longitude - 5.1) < 1e-9)
+    #expect(fix.quality == .network)
+    // Ichnaea's accuracy is a 95 % radius; locations carry 68 %.
+    #expect(abs(fix.horizontalAccuracy - 61.7) < 0.1)
+    hub.unregister(id)
+  }
+}
