@@ -60,6 +60,8 @@ package struct ControlOptions: Equatable, Sendable {
     case services(enabled: Bool)
     /// `wifi [forget]`: the access points the daemon learned; `forget` clears them.
     case wifi(forget: Bool)
+    /// `wifi import FILE`: adds the access points of an Ichnaea-format CSV the daemon lacks.
+    case wifiImport(path: String)
     /// `help` or `--help`.
     case help
   }
@@ -207,10 +209,13 @@ package struct ControlOptions: Equatable, Sendable {
     case "wifi":
       if rest.isEmpty {
         command = .wifi(forget: false)
+      } else if rest[0] == "import" {
+        try expect(2, "wifi import FILE [--json]")
+        command = .wifiImport(path: rest[1])
       } else {
-        try expect(1, "wifi [forget] [--json]")
+        try expect(1, "wifi [forget | import FILE] [--json]")
         guard rest[0] == "forget" else {
-          throw UsageError(message: "wifi takes forget or nothing, not '\(rest[0])'")
+          throw UsageError(message: "wifi takes forget, import FILE or nothing, not '\(rest[0])'")
         }
         command = .wifi(forget: true)
       }
@@ -267,6 +272,8 @@ package struct ControlOptions: Equatable, Sendable {
       services on|off             The global switch behind locationServicesEnabled()
       wifi                        The Wi-Fi access points learned from this machine's own fixes
       wifi forget                 Forget them all (learning starts again from nothing)
+      wifi import FILE            Add the access points of an Ichnaea-format CSV (mac, lat, lon,
+                                  radius, samples) that the daemon does not know yet
       agent                       Answer apps' authorization requests in this terminal; reads
                                   answers from standard input, ends at end of input (Ctrl-D)
 

@@ -62,6 +62,8 @@ package enum LocationControlCommand {
       let socket = try ControlSocket.connect(path: path)
       if options.command == .agent {
         try runAgent(socket: socket, io: io)
+      } else if case .wifiImport(let file) = options.command {
+        io.output(try performImport(path: file, options: options, socket: socket))
       } else {
         let output = try perform(options, socket: socket)
         io.output(output)
@@ -87,6 +89,7 @@ package enum LocationControlCommand {
     case .regions(let app): return .regions(id: requestID, app: app)
     case .services(let enabled): return .services(id: requestID, enabled: enabled)
     case .wifi(let forget): return .wifi(id: requestID, forget: forget)
+    case .wifiImport: return nil
     case .authorize(let app, let grant, let approximate):
       let setting: DaemonAuthorizationSetting
       switch grant {
@@ -192,7 +195,7 @@ package enum LocationControlCommand {
     case .apps: key = "apps"
     case .regions: key = "regions"
     case .sources: key = "sources"
-    case .wifi: key = "wifi"
+    case .wifi, .wifiImport: key = "wifi"
     case .authorize, .services, .agent, .help: key = nil
     }
     if let key, let payload = members[key] { return ControlFormatter.json(payload) }

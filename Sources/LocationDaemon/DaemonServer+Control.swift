@@ -1,3 +1,4 @@
+import Foundation
 import LocationEngine
 import LocationModel
 import LocationProtocol
@@ -38,6 +39,8 @@ extension DaemonServer {
       connection.send(.reply(id: id, .sources(sourceStatus)))
     case .wifi(let id, let forget):
       connection.send(.reply(id: id, .wifi(try wifiStatus(forget: forget, id: id))))
+    case .wifiImport(let id, let accessPoints):
+      connection.send(.reply(id: id, .wifi(try importAccessPoints(accessPoints, id: id))))
     case .services(let id, let enabled):
       do {
         try persistence.setServicesEnabled(enabled)
@@ -199,5 +202,48 @@ extension DaemonServer {
     return DaemonWifiStatus(
       learning: wifi.learning, known: status.known, mobile: status.mobile,
       lastLearned: status.lastLearned, forgotten: forgotten)
+  }
+
+  /// `wifiImport`: the access points the daemon does not know yet are added (what it learned
+  /// itself is kept); a batch larger than `DaemonImportedAccessPoint.maximumPerMessage`, or an
+  /// entry with a bad BSSID or coordinate, is refused whole (`malformed`), nothing added.
+  func importAccessPoints(_ entries: [DaemonImportedAccessPoint], id: Int)
+    throws(DaemonProtocolError) -> DaemonWifiStatus
+  {
+    guard entries.count <= DaemonImportedAccessPoint.maximumPerMessage else {
+      throw DaemonProtocolError(
+        code: .tooLarge,
+        message:
+          "at most \(DaemonImportedAccessPoint.maximumPerMessage) access points per wifiImport",
+        id: id)
+    }
+    let now = self.clock?.now.wall ?? Date().timeIntervalSince1970
+    var records: [AccessPointRecord] = []
+    for entry in entries {
+      guard let bssid = AccessPointReading.bssid(entry.bssid),
+        entry.latitude.isFinite, entry.longitude.isFinite, abs(entry.latitude) <= 90,
+        abs(entry.longitude) <= 180, (entry.radius ?? 0).isFinite, (entry.radius ?? 0) >= 0,
+        (entry.samples ?? 0) >= 0, (entry.time ?? 0).isFinite
+      else {
+        throw DaemonProtocolError(
+          code: .malformed, message: "wifiImport: a bad access point (\(entry.bssid))", id: id)
+      }
+      records.append(
+        AccessPointRecord.imported(
+          bssid: bssid, latitude: entry.latitude, longitude: entry.longitude,
+          radius: entry.radius, samples: entry.samples, time: entry.time ?? now))
+    }
+    let imported: Int
+    do {
+      imported = try wifi.importRecords(records)
+    } catch {
+      throw DaemonProtocolError(
+        code: .unsupported,
+        message: "the store cannot commit (\(error.message)); nothing was imported", id: id)
+    }
+    let status = wifi.status()
+    return DaemonWifiStatus(
+      learning: wifi.learning, known: status.known, mobile: status.mobile,
+      lastLearned: status.lastLearned, imported: imported)
   }
 }

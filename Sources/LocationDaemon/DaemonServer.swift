@@ -60,7 +60,7 @@ package final class DaemonServer: Sendable {
   /// The machine's Wi-Fi knowledge: learned in the pool, shown and forgotten by `locationctl wifi`.
   let wifi: WifiKnowledge
   private let sourcesProblem: String?
-  private let clock: (any HubClock)?
+  let clock: (any HubClock)?
   let daemonUID: UInt32
   /// The system daemon's control group (`control-group`), resolved to a gid at start.
   let controlGroupID: UInt32?

@@ -12,7 +12,7 @@ extension DaemonMessage {
     case locations, authorization, regionEvents, regionStarted, regionsChanged, regionList
     case regionFailed, regionState, heading, headingInterference, deferredFinished
     case paused, resumed, visit, temporaryFullAccuracyResult
-    case startRanging, stopRanging, beacons, rangingFailed, wifi
+    case startRanging, stopRanging, beacons, rangingFailed, wifi, wifiImport
     case status, apps, authorize, regions, sources, services, reply
     case authorizationRequest, authorizationDecision, temporaryFullAccuracyRequest
   }
@@ -77,6 +77,7 @@ extension DaemonMessage {
     case .beacons: .beacons
     case .rangingFailed: .rangingFailed
     case .wifi: .wifi
+    case .wifiImport: .wifiImport
     }
   }
 
@@ -149,6 +150,7 @@ extension DaemonMessage {
     case .rangingFailed:
       return .rangingFailed(client: 0, constraint: .wireBlank, reason: .unavailable)
     case .wifi: return .wifi(id: 0, forget: false)
+    case .wifiImport: return .wifiImport(id: 0, accessPoints: [])
     }
   }
 
@@ -361,6 +363,10 @@ extension DaemonMessage {
       try c.field("id", &id)
       try c.field("forget", &forget, default: false)
       self = .wifi(id: id, forget: forget)
+    case .wifiImport(var id, var accessPoints):
+      try c.field("id", &id)
+      try c.field("accessPoints", &accessPoints, default: [])
+      self = .wifiImport(id: id, accessPoints: accessPoints)
     case .reply(var id, var body):
       try c.field("id", &id)
       try body.wire(&c)

@@ -146,6 +146,9 @@ package enum DaemonMessage: Sendable, Equatable {
   /// What the daemon learned of Wi-Fi; with `forget`, forgets it first. Answered by a `wifi`
   /// reply. Added later in version 1.
   case wifi(id: Int, forget: Bool)
+  /// Adds imported access points the daemon does not know yet (at most
+  /// `DaemonImportedAccessPoint.maximumPerMessage`); answered by a `wifi` reply with `imported`.
+  case wifiImport(id: Int, accessPoints: [DaemonImportedAccessPoint])
   /// The answer to a control request.
   case reply(id: Int, DaemonReply)
 

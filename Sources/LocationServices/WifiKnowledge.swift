@@ -114,6 +114,22 @@ package final class WifiKnowledge: Sendable {
     }
   }
 
+  /// Adds imported records of access points not known yet (what was learned here is kept), in
+  /// memory and in the store (all or none).
+  /// - Returns: How many were added.
+  /// - Throws: `StoreError` when the store cannot commit (nothing is added then).
+  @discardableResult
+  package func importRecords(_ records: [AccessPointRecord]) throws(StoreError) -> Int {
+    try state.withLock { (state) throws(StoreError) -> Int in
+      var table = state.table ?? load()
+      let added = records.filter { table[bssid: $0.bssid] == nil }
+      try store?.upsertAccessPoints(added)
+      for record in added { table.upsert(record) }
+      state.table = table
+      return added.count
+    }
+  }
+
   /// The table in the store (empty when there is none or it cannot be read: learning starts over
   /// in memory, and what is learned is written when the store takes writes again).
   private func load() -> AccessPointTable {

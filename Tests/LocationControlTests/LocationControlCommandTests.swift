@@ -145,6 +145,25 @@ import Testing
     #expect(forgot.output.hasSuffix("Last learned: never\n"))
   }
 
+  @Test func wifiImportSendsTheFileAndSaysWhatWasSkipped() throws {
+    let file = NSTemporaryDirectory() + "import-\(UUID().uuidString).csv"
+    try
+      "mac,lat,lon,radius,samples\n0123456789ab,52.1,5.1,80,12\nzz,1,2,3,4\n01:23:45:67:89:ac,52.2,5.2,,\n"
+      .write(toFile: file, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(atPath: file) }
+    let reply =
+      #"{"type":"reply","id":1,"wifi":{"learning":true,"known":2,"mobile":0,"imported":2}}"#
+    let result = try run(["wifi", "import", file], reply: reply)
+    #expect(result.status == 0, "\(result.error)")
+    #expect(result.sent.last?.contains(#""type":"wifiImport""#) == true)
+    #expect(result.sent.last?.contains(#""bssid":"01:23:45:67:89:AB""#) == true)
+    #expect(result.output.contains("Read 2 access points from \(file); 1 row skipped"))
+    #expect(result.output.contains("Imported 2 new; 2 known in all"))
+    let missing = try run(["wifi", "import", "/nonexistent/x.csv"], reply: reply)
+    #expect(missing.status != 0)
+    #expect(missing.error.contains("/nonexistent/x.csv: cannot be read"))
+  }
+
   @Test func emptyListsSaySo() throws {
     #expect(
       try run(["apps"], reply: #"{"type":"reply","id":1,"apps":[]}"#).output

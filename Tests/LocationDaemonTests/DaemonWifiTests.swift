@@ -40,6 +40,42 @@ import Testing
     #expect(try store.accessPointCounts().known == 0)
   }
 
+  @Test func importAddsOnlyWhatIsNotKnown() throws {
+    let store = try LocationStore.inMemory()
+    try store.upsertAccessPoints([Self.record(0x0123_4567_89AB, lastSeen: 1_767_225_600)])
+    let daemon = try DaemonFixture(store: store)
+    defer { daemon.stop() }
+    let (control, _) = try daemon.peer(.control)
+    control.send(
+      .wifiImport(
+        id: 1,
+        accessPoints: [
+          DaemonImportedAccessPoint(bssid: "01:23:45:67:89:AB", latitude: 10, longitude: 10),
+          DaemonImportedAccessPoint(
+            bssid: "01:23:45:67:89:AC", latitude: 52.1, longitude: 5.1, radius: 80, samples: 12),
+        ]))
+    guard case .reply(1, .wifi(let status)) = try control.next() else {
+      Issue.record("no wifi reply")
+      return
+    }
+    #expect(status.imported == 1)
+    #expect(status.known == 2)
+    let stored = try store.accessPoints()
+    #expect(
+      stored.first { $0.bssid == 0x0123_4567_89AB }
+        == Self.record(0x0123_4567_89AB, lastSeen: 1_767_225_600))
+    control.send(
+      .wifiImport(
+        id: 2,
+        accessPoints: [DaemonImportedAccessPoint(bssid: "nonsense", latitude: 0, longitude: 0)]))
+    guard case .error(let error) = try control.next() else {
+      Issue.record("a bad access point was not refused")
+      return
+    }
+    #expect(error.code == .malformed)
+    #expect(try store.accessPointCounts().known == 2)
+  }
+
   @Test func learningOffIsReportedAndAppsMayNotAsk() throws {
     let daemon = try DaemonFixture { $0.wifiLearning = false }
     defer { daemon.stop() }

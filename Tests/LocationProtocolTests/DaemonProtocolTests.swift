@@ -182,6 +182,14 @@ import Testing
       ]),
     .rangingFailed(client: 2, constraint: BeaconConstraint(uuid: beaconUUID), reason: .denied),
     .wifi(id: 7, forget: false), .wifi(id: 8, forget: true),
+    .wifiImport(
+      id: 9,
+      accessPoints: [
+        DaemonImportedAccessPoint(bssid: "01:23:45:67:89:AB", latitude: 52.1, longitude: 5.1),
+        DaemonImportedAccessPoint(
+          bssid: "01:23:45:67:89:AC", latitude: -33.9, longitude: 151.2, radius: 80, samples: 12,
+          time: 1_767_225_600),
+      ]),
     .reply(id: 7, .wifi(DaemonWifiStatus(learning: true, known: 0, mobile: 0))),
     .reply(
       id: 8,
@@ -219,7 +227,7 @@ import Testing
 
   @Test func everyTypeIsCovered() {
     #expect(Set(Self.messages.map(\.kind)) == Set(DaemonMessage.Kind.allCases))
-    #expect(DaemonMessage.Kind.allCases.count == 57)
+    #expect(DaemonMessage.Kind.allCases.count == 58)
   }
 
   @Test func typeComesFirstAndOptionalsAreNull() {

@@ -53,7 +53,7 @@ complete -c locationctl -n '__corelocation_locationctl_at 0' -a agent -d 'Answer
 complete -c locationctl -n '__corelocation_locationctl_at 0' -a help -d 'Show help'
 complete -c locationctl -n '__corelocation_locationctl_at 1 authorize regions' -a '(__corelocation_apps)'
 complete -c locationctl -n '__corelocation_locationctl_at 1 services' -a 'on off'
-complete -c locationctl -n '__corelocation_locationctl_at 1 wifi' -a forget -d 'Forget them all'
+complete -c locationctl -n '__corelocation_locationctl_at 1 wifi' -a 'forget import'
 complete -c locationctl -n '__corelocation_locationctl_at 2 authorize' -a 'always when-in-use denied reset'
 complete -c locationctl -s j -l json -d 'Print JSON instead of a table'
 complete -c locationctl -l socket -r -F -d 'The daemon socket'
