@@ -141,7 +141,8 @@ let package = Package(
       name: "locationd", dependencies: ["LocationDaemon"], swiftSettings: swiftSettings),
     // locationctl: the control tool, a client of locationd's protocol.
     .target(
-      name: "LocationControl", dependencies: ["LocationProtocol", "LocationModel", "LocationFormats"],
+      name: "LocationControl",
+      dependencies: ["LocationProtocol", "LocationModel", "LocationFormats"],
       swiftSettings: swiftSettings),
     .executableTarget(
       name: "locationctl", dependencies: ["LocationControl"], swiftSettings: swiftSettings),
