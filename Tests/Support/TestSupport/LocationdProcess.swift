@@ -21,6 +21,9 @@ package final class LocationdProcess: @unchecked Sendable {
   private let condition = NSCondition()
   private var lines: [String] = []
   private var ended = false
+  /// Which start the log belongs to: the reader of an earlier run (a killed daemon whose end of
+  /// file arrives after a restart) must not end the new run's log.
+  private var logGeneration = 0
 
   /// Starts `locationd` with `arguments`.
   /// - Parameters:
@@ -60,23 +63,27 @@ package final class LocationdProcess: @unchecked Sendable {
     process.standardError = errors
     process.standardOutput = FileHandle.nullDevice
     process.standardInput = FileHandle.nullDevice
-    condition.withLock {
+    let generation = condition.withLock { () -> Int in
       lines = []
       ended = false
+      logGeneration += 1
+      return logGeneration
     }
     try runWithEmptySignalMask(process)
     self.process = process
     let handle = errors.fileHandleForReading
-    Thread { [self] in readLog(handle) }.start()
+    Thread { [self] in readLog(handle, generation: generation) }.start()
     if waitsForListening { _ = try waitForLog("listening on") }
   }
 
   /// Reads standard error to its end, a line at a time, waking whoever waits for a line.
-  private func readLog(_ handle: FileHandle) {
+  private func readLog(_ handle: FileHandle, generation: Int) {
     var pending: [UInt8] = []
     while true {
       let data = handle.availableData
       condition.withLock {
+        // A restart began another log: this run's last bytes and end belong to no one.
+        guard generation == logGeneration else { return }
         if data.isEmpty {
           if !pending.isEmpty { lines.append(String(decoding: pending, as: UTF8.self)) }
           ended = true
