@@ -239,34 +239,14 @@ package final class BlueZSource: BusSource {
   /// Processes the connection and handles what BlueZ announced. Runs on the queue.
   private func pump(_ session: Session, generation: Int) {
     guard let context = context(for: generation) else { return }
-    // Handling an event can call BlueZ (an adapter that appeared is set up), and sd-bus reads the
-    // messages that arrive meanwhile into its queue, where the reader never sees them: process
-    // again until a round brings nothing.
-    var events: [BlueZClient.Event]
-    repeat {
-      let result: BlueZClient.PumpResult
-      do {
-        result = try session.client.pump()
-      } catch {
-        lose(
-          session, generation, context,
-          SourceError(
-            .disconnected, "bluez: the bus connection broke (\(error)); reconnecting",
-            isPermanent: false))
-        return
-      }
-      if result.serviceVanished {
-        lose(
-          session, generation, context,
-          SourceError(
-            .disconnected, "bluez: bluetoothd left the bus; reconnecting", isPermanent: false))
-        return
-      }
-      events = result.events
-      for event in events {
-        guard handle(event, session, generation, context) else { return }
-      }
-    } while !events.isEmpty
+    drain(
+      name: "bluez", service: "bluetoothd",
+      pump: {
+        let result = try session.client.pump()
+        return (result.events, result.serviceVanished)
+      },
+      lose: { lose(session, generation, context, $0) },
+      handle: { handle($0, session, generation, context) })
   }
 
   /// Handles one announcement. Runs on the queue.

@@ -279,39 +279,22 @@ package final class WifiSource: BusSource {
   /// Processes the connection and handles what NetworkManager announced. Runs on the queue.
   private func pump(_ session: Session, generation: Int) {
     guard let context = context(for: generation) else { return }
-    // Handling an event can call NetworkManager (a new access point is read), and sd-bus reads
-    // the messages that arrive meanwhile into its queue, where the reader never sees them:
-    // process again until a round brings nothing.
-    var events: [NetworkManagerClient.Event]
-    repeat {
-      let result: NetworkManagerClient.PumpResult
-      do {
-        result = try session.client.pump()
-      } catch {
-        lose(
-          session, generation, context,
-          SourceError(
-            .disconnected, "wifi: the bus connection broke (\(error)); reconnecting",
-            isPermanent: false))
-        return
-      }
-      if result.serviceVanished {
-        lose(
-          session, generation, context,
-          SourceError(
-            .disconnected, "wifi: NetworkManager left the bus; reconnecting", isPermanent: false))
-        return
-      }
-      events = result.events
-      for event in events {
-        do {
+    drain(
+      name: "wifi", service: "NetworkManager",
+      pump: {
+        let result = try session.client.pump()
+        return (result.events, result.serviceVanished)
+      },
+      lose: { lose(session, generation, context, $0) },
+      handle: { (event: NetworkManagerClient.Event) -> Bool in
+        do throws(DBusError) {
           try handle(event, session, generation, context)
+          return true
         } catch {
           lose(session, generation, context, Self.lost(error))
-          return
+          return false
         }
-      }
-    } while !events.isEmpty
+      })
   }
 
   /// Handles one announcement. Runs on the queue.

@@ -51,21 +51,15 @@ final class BlueZClient {
   /// How long each method call waits for BlueZ's answer, in microseconds.
   let timeout: UInt64
 
-  private var slots: [OpaquePointer] = []
-  private var pendingEvents: [Event] = []
-  private var serviceVanished = false
-  /// BlueZ's unique bus name (the sender of the `GetManagedObjects` reply).
-  private var serviceOwner: String?
+  /// The signals watched, from the service only.
+  private let watcher: SignalWatcher<Event>
 
   /// Connects to the bus at `address`, or the system bus when nil.
   /// - Parameter timeout: how long each method call waits, in microseconds.
   init(address: String?, timeout: UInt64 = DBusConnection.defaultTimeout) throws(DBusError) {
     connection = try DBusConnection(address: address)
     self.timeout = timeout
-  }
-
-  deinit {
-    releaseSlots()
+    watcher = SignalWatcher(service: Self.service) { try Self.event(from: $0) }
   }
 
   /// The connection's file descriptor, for a read dispatch source.
@@ -76,11 +70,7 @@ final class BlueZClient {
   /// Subscribes to BlueZ's disappearance, to objects appearing and disappearing, and to property
   /// changes under `/org/bluez`. Call it before `managedObjects()`, so that nothing is missed.
   func subscribe() throws(DBusError) {
-    let bus = try connection.openBus("sd_bus_add_match")
-    let userdata = Unmanaged.passUnretained(self).toOpaque()
     let rules = [
-      "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-        + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Self.service)'",
       "type='signal',path='\(Self.rootPath)',interface='\(Self.objectManagerInterface)',"
         + "member='InterfacesAdded'",
       "type='signal',path='\(Self.rootPath)',interface='\(Self.objectManagerInterface)',"
@@ -88,17 +78,7 @@ final class BlueZClient {
       "type='signal',path_namespace='\(Self.objectsPath)',"
         + "interface='\(Self.propertiesInterface)',member='PropertiesChanged'",
     ]
-    for rule in rules {
-      slots.append(
-        try SDBus.addMatch(
-          bus, rule: rule,
-          handler: { message, userdata, _ in
-            guard let message, let userdata else { return 0 }
-            Unmanaged<BlueZClient>.fromOpaque(userdata).takeUnretainedValue()
-              .signal(DBusMessage(borrowing: message))
-            return 0
-          }, userdata: userdata))
-    }
+    try watcher.subscribe(connection, rules: rules)
   }
 
   /// `GetManagedObjects` on `/`: every object BlueZ has, with its interfaces and properties.
@@ -108,7 +88,7 @@ final class BlueZClient {
     let reply = try connection.call(
       destination: Self.service, path: Self.rootPath, interface: Self.objectManagerInterface,
       member: "GetManagedObjects", timeout: timeout)
-    if let sender = SDBus.sender(reply) { serviceOwner = sender }
+    watcher.answered(reply)
     guard try SDBus.enterContainer(reply, "a", contents: "{oa{sa{sv}}}") else {
       throw DBusError(function: "GetManagedObjects (no object dictionary)", errno: EBADMSG)
     }
@@ -150,22 +130,18 @@ final class BlueZClient {
   /// Processes every message waiting on the connection and returns what BlueZ announced.
   /// - Throws: `DBusError` when the connection broke.
   func pump() throws(DBusError) -> PumpResult {
-    let bus = try connection.openBus("sd_bus_process")
-    while try SDBus.process(bus) {}
-    let result = PumpResult(events: pendingEvents, serviceVanished: serviceVanished)
-    pendingEvents.removeAll()
-    try SDBus.flush(bus)
-    return result
+    let (events, vanished) = try watcher.take(from: connection)
+    return PumpResult(events: events, serviceVanished: vanished)
   }
 
   /// Removes the subscriptions; the connection stays open until `close()`.
   func release() {
-    releaseSlots()
+    watcher.release()
   }
 
   /// Removes the subscriptions and closes the connection.
   func close() {
-    releaseSlots()
+    watcher.release()
     connection.close()
   }
 
@@ -188,36 +164,6 @@ final class BlueZClient {
     guard path.hasPrefix(objectsPath + "/") else { return false }
     guard let name else { return true }
     return path.split(separator: "/").last.map(String.init) == name
-  }
-
-  private func releaseSlots() {
-    for slot in slots { SDBus.slotUnref(slot) }
-    slots.removeAll()
-  }
-
-  /// Records one signal from the matches. Messages from anyone but BlueZ are ignored, and so are
-  /// messages that do not read as the signal they claim to be.
-  private func signal(_ message: DBusMessage) {
-    let sender = SDBus.sender(message)
-    if sender == "org.freedesktop.DBus" {
-      nameOwnerChanged(message)
-      return
-    }
-    guard let owner = serviceOwner, sender == owner else { return }
-    guard let event = try? Self.event(from: message) else { return }
-    pendingEvents.append(event)
-  }
-
-  /// `NameOwnerChanged(s name, s old, s new)` for `org.bluez`: a new owner that differs from the
-  /// one that answered means BlueZ exited or restarted.
-  private func nameOwnerChanged(_ message: DBusMessage) {
-    guard let name = try? SDBus.readString(message, "s"), name == Self.service,
-      let oldOwner = try? SDBus.readString(message, "s"),
-      let newOwner = try? SDBus.readString(message, "s")
-    else { return }
-    if let owner = serviceOwner, oldOwner == owner || newOwner != owner {
-      serviceVanished = true
-    }
   }
 
   /// Reads an `InterfacesAdded`, `InterfacesRemoved` or `PropertiesChanged` signal.

@@ -171,6 +171,42 @@ extension BusSource {
     lifecycle.retry(generation, context, error) { [self] in connect(generation: $0) }
   }
 
+  /// Pumps the connection and handles what the service announced, until a round brings nothing:
+  /// handling an event can call the service, and sd-bus reads the messages that arrive meanwhile
+  /// into its queue, where the descriptor's reader never sees them. A broken connection, or the
+  /// service leaving the bus, is reported through `lose` (non-permanent); `handle` returns false
+  /// when it lost the run itself.
+  /// - Parameters:
+  ///   - name: the source's name in messages (`bluez`, `wifi`).
+  ///   - service: what left the bus (`bluetoothd`, `NetworkManager`).
+  func drain<Event>(
+    name: String, service: String,
+    pump: () throws -> (events: [Event], vanished: Bool),
+    lose: (SourceError) -> Void, handle: (Event) -> Bool
+  ) {
+    var events: [Event]
+    repeat {
+      let result: (events: [Event], vanished: Bool)
+      do {
+        result = try pump()
+      } catch {
+        lose(
+          SourceError(
+            .disconnected, "\(name): the bus connection broke (\(error)); reconnecting",
+            isPermanent: false))
+        return
+      }
+      if result.vanished {
+        lose(
+          SourceError(
+            .disconnected, "\(name): \(service) left the bus; reconnecting", isPermanent: false))
+        return
+      }
+      events = result.events
+      for event in events where !handle(event) { return }
+    } while !events.isEmpty
+  }
+
   /// The failure of a run that cannot reach its bus: `name: cannot connect to BUS (ERROR); ...`.
   static func busUnreachable(_ name: String, bus: String?, _ error: any Error) -> SourceError {
     SourceError(

@@ -58,21 +58,15 @@ final class NetworkManagerClient {
   /// How long each method call waits for NetworkManager's answer, in microseconds.
   let timeout: UInt64
 
-  private var slots: [OpaquePointer] = []
-  private var pendingEvents: [Event] = []
-  private var serviceVanished = false
-  /// NetworkManager's unique bus name (the sender of the `GetDevices` reply).
-  private var serviceOwner: String?
+  /// The signals watched, from the service only.
+  private let watcher: SignalWatcher<Event>
 
   /// Connects to the bus at `address`, or the system bus when nil.
   /// - Parameter timeout: how long each method call waits, in microseconds.
   init(address: String?, timeout: UInt64 = DBusConnection.defaultTimeout) throws(DBusError) {
     connection = try DBusConnection(address: address)
     self.timeout = timeout
-  }
-
-  deinit {
-    releaseSlots()
+    watcher = SignalWatcher(service: Self.service) { try Self.event(from: $0) }
   }
 
   /// The connection's file descriptor, for a read dispatch source.
@@ -84,12 +78,8 @@ final class NetworkManagerClient {
   /// disappearing, and to property changes of its objects. Call it before `devices()`, so that
   /// nothing is missed.
   func subscribe() throws(DBusError) {
-    let bus = try connection.openBus("sd_bus_add_match")
-    let userdata = Unmanaged.passUnretained(self).toOpaque()
     let objects = "path_namespace='\(Self.managerPath)'"
     let rules = [
-      "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-        + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Self.service)'",
       "type='signal',path='\(Self.managerPath)',interface='\(Self.managerInterface)',"
         + "member='DeviceAdded'",
       "type='signal',path='\(Self.managerPath)',interface='\(Self.managerInterface)',"
@@ -98,17 +88,7 @@ final class NetworkManagerClient {
       "type='signal',\(objects),interface='\(Self.wirelessInterface)',member='AccessPointRemoved'",
       "type='signal',\(objects),interface='\(Self.propertiesInterface)',member='PropertiesChanged'",
     ]
-    for rule in rules {
-      slots.append(
-        try SDBus.addMatch(
-          bus, rule: rule,
-          handler: { message, userdata, _ in
-            guard let message, let userdata else { return 0 }
-            Unmanaged<NetworkManagerClient>.fromOpaque(userdata).takeUnretainedValue()
-              .signal(DBusMessage(borrowing: message))
-            return 0
-          }, userdata: userdata))
-    }
+    try watcher.subscribe(connection, rules: rules)
   }
 
   /// `GetDevices`: the paths of the devices NetworkManager manages. Remembers who answered, the
@@ -118,7 +98,7 @@ final class NetworkManagerClient {
     let reply = try connection.call(
       destination: Self.service, path: Self.managerPath, interface: Self.managerInterface,
       member: "GetDevices", timeout: timeout)
-    if let sender = SDBus.sender(reply) { serviceOwner = sender }
+    watcher.answered(reply)
     return try Self.readPaths(reply)
   }
 
@@ -164,53 +144,19 @@ final class NetworkManagerClient {
   /// announced.
   /// - Throws: `DBusError` when the connection broke.
   func pump() throws(DBusError) -> PumpResult {
-    let bus = try connection.openBus("sd_bus_process")
-    while try SDBus.process(bus) {}
-    let result = PumpResult(events: pendingEvents, serviceVanished: serviceVanished)
-    pendingEvents.removeAll()
-    try SDBus.flush(bus)
-    return result
+    let (events, vanished) = try watcher.take(from: connection)
+    return PumpResult(events: events, serviceVanished: vanished)
   }
 
   /// Removes the subscriptions; the connection stays open until `close()`.
   func release() {
-    releaseSlots()
+    watcher.release()
   }
 
   /// Removes the subscriptions and closes the connection.
   func close() {
-    releaseSlots()
+    watcher.release()
     connection.close()
-  }
-
-  private func releaseSlots() {
-    for slot in slots { SDBus.slotUnref(slot) }
-    slots.removeAll()
-  }
-
-  /// Records one signal from the matches. Messages from anyone but NetworkManager are ignored,
-  /// and so are messages that do not read as the signal they claim to be.
-  private func signal(_ message: DBusMessage) {
-    let sender = SDBus.sender(message)
-    if sender == "org.freedesktop.DBus" {
-      nameOwnerChanged(message)
-      return
-    }
-    guard let owner = serviceOwner, sender == owner else { return }
-    guard let event = try? Self.event(from: message) else { return }
-    pendingEvents.append(event)
-  }
-
-  /// `NameOwnerChanged(s name, s old, s new)` for NetworkManager: a new owner that differs from
-  /// the one that answered means NetworkManager exited or restarted.
-  private func nameOwnerChanged(_ message: DBusMessage) {
-    guard let name = try? SDBus.readString(message, "s"), name == Self.service,
-      let oldOwner = try? SDBus.readString(message, "s"),
-      let newOwner = try? SDBus.readString(message, "s")
-    else { return }
-    if let owner = serviceOwner, oldOwner == owner || newOwner != owner {
-      serviceVanished = true
-    }
   }
 
   /// Reads one of the subscribed signals.
