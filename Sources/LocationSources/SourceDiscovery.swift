@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Synchronization
 
@@ -41,26 +42,43 @@ package enum SourceDiscovery {
     }
   }
 
-  /// How long an answer about a Bluetooth adapter is reused, seconds: `isRangingAvailable()` and
-  /// every `locationd` welcome ask, and each answer is a D-Bus call (up to 1 s when BlueZ hangs).
+  /// How long an answer about a Bluetooth adapter is fresh, seconds.
   static let adapterAnswerLifetime = 2.0
-  private static let adapterAnswers = Mutex<[String: (time: Double, available: Bool)]>([:])
+  /// The last answer per adapter name, and whether a refresh is under way.
+  private static let adapterAnswers = Mutex<
+    [String: (time: Double, available: Bool, refreshing: Bool)]
+  >([:])
+  private static let adapterQueue = DispatchQueue(label: "corelocation.bluez.availability")
 
   /// Whether a configured source hears beacons now (`isRangingAvailable()`): a BlueZ adapter
-  /// present and powered (asked at most every ``adapterAnswerLifetime`` seconds), or a recording
-  /// that can be read.
+  /// present and powered, or a recording that can be read.
+  ///
+  /// Asking BlueZ is a D-Bus call (up to 1 s when it hangs), and `locationd` asks at every app's
+  /// `hello` on its I/O thread: only the very first question for an adapter waits for the answer;
+  /// after it, the last answer is returned at once and, when older than
+  /// ``adapterAnswerLifetime``, refreshed on a queue of its own, so no peer can make the I/O thread
+  /// wait on BlueZ by saying `hello` again and again.
   package static func hearsBeacons(_ url: SourceURL) -> Bool {
     switch url {
     case .bluez(let adapter):
       let key = adapter ?? ""
       let now = LiveClock.monotonicSeconds()
-      if let known = adapterAnswers.withLock({ $0[key] }),
-        now - known.time < adapterAnswerLifetime
-      {
+      let known = adapterAnswers.withLock { answers -> Bool? in
+        guard let known = answers[key] else { return nil }
+        if now - known.time >= adapterAnswerLifetime, !known.refreshing {
+          answers[key]?.refreshing = true
+          adapterQueue.async {
+            let available = BlueZSource.adapterAvailable(adapter: adapter)
+            adapterAnswers.withLock {
+              $0[key] = (LiveClock.monotonicSeconds(), available, false)
+            }
+          }
+        }
         return known.available
       }
+      if let known { return known }
       let available = BlueZSource.adapterAvailable(adapter: adapter)
-      adapterAnswers.withLock { $0[key] = (now, available) }
+      adapterAnswers.withLock { $0[key] = (now, available, false) }
       return available
     case .beaconReplay(let path, _):
       return access(path, R_OK) == 0
