@@ -15,7 +15,8 @@ set -euo pipefail
 # Installing (make man, make install) and its tests: scdoc renders the man pages, groff-base checks
 # them; bash-completion, zsh and fish run the shell completions; systemd has systemd-analyze,
 # which checks the unit files.
-# python3-dbusmock mocks BlueZ (bluetoothd) on a private bus for the beacon source tests.
+# python3-dbusmock mocks BlueZ (bluetoothd) and NetworkManager on a private bus for the beacon and
+# Wi-Fi source tests.
 packages=(pkg-config libsqlite3-dev libxml2-dev sqlite3 libsystemd-dev libcurl4 libcurl4-openssl-dev curl
   gpsd gpsd-clients socat dbus-daemon geoclue-2.0 geoclue-2-demo iio-sensor-proxy umockdev
   bubblewrap scdoc groff-base bash-completion zsh fish systemd python3-dbusmock)

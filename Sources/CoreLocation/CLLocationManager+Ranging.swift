@@ -145,14 +145,14 @@ extension CLBeaconIdentityConstraint {
 
 extension BeaconUUID {
   /// Foundation's UUID as the engine's.
-  init(_ uuid: UUID) {
+  package init(_ uuid: UUID) {
     let bytes = withUnsafeBytes(of: uuid.uuid) { Array($0) }
     // 16 bytes always.
     self = BeaconUUID(bytes: bytes) ?? BeaconUUID(high: 0, low: 0)
   }
 
   /// The engine's UUID as Foundation's.
-  var foundationUUID: UUID {
+  package var foundationUUID: UUID {
     let b = bytes
     return UUID(
       uuid: (

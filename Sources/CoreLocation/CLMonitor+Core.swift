@@ -96,7 +96,11 @@ final class MonitorCore: HubClient {
     _ condition: any CLCondition, identifier: String, assuming assumed: CLMonitor.Event.State
   ) {
     let date = now
-    if let spec = Self.spec(for: condition, identifier: identifier) {
+    // A beacon condition with no radio would only ever be "unsatisfied": unsupported instead, as
+    // `startMonitoring(for: CLBeaconRegion)` fails then.
+    if let spec = Self.spec(for: condition, identifier: identifier),
+      spec.beacon == nil || hub.beaconsAvailable
+    {
       let id = state.withLock { state -> ClientID? in
         let event = CLMonitor.Event(
           identifier: identifier, state: assumed, date: date, diagnostics: state.diagnostics)

@@ -58,8 +58,9 @@ extension CLMonitor {
     /// monitoring conditions. The number of conditions is limited by memory here: `false`.
     public let conditionLimitExceeded: Bool
     /// A Boolean value that indicates whether the app receives location updates based on the
-    /// supported condition: `true` for a condition that cannot be monitored (a beacon condition,
-    /// a condition type of the app's own, or an invalid circular condition).
+    /// supported condition: `true` for a condition that cannot be monitored (a beacon condition
+    /// with no source that hears beacons, a condition type of the app's own, or an invalid
+    /// circular condition).
     public let conditionUnsupported: Bool
     /// A Boolean value that indicates whether the app receives location updates because it's
     /// insufficiently in use. Linux has no such notion: `false`.

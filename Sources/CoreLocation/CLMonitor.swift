@@ -5,12 +5,13 @@ import Synchronization
 /// An object that monitors the conditions you add to it.
 ///
 /// On Linux a monitor is a client of the process's location hub, like `CLLocationManager`, and its
-/// circular conditions are regions of the hub kept under the group `"monitor:<name>"`:
+/// circular and beacon identity conditions are regions of the hub kept under the group
+/// `"monitor:<name>"`:
 ///
 /// - **Persistence.** Conditions and their last states (at first the state given to `assuming:`)
 ///   are kept in the store by the monitor's name: a monitor opened later with the same name (in
 ///   this process or after a restart) finds them in `identifiers` and `record(for:)`, and a
-///   crossing that happened meanwhile is reported at the first decisive location. Conditions that cannot be monitored (beacons, invalid circles) and
+///   crossing that happened meanwhile is reported at the first decisive location. Conditions that cannot be monitored (a condition type of the app's own, invalid circles, beacon conditions with no source that hears beacons) and
 ///   circles refused while the app is not authorized are kept in memory only.
 /// - **One monitor per name.** Apple does not document what happens when a second monitor is opened
 ///   with a name already in use (apps report a crash). Here `init(_:)` waits until the monitor that
@@ -72,7 +73,8 @@ public actor CLMonitor {
 
   /// Adds the given condition for monitoring. The initial state is `.unknown`.
   ///
-  /// A condition with the identifier of one already present replaces it. A circular condition is
+  /// A condition with the identifier of one already present replaces it. A circular condition, and
+  /// a beacon identity condition while a source hears beacons (`isRangingAvailable()`), is
   /// monitored (and kept in the store); any other condition gets an event in state `.unmonitored`
   /// with `conditionUnsupported` set, as does a circular condition whose radius is not positive or
   /// exceeds `maximumRegionMonitoringDistance`, or whose centre is invalid.

@@ -56,10 +56,8 @@ public final class ScriptedBeacon: Sendable {
   func advertisement(at time: Double) -> BeaconAdvertisement? {
     let (rssi, present) = state.withLock { ($0.rssi, $0.present) }
     guard present else { return nil }
-    let bytes = withUnsafeBytes(of: uuid.uuid) { Array($0) }
-    guard let value = BeaconUUID(bytes: bytes) else { return nil }
     return BeaconAdvertisement(
-      uuid: value, major: major, minor: minor, measuredPower: measuredPower, rssi: rssi,
+      uuid: BeaconUUID(uuid), major: major, minor: minor, measuredPower: measuredPower, rssi: rssi,
       address: "simulated:\(uuid.uuidString):\(major):\(minor)", time: time)
   }
 }

@@ -71,7 +71,8 @@ final class AppHost: HubClient {
   init(
     app: String, sources: LocationHub.Sources, persistence: any HubPersistence,
     store: LocationStore, clock: (any HubClock)?, launch: String?,
-    reducer: ReducedAccuracy, maximumRegions: Int? = nil, maximumPendingEvents: Int = .max
+    reducer: ReducedAccuracy, maximumRegions: Int? = nil, maximumPendingEvents: Int = .max,
+    learnsWifi: Bool = false
   ) {
     self.maximumPendingEvents = maximumPendingEvents
     self.app = app
@@ -82,7 +83,7 @@ final class AppHost: HubClient {
     hub = LocationHub(
       // The server's authorization broker decides; the hub holds what it decided.
       app: app, sources: sources, persistence: keeping, policy: nil, clock: clock,
-      maximumRegionCount: maximumRegions, reducer: reducer)
+      maximumRegionCount: maximumRegions, reducer: reducer, learnsWifi: learnsWifi)
     state = Mutex(State(groups: Set(persistence.regions(app: app).keys)))
     keeping.host.withLock { $0.value = self }
   }

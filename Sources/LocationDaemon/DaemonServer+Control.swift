@@ -231,7 +231,9 @@ extension DaemonServer {
       records.append(
         AccessPointRecord.imported(
           bssid: bssid, latitude: entry.latitude, longitude: entry.longitude,
-          radius: entry.radius, samples: entry.samples, time: entry.time ?? now))
+          // Stamped now: an export's row times are often older than the expiry (a year), and
+          // an access point imported today must not be forgotten at the next scan.
+          radius: entry.radius, samples: entry.samples, time: now))
     }
     let imported: Int
     do {

@@ -344,7 +344,8 @@ package final class DaemonServer: Sendable {
       // A system daemon never starts programs (its configuration may name none).
       clock: clock, launch: configuration.system ? nil : configuration.app(id: app)?.launch,
       reducer: reducer, maximumRegions: configuration.maximumRegions,
-      maximumPendingEvents: configuration.maximumPendingEvents)
+      maximumPendingEvents: configuration.maximumPendingEvents,
+      learnsWifi: configuration.wifiLearning)
     shared.withLock { $0.hosts[app] = host }
     host.start()
     return host

@@ -223,7 +223,9 @@ package final class IchnaeaClient: Sendable {
     switch answer {
     case .located(let location):
       guard run.exitCode == 0 else { return .failure(.transport(run.failure)) }
-      return .success(location.fix(time: time, source: configuration.url))
+      // The URL may carry the service's key (`?key=`): locations name the service without it,
+      // since apps receive a location's source.
+      return .success(location.fix(time: time, source: configuration.sourceName))
     case .error(let code, let message):
       return .failure(code == 404 ? .notFound(message) : .service(code: code, message: message))
     }
@@ -409,5 +411,13 @@ extension IchnaeaClient {
       HubLog.write(.info, "wifi", "fallback service off: \(error)")
       return nil
     }
+  }
+}
+
+extension IchnaeaClient.Configuration {
+  /// The source name of the service's locations: its URL without query or fragment (where a key
+  /// is), so that no app receives the key.
+  package var sourceName: String {
+    String(url.prefix { $0 != "?" && $0 != "#" })
   }
 }

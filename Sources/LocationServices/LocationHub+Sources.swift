@@ -54,7 +54,7 @@ extension LocationHub {
           chosen.insert(index)
         }
       }
-      if self.wifi?.learning == true,
+      if learnsWifi,
         chosen.contains(where: { candidates[$0].source.descriptor.power == .high })
       {
         // Wi-Fi learning: a scanner runs beside a receiver, so that its scans meet good fixes.

@@ -92,6 +92,10 @@ package final class LocationHub: Sendable {
   /// The machine's Wi-Fi knowledge, when scans are turned into positions here (embedded mode;
   /// `locationd`'s pool does it once for every app).
   let wifi: WifiKnowledge?
+  /// Whether a Wi-Fi scanner runs beside a receiver so that its scans meet good fixes: the
+  /// machine learns (`wifi`'s setting in embedded mode; `locationd`'s `wifi-learning` for an app
+  /// hub, whose scans are learned from in the pool).
+  let learnsWifi: Bool
   let executor: HubExecutor
   let state: Mutex<State>
 
@@ -110,13 +114,16 @@ package final class LocationHub: Sendable {
   ///     engine applies to what it derives from locations.
   ///   - wifi: the machine's Wi-Fi knowledge, which turns scans into positions and learns from
   ///     good fixes; nil: scans are dropped.
+  ///   - learnsWifi: whether a scanner runs beside a receiver to learn; nil: `wifi`'s setting.
   package init(
     app: String, sources: Sources, persistence: any HubPersistence,
     policy: AuthorizationPolicy? = .grant, clock: (any HubClock)? = nil,
-    maximumRegionCount: Int? = nil, reducer: ReducedAccuracy? = nil, wifi: WifiKnowledge? = nil
+    maximumRegionCount: Int? = nil, reducer: ReducedAccuracy? = nil, wifi: WifiKnowledge? = nil,
+    learnsWifi: Bool? = nil
   ) {
     self.reducer = reducer
     self.wifi = wifi
+    self.learnsWifi = learnsWifi ?? wifi?.learning ?? false
     self.app = app
     self.sources = sources
     self.persistence = persistence

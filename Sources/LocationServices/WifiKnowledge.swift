@@ -107,8 +107,8 @@ package final class WifiKnowledge: Sendable {
   @discardableResult
   package func forget() throws(StoreError) -> Int {
     try state.withLock { (state) throws(StoreError) -> Int in
-      let known = (state.table ?? load()).count
-      try store?.forgetAccessPoints()
+      // The store counts what it deletes; the table is read only when there is no store.
+      let known = try store?.forgetAccessPoints() ?? (state.table?.count ?? 0)
       state.table = AccessPointTable(records: [])
       return known
     }

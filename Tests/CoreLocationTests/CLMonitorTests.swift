@@ -326,6 +326,17 @@ private final class StateDelegate: NSObject, CLLocationManagerDelegate, @uncheck
     #expect(try await drain(monitor).first?.state == .unsatisfied)
   }
 
+  @Test func beaconConditionsWithoutARadioAreUnsupported() async throws {
+    let world = SimulatedEnvironment(authorization: .authorizedAlways, beaconsAvailable: false)
+    let monitor = await monitor(world)
+    await monitor.add(CLMonitor.BeaconIdentityCondition(uuid: UUID()), identifier: "beacon")
+    world.pump()
+    let events = try await drain(monitor)
+    #expect(events.first?.state == .unmonitored)
+    #expect(events.first?.conditionUnsupported == true)
+    #expect(!world.source.isRunning)
+  }
+
   @Test func aBeaconReplacingACircleStopsItsMonitoring() async throws {
     let world = SimulatedEnvironment(authorization: .authorizedAlways)
     let monitor = await monitor(world)

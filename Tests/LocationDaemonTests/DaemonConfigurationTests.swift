@@ -184,6 +184,13 @@ import Testing
 
   /// The example sets nothing: installed as /etc/corelocation/locationd.conf, the system daemon
   /// runs as it would without it.
+  @Test func beaconAndWifiDefaults() throws {
+    let defaults = try parse([])
+    #expect(defaults.maximumRangedConstraints == 1000)
+    #expect(defaults.wifiLearning)
+    #expect(defaults.wifiFallback == nil, "the fallback service is off by default")
+  }
+
   @Test func theExampleChangesNothing() throws {
     try #require(!Self.exampleText.isEmpty, "dist/config/locationd.conf is missing")
     let system = try parse(["--system"])

@@ -193,6 +193,15 @@ import Testing
     #expect(configuration(environment).policy == expected)
   }
 
+  @Test func theWifiFallbackIsOffUnlessAURLIsGiven() {
+    #expect(configuration(Self.home).wifiFallback == nil)
+    var environment = Self.home
+    environment["CORELOCATION_WIFI_FALLBACK_AGENT"] = "Test/1"
+    #expect(configuration(environment).wifiFallback == nil, "an agent alone turns nothing on")
+    environment["CORELOCATION_WIFI_FALLBACK_URL"] = "https://example.org/v1/geolocate"
+    #expect(configuration(environment).wifiFallback?.userAgent == "Test/1")
+  }
+
   @Test func wifiLearningIsOnUnlessSaidOff() {
     #expect(configuration(Self.home).wifiLearning)
     for value in ["off", "0", "NO", "false"] {

@@ -89,8 +89,9 @@ import Testing
     hub.unregister(id)
   }
 
-  @Test func nomapAccessPointsAreNeverLearned() {
-    let knowledge = WifiKnowledge(store: nil)
+  @Test func nomapAccessPointsAreNeverLearned() throws {
+    let store = try LocationStore.inMemory()
+    let knowledge = WifiKnowledge(store: store)
     let fix = Fix(
       latitude: 52.5, longitude: 13.4, horizontalAccuracy: 5, time: WifiTown.epoch,
       quality: .autonomous)
@@ -103,6 +104,7 @@ import Testing
       ], source: "wifi")
     _ = knowledge.scan(scan)
     #expect(knowledge.status().known == 1)
+    #expect(try store.accessPoints().map(\.bssid) == [2])
   }
 }
 
@@ -114,6 +116,7 @@ import Testing
       try RealComponents.unavailable("\(RealComponents.curl) is missing (Debian's curl)")
       return
     }
+    guard RealComponents.require(RealComponents.curl) else { return }
     let server = try LocalHTTPServer { _ in
       .answer(status: 200, body: #"{"location":{"lat":52.1,"lng":5.1},"accuracy":100}"#)
     }
@@ -121,7 +124,8 @@ import Testing
     #expect(server.waitUntilReady())
     let fallback = try IchnaeaClient(
       configuration: .init(
-        url: server.url.absoluteString + "v1/geolocate", minimumInterval: 0, timeout: 20))
+        url: server.url.absoluteString + "v1/geolocate?key=secret", minimumInterval: 0,
+        timeout: 20))
     let knowledge = WifiKnowledge(store: nil, fallback: fallback)
     let scanner = ScriptedSource(url: "wifi", nominalAccuracy: 50, power: .low, producesScans: true)
     let persistence = MemoryPersistence()
@@ -146,6 +150,8 @@ import Testing
     let fix = try #require(client.locations.first)
     #expect(abs(fix.latitude - 52.1) < 1e-9 && abs(fix.longitude - 5.1) < 1e-9)
     #expect(fix.quality == .network)
+    // The service's key never reaches an app through the location's source.
+    #expect(!fix.source.contains("secret") && fix.source.hasSuffix("/v1/geolocate"))
     // Ichnaea's accuracy is a 95 % radius; locations carry 68 %.
     #expect(abs(fix.horizontalAccuracy - 61.7) < 0.1)
     hub.unregister(id)
