@@ -72,7 +72,7 @@ final class AppHost: HubClient {
     app: String, sources: LocationHub.Sources, persistence: any HubPersistence,
     store: LocationStore, clock: (any HubClock)?, launch: String?,
     reducer: ReducedAccuracy, maximumRegions: Int? = nil, maximumPendingEvents: Int = .max,
-    learnsWifi: Bool = false
+    wifiLearning: WifiKnowledge? = nil
   ) {
     self.maximumPendingEvents = maximumPendingEvents
     self.app = app
@@ -83,7 +83,7 @@ final class AppHost: HubClient {
     hub = LocationHub(
       // The server's authorization broker decides; the hub holds what it decided.
       app: app, sources: sources, persistence: keeping, policy: nil, clock: clock,
-      maximumRegionCount: maximumRegions, reducer: reducer, learnsWifi: learnsWifi)
+      maximumRegionCount: maximumRegions, reducer: reducer, learning: wifiLearning)
     state = Mutex(State(groups: Set(persistence.regions(app: app).keys)))
     keeping.host.withLock { $0.value = self }
   }

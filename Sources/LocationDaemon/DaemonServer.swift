@@ -345,7 +345,7 @@ package final class DaemonServer: Sendable {
       clock: clock, launch: configuration.system ? nil : configuration.app(id: app)?.launch,
       reducer: reducer, maximumRegions: configuration.maximumRegions,
       maximumPendingEvents: configuration.maximumPendingEvents,
-      learnsWifi: configuration.wifiLearning)
+      wifiLearning: wifi)
     shared.withLock { $0.hosts[app] = host }
     host.start()
     return host

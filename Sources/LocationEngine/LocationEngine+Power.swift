@@ -55,6 +55,10 @@ extension LocationEngine {
     return cheapSourcesAccuracy
   }
 
+  /// Whether a significant-change client is monitoring, with location authorization (a hub then
+  /// keeps its receiver on for a Wi-Fi scan to learn from: `LocationHub.learningHold`).
+  package var monitorsSignificantChanges: Bool { allowed && !dutyCycles.isEmpty }
+
   /// Whether a client's updates are paused.
   package func isPaused(_ client: ClientID) -> Bool { autoPauses[client]?.isPaused ?? false }
 

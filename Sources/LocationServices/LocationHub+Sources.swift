@@ -42,9 +42,9 @@ extension LocationHub {
     var toStart: [(Int, Int, any LocationSource)] = []
     var toStop: [any LocationSource] = []
     let now = clock.now.monotonic
-    let (infos, changed, allFinished) = state.withLock {
-      state -> ([SourceInfo], Bool, Bool) in
-      guard var candidates = state.candidates else { return ([], false, false) }
+    let (infos, changed, allFinished, holds) = state.withLock {
+      state -> ([SourceInfo], Bool, Bool, Bool) in
+      guard var candidates = state.candidates else { return ([], false, false, false) }
       var chosen = SourceArbiter.select(candidates.map(\.arbiterView), accuracy: state.demand)
       if state.headingDemand {
         // Headings: every source that may produce them runs while a client wants headings.
@@ -63,6 +63,7 @@ extension LocationHub {
           chosen.insert(index)
         }
       }
+      let holds = learnsWifi && holdForLearning(&chosen, &state, now: now)
       if state.beaconDemand {
         // Beacons: every source that may hear them runs while beacons are wanted.
         for index in candidates.indices
@@ -95,8 +96,9 @@ extension LocationHub {
       }
       let allFinished =
         state.demand != nil && !candidates.isEmpty && candidates.allSatisfy(\.run.finished)
-      return (infos, changed, allFinished)
+      return (infos, changed, allFinished, holds)
     }
+    if holds { armLearningHold(now: now) }
     for source in toStop {
       HubLog.write(.info, source.descriptor.url, "stopped: no longer needed")
       source.stop()
@@ -143,6 +145,7 @@ extension LocationHub {
           + (fix.hasValidCoordinate ? "" : " (invalid, dropped)"))
       if recovered { reconcileSources() }
       wifi?.note(fix)
+      endLearningHoldIfTaught()
       process(.fix(fix))
     }
   }
@@ -153,7 +156,9 @@ extension LocationHub {
         $0.candidates?[index].run.isCurrent(generation) ?? false
       }
       guard current, let wifi else { return }
-      if let fix = wifi.scan(scan) {
+      let located = wifi.scan(scan)
+      endLearningHoldIfTaught()
+      if let fix = located {
         sourceEmitted(fix, generation: generation, index: index)
         return
       }

@@ -55,6 +55,9 @@ package final class LocationHub: Sendable {
     /// Regions refused in the step being processed because they could not be stored: their
     /// events of the same step are not announced.
     var refused: Set<RegionKey> = []
+    /// While set, receivers and scanners that run stay on until a scan meets the last good fix
+    /// or this instant (hub monotonic) passes (``LocationHub/learningHold``), and its timer.
+    var learningHold: (until: Double, timer: (any Cancellable)?)?
   }
 
   /// A region's group and identifier.
@@ -92,10 +95,14 @@ package final class LocationHub: Sendable {
   /// The machine's Wi-Fi knowledge, when scans are turned into positions here (embedded mode;
   /// `locationd`'s pool does it once for every app).
   let wifi: WifiKnowledge?
-  /// Whether a Wi-Fi scanner runs beside a receiver so that its scans meet good fixes: the
-  /// machine learns (`wifi`'s setting in embedded mode; `locationd`'s `wifi-learning` for an app
-  /// hub, whose scans are learned from in the pool).
-  let learnsWifi: Bool
+  /// The knowledge this hub's receivers teach (its own `wifi` in embedded mode; in `locationd`, the
+  /// pool's, where the scans are learned from): while it learns, a Wi-Fi scanner runs beside a
+  /// receiver so that its scans meet good fixes, and a receiver about to stop stays on for one
+  /// more scan (``LocationHub/learningHold``).
+  let learning: WifiKnowledge?
+  /// Whether the machine learns from this hub's fixes (`wifi`'s setting in embedded mode;
+  /// `locationd`'s `wifi-learning`).
+  var learnsWifi: Bool { learning?.learning ?? false }
   let executor: HubExecutor
   let state: Mutex<State>
 
@@ -114,16 +121,17 @@ package final class LocationHub: Sendable {
   ///     engine applies to what it derives from locations.
   ///   - wifi: the machine's Wi-Fi knowledge, which turns scans into positions and learns from
   ///     good fixes; nil: scans are dropped.
-  ///   - learnsWifi: whether a scanner runs beside a receiver to learn; nil: `wifi`'s setting.
+  ///   - learning: the knowledge this hub's fixes teach, when it is not `wifi` (`locationd`'s
+  ///     pool's); nil: `wifi`.
   package init(
     app: String, sources: Sources, persistence: any HubPersistence,
     policy: AuthorizationPolicy? = .grant, clock: (any HubClock)? = nil,
     maximumRegionCount: Int? = nil, reducer: ReducedAccuracy? = nil, wifi: WifiKnowledge? = nil,
-    learnsWifi: Bool? = nil
+    learning: WifiKnowledge? = nil
   ) {
     self.reducer = reducer
     self.wifi = wifi
-    self.learnsWifi = learnsWifi ?? wifi?.learning ?? false
+    self.learning = learning ?? wifi
     self.app = app
     self.sources = sources
     self.persistence = persistence
@@ -357,7 +365,13 @@ package final class LocationHub: Sendable {
       }
     }
     // Only `apply` refuses regions: a step that only delivered locations takes no second lock.
-    if applied { state.withLock { $0.refused.removeAll() } }
+    // A learning hold ends with the monitoring it serves (stopped, authorization withdrawn).
+    guard applied else { return }
+    let holdEnds = state.withLock { state in
+      state.refused.removeAll()
+      return state.learningHold != nil && !state.engine.monitorsSignificantChanges
+    }
+    if holdEnds { endLearningHold() }
   }
 
   func apply(_ effect: EngineEffect) {

@@ -37,27 +37,38 @@ package final class WifiKnowledge: Sendable {
     state = Mutex(State(learner: WifiLearner()))
   }
 
-  /// Notes a fix from any source: a GNSS-class one is what scans are learned against.
+  /// Notes a fix from any source: a GNSS-class one is what scans are learned against, the scan
+  /// made just before it included (``WifiLearner/scanBeforeLastFix``).
   package func note(_ fix: Fix) {
     guard learning else { return }
-    state.withLock { $0.learner.note(fix) }
+    let changed = state.withLock { state -> [AccessPointRecord] in
+      state.learner.note(fix)
+      guard let scan = state.learner.scanBeforeLastFix else { return [] }
+      return state.withTable(load) { $1.learn(scan, into: &$0) }
+    }
+    commit(changed, [])
+  }
+
+  /// Whether a scan made now (`time`, seconds since 1970) would be learned from: learning is on,
+  /// a good fix is that recent and no scan has met it yet. While this holds, a hub about to stop
+  /// its receiver keeps it on for the scanner's next scan (README, "Wi-Fi").
+  package func awaitsScan(at time: Double) -> Bool {
+    guard learning else { return false }
+    return state.withLock { $0.learner.awaitsScan(at: time) }
   }
 
   /// Learns from a scan (when learning is on and a good fix coincides), then locates the device
   /// from it. Returns the position, or nil when the known access points heard do not suffice.
   package func scan(_ scan: WifiScan) -> Fix? {
     let (changed, expired, fix) = state.withLock { state -> ([AccessPointRecord], [UInt64], Fix?) in
-      var table = state.table ?? load()
-      var changed: [AccessPointRecord] = []
-      var expired: [UInt64] = []
-      if learning { changed = state.learner.learn(scan, into: &table) }
       state.scans += 1
-      if state.scans % 100 == 1 {
-        expired = state.learner.expire(&table, now: scan.time)
+      let learning = learning
+      let expires = state.scans % 100 == 1
+      return state.withTable(load) { table, learner in
+        let changed = learning ? learner.learn(scan, into: &table) : []
+        let expired = expires ? learner.expire(&table, now: scan.time) : []
+        return (changed, expired, WifiLocator.locate(scan, in: table))
       }
-      let fix = WifiLocator.locate(scan, in: table)
-      state.table = table
-      return (changed, expired, fix)
     }
     commit(changed, expired)
     return fix
@@ -121,11 +132,11 @@ package final class WifiKnowledge: Sendable {
   @discardableResult
   package func importRecords(_ records: [AccessPointRecord]) throws(StoreError) -> Int {
     try state.withLock { (state) throws(StoreError) -> Int in
-      var table = state.table ?? load()
-      let added = records.filter { table[bssid: $0.bssid] == nil }
+      let known = state.table ?? load()
+      state.table = known
+      let added = records.filter { known[bssid: $0.bssid] == nil }
       try store?.upsertAccessPoints(added)
-      for record in added { table.upsert(record) }
-      state.table = table
+      state.withTable(load) { table, _ in for record in added { table.upsert(record) } }
       return added.count
     }
   }
@@ -144,5 +155,19 @@ package final class WifiKnowledge: Sendable {
     } catch {
       HubLog.write(.info, "wifi", "learned access points not stored: \(error.message)")
     }
+  }
+}
+
+extension WifiKnowledge.State {
+  /// Runs `body` on the table (loaded by `load` at first use) and the learner. The table is taken
+  /// out of the state while `body` changes it, so that it is changed in place rather than copied.
+  mutating func withTable<Result>(
+    _ load: () -> AccessPointTable,
+    _ body: (inout AccessPointTable, inout WifiLearner) -> Result
+  ) -> Result {
+    var table = self.table ?? load()
+    self.table = nil
+    defer { self.table = table }
+    return body(&table, &learner)
   }
 }

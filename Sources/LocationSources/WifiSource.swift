@@ -14,9 +14,13 @@ import LocationModel
 /// `AccessPointAdded`, `AccessPointRemoved` and `PropertiesChanged` keep the picture current
 /// (`WifiAccessPointTable` has the rules: strength as dBm, stale access points left out).
 ///
-/// A `WifiScan` with every current access point of the device(s) is emitted at start, whenever a
-/// device's `LastScan` changes (a scan completed), and when access points are added or removed;
-/// at most one per `minimumEmissionInterval`, later ones are put off on the runtime's clock
+/// A `WifiScan` with every current access point of the device(s) is emitted at start, when a device
+/// comes or goes, and once per completed scan: when a device's `LastScan` changes, after every
+/// announcement that arrived with it has been applied (one scan of NetworkManager is one
+/// `WifiScan`, however many access points it added, removed or changed, so that it is learned
+/// from once). A device without `LastScan` (NetworkManager before 1.12) has no such signal: its
+/// access points being added or removed stands for it. At most one per
+/// `minimumEmissionInterval`, later ones are put off on the runtime's clock
 /// (`SourceContext.schedule`). A `_nomap` network is reported like any other: the engine filters.
 /// While running the source asks for a scan (`RequestScan({})`) at start and every
 /// `scanInterval` seconds; NetworkManager refuses scans it thinks too frequent, or not allowed to
@@ -79,6 +83,9 @@ package final class WifiSource: BusSource {
     var lastScans: [String: Int] = [:]
     /// When the last scan was emitted, on the runtime's monotonic clock.
     var lastEmission: Double?
+    /// A scan completed (or, without `LastScan`, the access points changed) in the announcements
+    /// being handled: one emission when they have all been applied.
+    var scanCompleted = false
     /// The emission put off until `minimumEmissionInterval` has passed, if any.
     var pendingEmission: (any Cancellable)?
     /// The next `RequestScan`.
@@ -295,6 +302,12 @@ package final class WifiSource: BusSource {
           return false
         }
       })
+    // One emission for the scan the announcements completed, with all of them applied.
+    guard session.scanCompleted, lifecycle.session === session,
+      self.context(for: generation) != nil
+    else { return }
+    session.scanCompleted = false
+    requestEmission(session, generation, context)
   }
 
   /// Handles one announcement. Runs on the queue.
@@ -322,10 +335,10 @@ package final class WifiSource: BusSource {
     case .accessPointAdded(let device, let path):
       guard session.table.hasDevice(device) else { return }
       try addAccessPoint(path, device: device, session)
-      requestEmission(session, generation, context)
+      if session.lastScans[device] == nil { session.scanCompleted = true }
     case .accessPointRemoved(let device, let path):
-      if session.table.remove(device: device, path: path) {
-        requestEmission(session, generation, context)
+      if session.table.remove(device: device, path: path), session.lastScans[device] == nil {
+        session.scanCompleted = true
       }
     case .propertiesChanged(let path, let changedInterface, let changed):
       if changedInterface == NetworkManagerClient.accessPointInterface {
@@ -335,7 +348,7 @@ package final class WifiSource: BusSource {
         session.lastScans[path] != lastScan
       {
         session.lastScans[path] = lastScan
-        requestEmission(session, generation, context)
+        session.scanCompleted = true
       }
     }
   }

@@ -72,6 +72,9 @@ enum PowerBench {
   /// a second commute after a first one driven under continuous updates (a navigation app), which
   /// shows what the scanner serves once the route is known. `timeToFix` is the receiver's (5 s hot,
   /// 30 s warm: the two ends of today's figure).
+  /// How many significant-change commutes the Wi-Fi section drives on one machine's knowledge.
+  private static let wifiCommutes = 8
+
   private static func wifi(timeToFix: Double) {
     let trace = PowerSimulation.commute
     let field = WifiTown.along(trace, seed: 23)
@@ -116,10 +119,17 @@ enum PowerBench {
           field: field, knowledge: knowledge, seed: UInt64(number),
           wallStart: WifiTown.epoch + Double(number) * day))
     }
-    let first = commute(1, .significantChange, on: knowledge)
-    row("Wi-Fi, commute 1 (nothing known yet)", first, known: knowledge.status().known)
-    let second = commute(2, .significantChange, on: knowledge)
-    row("Wi-Fi, commute 2 (commute 1 learned)", second, known: knowledge.status().known)
+    var reports: [PowerSimulation.Report] = []
+    for number in 1...Self.wifiCommutes {
+      let report = commute(number, .significantChange, on: knowledge)
+      reports.append(report)
+      let what =
+        number == 1
+        ? "nothing known yet"
+        : number == 2 ? "commute 1 learned" : "commutes 1-\(number - 1) learned"
+      row("Wi-Fi, commute \(number) (\(what))", report, known: knowledge.status().known)
+    }
+    let second = reports[1]
     let navigated = WifiKnowledge(store: nil)
     let learning = commute(1, .continuous, on: navigated)
     row("Wi-Fi, commute 1 under continuous updates", learning, known: navigated.status().known)

@@ -156,3 +156,44 @@ import Testing
     #expect(table.count == 1)
   }
 }
+
+/// A scan that met no fix is kept for the fix that follows within the window.
+@Suite struct WifiLearnerScanBeforeFixTests {
+  @Test func aScanBeforeTheFixIsLearnedAtIt() {
+    var learner = WifiLearner()
+    var table = AccessPointTable()
+    #expect(learner.learn(WifiLearnerTests.scan([1, 2], time: 98.5), into: &table).isEmpty)
+    learner.note(WifiLearnerTests.fix(10, 20, time: 100))
+    let scan = try! #require(learner.scanBeforeLastFix)
+    #expect(learner.learn(scan, into: &table).map(\.bssid) == [1, 2])
+    #expect(table[bssid: 1]?.lastSeen == 98.5)
+    #expect(learner.scanBeforeLastFix == nil, "each scan is learned once")
+    learner.note(WifiLearnerTests.fix(10, 20, time: 100.5))
+    #expect(learner.scanBeforeLastFix == nil)
+  }
+
+  @Test func aScanTooLongBeforeTheFixIsNotKeptForIt() {
+    var learner = WifiLearner()
+    var table = AccessPointTable()
+    _ = learner.learn(WifiLearnerTests.scan([1], time: 97.5), into: &table)
+    learner.note(WifiLearnerTests.fix(0, 0, time: 100))
+    #expect(learner.scanBeforeLastFix == nil)
+    learner.note(WifiLearnerTests.fix(0, 0, time: 100, accuracy: 50))
+    #expect(learner.lastFix?.horizontalAccuracy == 5, "a poor fix does not replace a good one")
+  }
+
+  @Test func aFixAwaitsAScanUntilOneIsLearnedNearIt() {
+    var learner = WifiLearner()
+    var table = AccessPointTable()
+    #expect(!learner.awaitsScan(at: 100), "no fix")
+    learner.note(WifiLearnerTests.fix(0, 0, time: 100))
+    #expect(learner.awaitsScan(at: 100.5))
+    #expect(!learner.awaitsScan(at: 103), "the fix is too old for a scan now to meet it")
+    _ = learner.learn(WifiLearnerTests.scan([1], time: 101), into: &table)
+    #expect(!learner.awaitsScan(at: 101))
+    learner.note(WifiLearnerTests.fix(0, 0, time: 102))
+    #expect(!learner.awaitsScan(at: 102), "the scan at 101 met it")
+    learner.note(WifiLearnerTests.fix(0, 0, time: 104))
+    #expect(learner.awaitsScan(at: 104))
+  }
+}

@@ -86,6 +86,7 @@ final class NetworkManagerMockHarness: PrivateBusHarness {
     connection?.close()
     connection = try DBusConnection(address: busAddress)
     try addMethod("AddWifi", "ss", "s", Self.addWifi)
+    try addMethod("AddOldWifi", "ss", "s", "ret = self.AddWiFiDevice(args[0], args[1], 100)")
     try addMethod("AddEthernet", "ss", "s", "ret = self.AddEthernetDevice(args[0], args[1], 100)")
     try addMethod("AddAP", "ssssss", "s", Self.addAccessPoint)
     try addMethod("RemoveAP", "ss", "", "self.RemoveAccessPoint(args[0], args[1])")
@@ -165,6 +166,11 @@ final class NetworkManagerMockHarness: PrivateBusHarness {
   @discardableResult
   func addWifiDevice(_ name: String, interface: String) throws -> String {
     try mockCall("AddWifi", name, interface) ?? ""
+  }
+
+  /// Adds a Wi-Fi device without `LastScan` (NetworkManager before 1.12); returns its path.
+  func addOldWifiDevice(_ name: String, interface: String) throws -> String {
+    try mockCall("AddOldWifi", name, interface) ?? ""
   }
 
   /// Adds an Ethernet device; returns its path.

@@ -303,7 +303,7 @@ final class WifiRecordingContext: SourceContext, @unchecked Sendable {
     #expect(arrived.other == 0)
   }
 
-  @Test func addedAndRemovedAccessPointsMakeANewScan() throws {
+  @Test func oneCompletedScanIsOneWifiScan() throws {
     guard let harness = try Self.harness() else { return }
     defer { harness.stop() }
     let (device, accessPoints) = try Self.populate(harness)
@@ -314,16 +314,40 @@ final class WifiRecordingContext: SourceContext, @unchecked Sendable {
     #expect(context.wait { !$0.scans.isEmpty })
     #expect(context.snapshot.scans.first?.source == "wifi")
 
+    // What a scan of NetworkManager announces: access points gone and new, then `LastScan`.
     try harness.removeAccessPoint(device: device, path: accessPoints[1])
     try harness.addAccessPoint(
       device: device, name: "ap4", ssid: "station", bssid: "02:00:00:00:00:04", frequency: 2462,
       strength: 30)
+    try harness.setLastScan(device, 200_000)
     let expected: [UInt64] = [0x0200_0000_0001, 0x0200_0000_0003, 0x0200_0000_0004]
     #expect(context.wait { $0.scans.last?.readings.map(\.bssid) == expected })
     let scans = context.snapshot.scans
+    #expect(scans.count == 2, "one WifiScan at start, one for the scan: \(scans.count)")
     #expect(scans.last?.readings.last?.signal == -85)
+    #expect(context.snapshot.failures.isEmpty)
+  }
+
+  @Test func withoutLastScanAddedAndRemovedAccessPointsMakeANewScan() throws {
+    guard let harness = try Self.harness() else { return }
+    defer { harness.stop() }
+    let device = try harness.addOldWifiDevice("wlan0", interface: "wlan0")
+    let first = try harness.addAccessPoint(
+      device: device, name: "ap1", ssid: "cafe", bssid: "02:00:00:00:00:01", frequency: 2412,
+      strength: 80)
+    let source = WifiSource(interface: nil, busAddress: harness.busAddress)
+    let context = WifiRecordingContext()
+    source.start(context: context)
+    defer { source.stop() }
+    #expect(context.wait { !$0.scans.isEmpty })
+
+    try harness.removeAccessPoint(device: device, path: first)
+    try harness.addAccessPoint(
+      device: device, name: "ap4", ssid: "station", bssid: "02:00:00:00:00:04", frequency: 2462,
+      strength: 30)
+    #expect(context.wait { $0.scans.last?.readings.map(\.bssid) == [0x0200_0000_0004] })
     // Two changes within a second: at most one scan per second.
-    let times = scans.map(\.time)
+    let times = context.snapshot.scans.map(\.time)
     for (earlier, later) in zip(times, times.dropFirst()) {
       #expect(later - earlier >= WifiSource.minimumEmissionInterval - 0.05, "\(times)")
     }

@@ -12,8 +12,10 @@ import LocationModel
 ///   0...``Configuration/maximumFixAccuracy`` (20 m). Other fixes are ignored and do not replace it.
 /// - **Coincidence.** A scan is learned from when `|scan.time − fix.time|` ≤
 ///   ``Configuration/coincidenceWindow`` (2 s): at town speeds the device moves at most a few
-///   tens of metres in that time, comparable to the fix's own accuracy. Otherwise the scan teaches
-///   nothing.
+///   tens of metres in that time, comparable to the fix's own accuracy. Either may come first: a
+///   scan that meets no fix is kept (the last one only) and learned when a fix within the window
+///   follows (``scanBeforeLastFix``), so that a receiver's first fix of a burst meets the scan made
+///   while it searched. Each scan is learned at most once.
 /// - **Opt-out.** A reading whose SSID ends in `_nomap` is never recorded, not even its BSSID.
 /// - **Estimator: weighted centroid** (J. Blumenthal et al., "Weighted centroid localization in
 ///   ZigBee-based sensor networks", IEEE WISP 2007), turned around: the access point's estimate
@@ -61,6 +63,10 @@ package struct WifiLearner: Sendable {
   package var configuration: Configuration
   /// The last fix good enough to learn from, if any.
   package private(set) var lastFix: Fix?
+  /// The last scan that met no fix, kept for a fix that follows within the window.
+  private var pendingScan: WifiScan?
+  /// The time of the last scan learned from.
+  package private(set) var lastLearnedScan: Double?
 
   /// A learner with no fix yet.
   package init(configuration: Configuration = Configuration()) {
@@ -87,15 +93,40 @@ package struct WifiLearner: Sendable {
     lastFix = fix
   }
 
+  /// The scan kept for the last good fix: it met no fix when it was made, within the window
+  /// before that fix. Learn it with ``learn(_:into:)`` after ``note(_:)``.
+  package var scanBeforeLastFix: WifiScan? {
+    guard let pendingScan, let lastFix,
+      abs(pendingScan.time - lastFix.time) <= configuration.coincidenceWindow
+    else { return nil }
+    return pendingScan
+  }
+
+  /// Whether a scan made at `time` would teach something: the last good fix is within the window
+  /// of `time` and no scan has been learned at it yet. (A hub keeps its receiver on for one more
+  /// scan while this holds.)
+  package func awaitsScan(at time: Double) -> Bool {
+    guard let lastFix, abs(time - lastFix.time) <= configuration.coincidenceWindow else {
+      return false
+    }
+    guard let learned = lastLearnedScan else { return true }
+    return learned < lastFix.time - configuration.coincidenceWindow
+  }
+
   /// Learns from a scan: when it coincides with the last good fix, every reading that does not
   /// opt out becomes an observation at the fix's place. Returns the records that changed (to
-  /// persist), in the order of the readings; empty when the scan taught nothing.
+  /// persist), in the order of the readings; empty when the scan taught nothing (a scan that
+  /// met no fix is kept for the next one, ``scanBeforeLastFix``).
   package mutating func learn(_ scan: WifiScan, into table: inout AccessPointTable)
     -> [AccessPointRecord]
   {
-    guard let fix = lastFix, scan.time.isFinite,
-      abs(scan.time - fix.time) <= configuration.coincidenceWindow
-    else { return [] }
+    guard scan.time.isFinite else { return [] }
+    guard let fix = lastFix, abs(scan.time - fix.time) <= configuration.coincidenceWindow else {
+      pendingScan = scan
+      return []
+    }
+    pendingScan = nil
+    lastLearnedScan = max(lastLearnedScan ?? scan.time, scan.time)
     var changed: [AccessPointRecord] = []
     var seen = Set<UInt64>()
     for reading in scan.readings where !reading.optsOut && reading.signal.isFinite {
