@@ -402,18 +402,13 @@ private struct PoolSourceContext: SourceContext {
     var scan = scan
     if scan.source.isEmpty { scan.source = pooled.source.descriptor.url }
     guard let wifi = pooled.wifi else { return }
-    if let fix = wifi.scan(scan) {
-      pooled.received(.fix(fix), generation: generation)
-    } else {
-      if !pooled.isInOutage {
-        // Not located: an outage, once (the relays' hubs run the next source beside it).
-        pooled.received(.failure(WifiKnowledge.notLocated(scan)), generation: generation)
-      }
-      // The optional service answers later, as the scanner's own fix.
-      let generation = generation
-      let pooled = pooled
-      wifi.askFallback(scan) { fix in pooled.received(.fix(fix), generation: generation) }
-    }
+    // Not located: an outage, once (the relays' hubs run the next source beside it).
+    let generation = generation
+    let pooled = pooled
+    wifi.receive(
+      scan, failing: pooled.isInOutage,
+      emit: { pooled.received(.fix($0), generation: generation) },
+      fail: { pooled.received(.failure($0), generation: generation) })
   }
 
   func emitHeading(_ sample: HeadingSample) {

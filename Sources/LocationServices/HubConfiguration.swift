@@ -51,9 +51,10 @@ package struct HubConfiguration: Sendable {
 
   /// Reads the configuration from an environment (normally `ProcessInfo.processInfo.environment`).
   package static func fromEnvironment(
-    _ environment: [String: String], fileExists: (String) -> Bool = { access($0, R_OK) == 0 },
+    _ environment: [String: String],
+    fileExists: @Sendable (String) -> Bool = { access($0, R_OK) == 0 },
     readFile: (String) -> String? = { try? String(contentsOfFile: $0, encoding: .utf8) },
-    probe: (SourceURL) -> Bool = SourceDiscovery.isAvailable
+    probe: @Sendable (SourceURL) -> Bool = SourceDiscovery.isAvailable
   ) -> HubConfiguration {
     let app =
       environment["CORELOCATION_APP_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? executablePath()
@@ -89,8 +90,9 @@ package struct HubConfiguration: Sendable {
   }
 
   package static func sources(
-    _ environment: [String: String], fileExists: (String) -> Bool, readFile: (String) -> String?,
-    probe: (SourceURL) -> Bool
+    _ environment: [String: String], fileExists: @Sendable (String) -> Bool,
+    readFile: (String) -> String?,
+    probe: @Sendable (SourceURL) -> Bool
   ) -> LocationHub.Sources {
     if let list = environment["CORELOCATION_SOURCE"], !list.allSatisfy(\.isWhitespace) {
       do {

@@ -347,52 +347,21 @@ private struct CurlRun {
     }
   }
 
-  /// Starts the program with the three descriptors as its standard input, output and error, an
-  /// empty signal mask and default handlers for the signals a daemon may catch or ignore.
+  /// Starts the program with the three descriptors as its standard input, output and error
+  /// (`ChildSpawn`: no other descriptor of this process, default signal handlers). The
+  /// environment is passed on: curl honours the user's proxy variables.
   private static func spawn(_ arguments: [String], stdin: Int32, stdout: Int32, stderr: Int32)
     throws(IchnaeaError) -> pid_t
   {
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var defaults = sigset_t()
-    sigemptyset(&defaults)
-    for signal in [SIGTERM, SIGINT, SIGPIPE, SIGCHLD, SIGHUP] { sigaddset(&defaults, signal) }
-    posix_spawnattr_setsigdefault(&attributes, &defaults)
-    var mask = sigset_t()
-    sigemptyset(&mask)
-    posix_spawnattr_setsigmask(&attributes, &mask)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_adddup2(&actions, stdin, 0)
-    posix_spawn_file_actions_adddup2(&actions, stdout, 1)
-    posix_spawn_file_actions_adddup2(&actions, stderr, 2)
-
-    // The environment is passed on: curl honours the user's proxy variables.
-    let environment = ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
-    let argv = arguments.map { strdup($0) }
-    let envp = environment.map { strdup($0) }
-    defer {
-      for pointer in argv + envp { free(pointer) }
+    switch ChildSpawn.spawn(
+      arguments, environment: ProcessInfo.processInfo.environment, input: .descriptor(stdin),
+      output: .descriptor(stdout), error: .descriptor(stderr))
+    {
+    case .success(let pid): return pid
+    case .failure(let error):
+      if error.code == ENOENT { throw .curlMissing(arguments[0]) }
+      throw .transport("curl could not start: \(error.message)")
     }
-    var pid: pid_t = 0
-    let result = (argv + [nil]).withUnsafeBufferPointer { argvBuffer in
-      (envp + [nil]).withUnsafeBufferPointer { envpBuffer -> Int32 in
-        guard let argvBase = argvBuffer.baseAddress, let envpBase = envpBuffer.baseAddress else {
-          return EINVAL
-        }
-        return posix_spawn(
-          &pid, arguments[0], &actions, &attributes, UnsafeMutablePointer(mutating: argvBase),
-          UnsafeMutablePointer(mutating: envpBase))
-      }
-    }
-    guard result == 0 else {
-      if result == ENOENT { throw .curlMissing(arguments[0]) }
-      throw .transport("curl could not start: \(String(cString: strerror(result)))")
-    }
-    return pid
   }
 
   /// Closes descriptors.

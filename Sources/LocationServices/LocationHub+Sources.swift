@@ -156,23 +156,15 @@ extension LocationHub {
         $0.candidates?[index].run.isCurrent(generation) ?? false
       }
       guard current, let wifi else { return }
-      let located = wifi.scan(scan)
-      endLearningHoldIfTaught()
-      if let fix = located {
-        sourceEmitted(fix, generation: generation, index: index)
-        return
-      }
       // Not located (the access points heard are not known yet): an outage, once, so that the
       // arbiter runs the next source beside it (whose good fixes teach the scanner) until a scan
       // is located again.
       let failing = state.withLock { $0.candidates?[index].run.failing ?? true }
-      if !failing {
-        sourceFailed(WifiKnowledge.notLocated(scan), generation: generation, index: index)
-      }
-      // The optional service answers later, as the scanner's own fix.
-      wifi.askFallback(scan) { [self] fix in
-        sourceEmitted(fix, generation: generation, index: index)
-      }
+      wifi.receive(
+        scan, failing: failing,
+        emit: { [self] fix in sourceEmitted(fix, generation: generation, index: index) },
+        fail: { sourceFailed($0, generation: generation, index: index) })
+      endLearningHoldIfTaught()
     }
   }
 

@@ -74,6 +74,22 @@ package final class WifiKnowledge: Sendable {
     return fix
   }
 
+  /// What a scanner's scan comes to, for a hub or `locationd`'s pool: learned from, then located
+  /// (`emit` hears the position at once); or not located: an outage (`fail` hears
+  /// ``notLocated(_:)``, unless the source is `failing` already, so it is reported once) and the
+  /// fallback service asked (`emit` hears its answer later, as the scanner's own fix).
+  package func receive(
+    _ scan: WifiScan, failing: Bool, emit: @escaping @Sendable (Fix) -> Void,
+    fail: (SourceError) -> Void
+  ) {
+    if let fix = self.scan(scan) {
+      emit(fix)
+      return
+    }
+    if !failing { fail(Self.notLocated(scan)) }
+    askFallback(scan, completion: emit)
+  }
+
   /// Asks the fallback service, if one is configured, for a scan that could not be located; the
   /// completion hears the position (on the client's queue), or nothing when there is no service,
   /// it is rate-limited, or it does not know the access points.

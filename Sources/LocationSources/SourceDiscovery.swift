@@ -10,13 +10,22 @@ package enum SourceDiscovery {
   /// compass (for headings only), BlueZ with a powered adapter (for beacons only; it scans
   /// only while something ranges beacons or watches a beacon region) and NetworkManager (Wi-Fi
   /// positions from the access points this machine learned).
+  /// The candidates are asked at the same time (each probe waits on a socket or a bus: gpsd up to
+  /// 250 ms, a hung bus service up to 1 s), so discovery takes as long as the slowest, not their
+  /// sum.
   /// - Parameter probe: whether a candidate answers now (injected by tests).
-  package static func discover(probe: (SourceURL) -> Bool = isAvailable) -> [SourceURL] {
+  package static func discover(probe: @Sendable (SourceURL) -> Bool = isAvailable) -> [SourceURL] {
     let candidates: [SourceURL] = [
       .gpsd(.tcp(host: "127.0.0.1", port: 2947)), .geoclue, .staticFile(path: "/etc/geolocation"),
       .iioCompass, .bluez(adapter: nil), .wifi(interface: nil),
     ]
-    return candidates.filter(probe)
+    let answers = Mutex([Bool](repeating: false, count: candidates.count))
+    DispatchQueue.concurrentPerform(iterations: candidates.count) { index in
+      let available = probe(candidates[index])
+      answers.withLock { $0[index] = available }
+    }
+    let available = answers.withLock { $0 }
+    return candidates.indices.filter { available[$0] }.map { candidates[$0] }
   }
 
   /// Whether a source answers now: gpsd accepts a TCP connection within 250 ms; GeoClue's name has
