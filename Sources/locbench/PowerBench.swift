@@ -135,16 +135,23 @@ enum PowerBench {
     row("Wi-Fi, commute 1 under continuous updates", learning, known: navigated.status().known)
     let after = commute(2, .significantChange, on: navigated)
     row("Wi-Fi, commute 2 (the continuous one learned)", after, known: navigated.status().known)
-    let percent = String(format: "%.2f", second.onFraction * 100)
-    if second.onFraction > 0.02 {
-      print("TARGET MISSED: receiver on \(percent) % on the second commute (target ≤ 2 %)")
-    } else if second.wifiDeliveries == 0 {
-      print(
-        "target met only without Wi-Fi's help: receiver on \(percent) % on the second commute,"
-          + " no location from Wi-Fi (as today's figure)")
-    } else {
-      print("target met: receiver on \(percent) % on the second commute (target ≤ 2 %)")
+    /// The receiver's share of a run, as printed.
+    func share(_ report: PowerSimulation.Report) -> String {
+      String(format: "%.2f %%", report.onFraction * 100)
     }
+    // The figure: Wi-Fi able to serve (the route's access points known).
+    if after.onFraction > 0.02 || after.wifiDeliveries == 0 {
+      print("TARGET MISSED: receiver on \(share(after)) with the route known (target ≤ 2 %)")
+    } else {
+      print("target met: receiver on \(share(after)) with the route known (target ≤ 2 %)")
+    }
+    // Learned by significant change alone (the learning hold), from the second commute on.
+    let later = reports.dropFirst()
+    let worst = later.max { $0.onFraction < $1.onFraction } ?? second
+    print(
+      "learned from its own bursts: receiver on \(share(second)) on the second commute, at most"
+        + " \(share(worst)) on commutes 2-\(reports.count)"
+        + (worst.onFraction > 0.02 ? " (above 2 %)" : " (within 2 %)"))
     print()
   }
 
