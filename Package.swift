@@ -38,6 +38,12 @@ let package = Package(
       pkgConfig: "libsystemd",
       providers: [.apt(["libsystemd-dev"])]
     ),
+    // libmosquitto: MQTT for locationd's publisher (issue 18).
+    .systemLibrary(
+      name: "CMosquitto",
+      pkgConfig: "libmosquitto",
+      providers: [.apt(["libmosquitto-dev"])]
+    ),
     // libxml2's SAX2 interface: the real XML parser behind the GPX decoder.
     .systemLibrary(
       name: "CLibXML2",
@@ -77,7 +83,7 @@ let package = Package(
       swiftSettings: swiftSettings),
     .target(
       name: "LocationSources",
-      dependencies: ["LocationFormats", "LocationModel", "Geodesy", "CSystemd"],
+      dependencies: ["LocationFormats", "LocationModel", "Geodesy", "CSystemd", "CMosquitto"],
       swiftSettings: swiftSettings
     ),
     .target(

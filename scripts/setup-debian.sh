@@ -17,9 +17,13 @@ set -euo pipefail
 # which checks the unit files.
 # python3-dbusmock mocks BlueZ (bluetoothd) and NetworkManager on a private bus for the beacon and
 # Wi-Fi source tests.
+# libmosquitto-dev: locationd's MQTT publisher and the owntracks+mqtt:// source (libmosquitto, the
+# Eclipse Mosquitto client library); mosquitto, the broker their tests start on loopback; openssl
+# makes the tests' certificate authority for MQTT over TLS.
 packages=(pkg-config libsqlite3-dev libxml2-dev sqlite3 libsystemd-dev libcurl4 libcurl4-openssl-dev curl
   gpsd gpsd-clients socat dbus-daemon geoclue-2.0 geoclue-2-demo iio-sensor-proxy umockdev
-  bubblewrap scdoc groff-base bash-completion zsh fish systemd python3-dbusmock)
+  bubblewrap scdoc groff-base bash-completion zsh fish systemd python3-dbusmock libmosquitto-dev
+  mosquitto openssl)
 
 missing=()
 for package in "${packages[@]}"; do
