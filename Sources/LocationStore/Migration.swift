@@ -110,5 +110,22 @@ struct Migration: Sendable {
         );
         """
     ),
+    Migration(
+      // What `locationd` publishes over MQTT (issue 18), committed here first and deleted when
+      // the broker has acknowledged it: store-and-forward. `kind` 0 is a position (the oldest
+      // are thinned when the outbox is full), 1 an event (a region transition: never thinned).
+      name: "0005-publish-outbox",
+      sql: """
+        CREATE TABLE publish_outbox (
+          sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+          topic TEXT NOT NULL,
+          payload TEXT NOT NULL,
+          kind INTEGER NOT NULL,
+          retain INTEGER NOT NULL DEFAULT 0,
+          time REAL NOT NULL
+        );
+        CREATE INDEX publish_outbox_by_kind ON publish_outbox (kind, sequence);
+        """
+    ),
   ]
 }

@@ -77,6 +77,9 @@ package final class MQTTClient: @unchecked Sendable {
     package var maximumReconnectDelay: UInt32 = 60
     /// QoS 1 and 2 messages on the wire at once, unacknowledged (more wait in libmosquitto).
     package var maximumInflight: UInt32 = 1000
+    /// Whether the broker forgets the session (subscriptions, queued messages) at each
+    /// connection; false keeps it under `clientID` while the client is away.
+    package var cleanSession = true
 
     /// Creates a configuration.
     package init(
@@ -138,7 +141,10 @@ package final class MQTTClient: @unchecked Sendable {
     _ = Self.libraryReady
     self.configuration = configuration
     let box = Unmanaged.passRetained(Box(events: events))
-    guard let handle = mosquitto_new(configuration.clientID, true, box.toOpaque()) else {
+    guard
+      let handle = mosquitto_new(
+        configuration.clientID, configuration.cleanSession, box.toOpaque())
+    else {
       box.release()
       throw MQTTError("cannot create an MQTT client (\(String(cString: strerror(errno))))")
     }
