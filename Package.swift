@@ -130,7 +130,9 @@ let package = Package(
     // named on its command line.
     .target(
       name: "LocationCLI",
-      dependencies: ["CoreLocation", "Contacts", "LocationFormats", "LocationSources"],
+      dependencies: [
+        "CoreLocation", "Contacts", "LocationFormats", "LocationSources", "LocationModel",
+      ],
       swiftSettings: swiftSettings),
     .executableTarget(
       name: "whereami", dependencies: ["LocationCLI"], swiftSettings: swiftSettings),

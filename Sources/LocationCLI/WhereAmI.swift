@@ -1,6 +1,7 @@
 import CoreLocation
 import Foundation
 import LocationFormats
+import LocationModel
 import LocationSources
 
 /// `whereami`: prints where this machine is, through the public CoreLocation API only.
@@ -75,8 +76,19 @@ package enum WhereAmI {
         exit(ExitCode.usage.rawValue)
       }
     }
-    let runner = Runner(
-      options: options, isReplay: source?.hasPrefix("replay://") ?? false, regions: regions)
+    let isReplay = source?.hasPrefix("replay://") ?? false
+    var recorder: GPXTrackWriter?
+    if let file = options.record {
+      do {
+        // A replay's points are not synced one by one (thousands a second with --instant); a
+        // live source's are, so that a power cut loses none of them.
+        recorder = try GPXTrackWriter(path: file, creator: "whereami", durable: !isReplay)
+      } catch {
+        printError("whereami: \(error.description)")
+        exit(ExitCode.usage.rawValue)
+      }
+    }
+    let runner = Runner(options: options, isReplay: isReplay, regions: regions, recorder: recorder)
     exitOnSignals()
     runner.start()
     dispatchMain()
@@ -196,10 +208,16 @@ final class Runner: NSObject, CLLocationManagerDelegate {
   private var accepted = 0
   /// An exit that waits for the locations still being geocoded.
   private var exitWhenPrinted: (WhereAmI.ExitCode, String?)?
+  /// `--record`: the track every printed location is written to, before it is printed.
+  private let recorder: GPXTrackWriter?
 
-  init(options: WhereAmIOptions, isReplay: Bool, regions: [CLCircularRegion]) {
+  init(
+    options: WhereAmIOptions, isReplay: Bool, regions: [CLCircularRegion],
+    recorder: GPXTrackWriter? = nil
+  ) {
     self.options = options
     self.regions = regions
+    self.recorder = recorder
     // A progress line only where it cannot mix with the results: results go to a file or a pipe
     // and standard error is a terminal.
     progress = isReplay && options.watch && isatty(STDERR_FILENO) == 1 && isatty(STDOUT_FILENO) == 0
@@ -256,6 +274,14 @@ final class Runner: NSObject, CLLocationManagerDelegate {
   /// Prints one location (with its placemark for the address tokens) and exits when it was the
   /// last one wanted.
   private func output(_ location: CLLocation, placemark: CLPlacemark?) {
+    // (A location without a valid coordinate has no place in a track; Core Location delivers none.)
+    if let recorder, location.horizontalAccuracy >= 0 {
+      do {
+        try recorder.append(Fix(location: location, source: ""))
+      } catch {
+        finish(.noLocation, "whereami: \(error.description)")
+      }
+    }
     let line: String
     switch options.output {
     case .json: line = LocationFormatter.json(location, placemark: placemark)
@@ -307,6 +333,14 @@ final class Runner: NSObject, CLLocationManagerDelegate {
 
   private func finish(_ code: WhereAmI.ExitCode, _ message: String? = nil) -> Never {
     if progress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+    var code = code
+    var message = message
+    do {
+      try recorder?.close()
+    } catch {
+      message = (message.map { $0 + "\n" } ?? "") + "whereami: \(error.description)"
+      if code == .success { code = .noLocation }
+    }
     if let message { WhereAmI.printError(message) }
     fflush(nil)
     exit(code.rawValue)

@@ -42,6 +42,8 @@ package struct WhereAmIOptions: Equatable, Sendable {
   package var regions: String?
   /// `--geocode TEXT`: print the places that match TEXT instead of a location.
   package var geocode: String?
+  /// `--record FILE.gpx`: also write the printed locations to FILE as a GPX 1.1 track.
+  package var record: String?
   /// `--beacons UUID` (repeatable): range the iBeacons of these proximity UUIDs and print them
   /// instead of locations, in the order given, without repeats.
   package var beacons: [UUID] = []
@@ -100,6 +102,10 @@ package struct WhereAmIOptions: Equatable, Sendable {
       case "--version", "-version": options.version = true
       case "--source": options.source = try value(argument)
       case "--geocode": options.geocode = try value(argument)
+      case "--record":
+        let path = try value(argument)
+        guard !path.isEmpty else { throw UsageError(message: "--record needs a file name") }
+        options.record = path
       case "--beacons":
         let text = try value(argument)
         guard let uuid = UUID(uuidString: text) else {
@@ -138,6 +144,14 @@ package struct WhereAmIOptions: Equatable, Sendable {
         throw UsageError(message: "unknown option '\(argument)' (see whereami --help)")
       }
       index += 1
+    }
+    if options.record != nil {
+      // A track of the locations printed: modes that print no locations have none to record.
+      let other =
+        !options.beacons.isEmpty
+        ? "--beacons"
+        : options.regions != nil ? "--regions" : options.geocode != nil ? "--geocode" : nil
+      if let other { throw UsageError(message: "--record cannot be combined with \(other)") }
     }
     if !options.beacons.isEmpty {
       if formatGiven {
@@ -215,6 +229,9 @@ package struct WhereAmIOptions: Equatable, Sendable {
           --speed X            Replay X times faster than recorded
           --instant            Replay as fast as possible
           --count N            Stop after N locations (implies --watch)
+          --record FILE        Also write the locations printed to FILE as a GPX 1.1 track
+                               (replaced if it exists), complete on disk after every location,
+                               so that an interrupted run keeps what it printed
           --regions FILE       Monitor the circles of a GeoJSON FeatureCollection (Points with a
                                "radius" property and an id) and print one line per state change:
                                TIME ID STATE EVENT (JSON with --json); implies --watch
@@ -242,8 +259,8 @@ package struct WhereAmIOptions: Equatable, Sendable {
       0 success (with --watch: the replayed source ended, or --count was reached)
       1 no location (no source, the source failed, or it ended before a location); with
         --geocode, no place matched; with --beacons, ranging is not available or failed, or
-        no beacon in range within 10 s
-      2 usage error
+        no beacon in range within 10 s; with --record, writing the file failed
+      2 usage error; the --record file cannot be created
       3 location access denied or location services off
       4 timed out
     """

@@ -46,6 +46,34 @@ import Testing
     }
   }
 
+  /// `--record FILE`: with or without `--watch`; not with the modes that print no locations.
+  @Test func record() throws {
+    #expect(try WhereAmIOptions.parse([]).record == nil)
+    #expect(try WhereAmIOptions.parse(["--record", "run.gpx"]).record == "run.gpx")
+    let options = try WhereAmIOptions.parse(["-w", "--record=/tmp/a b.gpx", "--json"])
+    #expect(options.watch && options.record == "/tmp/a b.gpx" && options.output == .json)
+  }
+
+  @Test(arguments: [
+    (["--record"], "--record needs a value"),
+    (["--record", ""], "--record needs a file name"),
+    (["--record", "a.gpx", "--geocode", "Bern"], "--record cannot be combined with --geocode"),
+    (
+      ["--regions", "r.geojson", "--record", "a.gpx"], "--record cannot be combined with --regions"
+    ),
+    (
+      ["--record", "a.gpx", "--beacons", "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"],
+      "--record cannot be combined with --beacons"
+    ),
+  ])
+  func recordUsageErrors(_ arguments: [String], _ message: String) {
+    #expect {
+      try WhereAmIOptions.parse(arguments)
+    } throws: { error in
+      (error as? WhereAmIOptions.UsageError)?.message.contains(message) == true
+    }
+  }
+
   /// `--beacons UUID` may repeat; a UUID given twice is ranged once, in either case.
   @Test func beaconsTakeRepeatedUUIDs() throws {
     let options = try WhereAmIOptions.parse([

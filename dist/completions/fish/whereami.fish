@@ -33,6 +33,7 @@ complete -c whereami -l timeout -x -d 'Give up after S seconds without a locatio
 complete -c whereami -l speed -x -d 'Replay X times faster than recorded'
 complete -c whereami -l instant -d 'Replay as fast as possible'
 complete -c whereami -l count -x -d 'Stop after N locations'
+complete -c whereami -l record -r -F -d 'Also write the locations printed as a GPX track'
 complete -c whereami -l regions -r -F -d 'Monitor the circles of a GeoJSON file'
 complete -c whereami -l geocode -x -d 'Print the places that match TEXT'
 complete -c whereami -l beacons -x -d 'Range the iBeacons of a proximity UUID'
