@@ -167,7 +167,9 @@ extension Gazetteer {
       }
     }
     let county = placeAdmin2(place)
-    if county > 0, let name = string(admin2.u32(county * 4)), PlaceNameKey.fold(name) == qualifier {
+    if let name = GazetteerNames.lookup(names.admin2Names, county),
+      PlaceNameKey.fold(name) == qualifier
+    {
       return true
     }
     return countryMatches(placeCountry(place), key: qualifier, locale: locale)

@@ -63,8 +63,10 @@ package final class Gazetteer: PlaceGeocoder {
     let chord = 2 * sin(metres / (2 * 6_371_008.8))
     return chord * chord
   }
-  static let localityChord2 = chord2(metres: localityRadius)
-  static let territorialChord2 = chord2(metres: territorialSea)
+  // Kept per gazetteer rather than as static constants, whose lazy initialization would be
+  // checked on every answer.
+  let localityChord2 = Gazetteer.chord2(metres: Gazetteer.localityRadius)
+  let territorialChord2 = Gazetteer.chord2(metres: Gazetteer.territorialSea)
 
   /// The most answers a forward request gives.
   static let maximumAnswers = 10
@@ -88,7 +90,8 @@ package final class Gazetteer: PlaceGeocoder {
     namePlaces = file.section("NAMP")
     sections = file.section("SECT")
     names = GazetteerNames(
-      strings: strings, countries: countries, admin1: admin1, timeZones: timeZones)
+      strings: strings, countries: countries, admin1: admin1, admin2: admin2,
+      timeZones: timeZones)
     sectionBits = SectionBits(sections: sections, placeCount: tree.count)
   }
 
@@ -230,20 +233,22 @@ package final class Gazetteer: PlaceGeocoder {
     return index >= 0 && record + GazetteerFormat.admin1Size <= admin1.count ? record : nil
   }
 
-  /// Fills in what a place's record says: country, areas, time zone.
+  /// Fills in what a place's record says: country, areas, time zone (all from the tables decoded
+  /// when the file was opened).
   func describe(place index: Int, into answer: inout GeocodedPlace, locale: Locale?) {
     let record = placeRecord(index)
     let country = placeCountry(index)
+    let area = placeAdmin1(index)
+    let county = placeAdmin2(index)
+    let zone = Int(tree.places.u16(record + 24))
     answer.isoCountryCode = countryCode(country)
     answer.country = countryName(country, locale: locale)
-    let area = placeAdmin1(index)
     answer.administrativeArea = GazetteerNames.lookup(names.admin1Names, area)
-    if answer.isoCountryCode == "US" {
+    if country == names.unitedStates {
       answer.administrativeAreaCode = GazetteerNames.lookup(names.admin1Codes, area)
     }
-    let county = placeAdmin2(index)
-    if county > 0 { answer.subAdministrativeArea = string(admin2.u32(county * 4)) }
-    answer.timeZone = GazetteerNames.lookup(names.timeZones, Int(tree.places.u16(record + 24)))
+    answer.subAdministrativeArea = GazetteerNames.lookup(names.admin2Names, county)
+    answer.timeZone = GazetteerNames.lookup(names.timeZones, zone)
   }
 
   /// The city a place is a district of, and the district's name, when it is one (the build
@@ -303,17 +308,25 @@ package final class Gazetteer: PlaceGeocoder {
     guard latitude.isFinite, longitude.isFinite, abs(latitude) <= 90, abs(longitude) <= 180 else {
       throw GeocodingError(.noResult, "the coordinate is not a valid latitude and longitude")
     }
+    // The answer is filled in where it is returned, not copied there.
+    var answers = [GeocodedPlace(latitude: latitude, longitude: longitude)]
+    try answer(latitude: latitude, longitude: longitude, locale: locale, into: &answers[0])
+    return answers
+  }
+
+  private func answer(
+    latitude: Double, longitude: Double, locale: Locale?, into answer: inout GeocodedPlace
+  ) throws(GeocodingError) {
     let target = PlaceTree.unitVector(latitude: latitude, longitude: longitude)
-    var answer = GeocodedPlace(latitude: latitude, longitude: longitude)
     let region = land.region(latitude: latitude, longitude: longitude)
     if region != 0 {
       let regionRecord = region * GazetteerFormat.regionSize
       let flags = landRegions.u8(regionRecord + 6)
       if flags & 4 != 0, let nearest = tree.nearest(to: target, inRegion: region) {
-        describe(place: nearest.index, into: &answer, locale: locale)
-        if nearest.chord2 <= Self.localityChord2 {
+        if nearest.chord2 <= localityChord2 {
           setLocality(place: nearest.index, into: &answer)
         }
+        describe(place: nearest.index, into: &answer, locale: locale)
       } else {
         let country = Int(landRegions.u16(regionRecord + 4))
         if country != 0xFFFF {
@@ -330,7 +343,7 @@ package final class Gazetteer: PlaceGeocoder {
       guard answer.name != nil else {
         throw GeocodingError(.noResult, "the outline that holds the point has no country")
       }
-      return [answer]
+      return
     }
     let water = sea.region(latitude: latitude, longitude: longitude)
     if water != 0 {
@@ -343,7 +356,7 @@ package final class Gazetteer: PlaceGeocoder {
       }
     }
     if let nearest = tree.nearest(to: target, inRegion: nil),
-      nearest.chord2 <= Self.territorialChord2
+      nearest.chord2 <= territorialChord2
     {
       describe(place: nearest.index, into: &answer, locale: locale)
     } else if water != 0 {
@@ -353,7 +366,6 @@ package final class Gazetteer: PlaceGeocoder {
     guard answer.name != nil else {
       throw GeocodingError(.noResult, "no outline or place holds the point")
     }
-    return [answer]
   }
 
   /// The nautical time zone of a longitude: 15° bands centred on multiples of 15°, as the IANA

@@ -72,8 +72,7 @@ package struct GazetteerCells: Sendable {
     let first = Int(leaves.u32(record))
     let count = Int(leaves.u16(record + 4))
     let which = Int(leaves.u8(record + 6))
-    guard which < GazetteerFormat.referenceOffsets.count else { return 0 }
-    let offset = GazetteerFormat.referenceOffsets[which]
+    guard let offset = GazetteerFormat.referenceOffset(which) else { return 0 }
     let rLat = Int64((south + offset.0 * size + 0.5).rounded(.down))
     let rLon = Int64((west + offset.1 * size + 0.5).rounded(.down))
     var parity = RegionParity()

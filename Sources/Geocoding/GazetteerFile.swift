@@ -7,8 +7,10 @@
 /// A gazetteer file mapped read-only into memory, split into its tagged sections.
 ///
 /// Opening maps the file and reads the header only: nothing is built, and pages are read from disk
-/// as lookups touch them. Every read is bounds-checked against its section, so a truncated or
-/// corrupt file gives wrong answers or none, never a crash. The layout is in `GazetteerFormat`.
+/// as lookups touch them. Every read is bounds-checked against its section (the nearest-place
+/// search reads place records unchecked, with indices it keeps below the number of whole records
+/// the section holds), so a truncated or corrupt file gives wrong answers or none, never a crash.
+/// The layout is in `GazetteerFormat`.
 package final class GazetteerFile: @unchecked Sendable {
   // @unchecked: the mapping is PROT_READ and MAP_PRIVATE, written by nobody after `init`, and
   // unmapped only in `deinit`, when no reader can hold the object any more.

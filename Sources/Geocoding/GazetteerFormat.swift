@@ -39,9 +39,25 @@ enum GazetteerFormat {
   static let leafSize = 12
 
   /// Where in its cell a leaf's reference point lies (fractions of the cell's height and width);
-  /// the same table is in the build script.
-  static let referenceOffsets: [(Double, Double)] = [
-    (0.5, 0.5), (0.3, 0.3), (0.7, 0.7), (0.3, 0.7), (0.7, 0.3), (0.41, 0.59),
-    (0.59, 0.41), (0.2, 0.5), (0.5, 0.2), (0.8, 0.5), (0.5, 0.8),
-  ]
+  /// the same table is in the build script. A switch, not an array, so that a lookup needs no
+  /// lazily initialized global.
+  ///
+  /// - Parameter which: The leaf's reference offset number.
+  /// - Returns: The fractions, or `nil` for a number the format does not define.
+  static func referenceOffset(_ which: Int) -> (Double, Double)? {
+    switch which {
+    case 0: (0.5, 0.5)
+    case 1: (0.3, 0.3)
+    case 2: (0.7, 0.7)
+    case 3: (0.3, 0.7)
+    case 4: (0.7, 0.3)
+    case 5: (0.41, 0.59)
+    case 6: (0.59, 0.41)
+    case 7: (0.2, 0.5)
+    case 8: (0.5, 0.2)
+    case 9: (0.8, 0.5)
+    case 10: (0.5, 0.8)
+    default: nil  // a corrupt file's number
+    }
+  }
 }

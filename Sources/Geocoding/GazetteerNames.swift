@@ -1,8 +1,8 @@
-/// The names of the gazetteer's small tables (countries, first-level areas, time zones), decoded
-/// once when the file is opened, so that an answer takes them without decoding: a few thousand
-/// short strings, most of them stored inline (at most 15 bytes of UTF-8), decoded in about a
-/// millisecond. Place and second-level area names, of which there are tens of thousands, stay in
-/// the mapping and are decoded per answer.
+/// The names of the gazetteer's tables (countries, first- and second-level areas, time zones),
+/// decoded once when the file is opened, so that an answer takes them without decoding or reading
+/// the mapping: about 22,000 short strings, most of them stored inline (at most 15 bytes of UTF-8),
+/// decoded in one or two milliseconds. Place names, of which there are 147,000, stay in the mapping
+/// and are decoded per answer.
 struct GazetteerNames: Sendable {
   /// Per country record: its ISO code and its English name.
   let countryCodes: [String?]
@@ -10,10 +10,17 @@ struct GazetteerNames: Sendable {
   /// Per first-level area record: its name and its postal code (US states).
   let admin1Names: [String?]
   let admin1Codes: [String?]
+  /// Per second-level area record: its name (index 0: none).
+  let admin2Names: [String?]
   /// Per time zone: its IANA identifier.
   let timeZones: [String?]
+  /// The country record of the United States (whose answers carry the state's code), or -1.
+  let unitedStates: Int
 
-  init(strings: ByteRegion, countries: ByteRegion, admin1: ByteRegion, timeZones: ByteRegion) {
+  init(
+    strings: ByteRegion, countries: ByteRegion, admin1: ByteRegion, admin2: ByteRegion,
+    timeZones: ByteRegion
+  ) {
     func string(_ offset: UInt32) -> String? {
       let text = strings.string(Int(offset))
       return text.isEmpty ? nil : text
@@ -35,7 +42,9 @@ struct GazetteerNames: Sendable {
     let areaCount = admin1.count / GazetteerFormat.admin1Size
     admin1Names = (0..<areaCount).map { string(admin1.u32($0 * GazetteerFormat.admin1Size + 4)) }
     admin1Codes = (0..<areaCount).map { string(admin1.u32($0 * GazetteerFormat.admin1Size + 12)) }
+    admin2Names = (0..<(admin2.count / 4)).map { $0 == 0 ? nil : string(admin2.u32($0 * 4)) }
     self.timeZones = (0..<(timeZones.count / 4)).map { string(timeZones.u32($0 * 4)) }
+    unitedStates = countryCodes.firstIndex(of: "US") ?? -1
   }
 
   /// The element at `index`, or nil out of range (a corrupt record's index).

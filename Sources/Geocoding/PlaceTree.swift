@@ -9,14 +9,43 @@
 /// CACM 1975): the node of the index range `[low, high)` is at `(low + high) / 2`, split on axis
 /// `depth % 3`, with smaller coordinates to its left. Points are unit vectors, so the straight-line
 /// (chord) distance orders places exactly as the great-circle distance does, with no special case
-/// at the poles or the antimeridian. Nothing is built at run time.
+/// at the poles or the antimeridian.
+///
+/// A search spends its time waiting for memory: each level of the tree is a place record on a
+/// cache line of its own, and which one comes next depends on the last. Three things shorten the
+/// wait. The splitting coordinates of the top `topLevels` levels (8,191 nodes) are copied when the
+/// file is opened, in breadth-first order (node `k` has children `2k` and `2k + 1`, the layout of
+/// Eytzinger's heap), into 32 KiB that stay in the processor's cache. The places at those nodes
+/// are not read on the way down: a node's place lies on its splitting plane, so it is put on the
+/// stack with the plane's distance and read only if that distance is still below the best once the
+/// nearer side has been searched, which it rarely is. And a subtree of at most `bucketSize`
+/// places, which the implicit layout keeps in one contiguous index range, is scanned whole, its
+/// lines fetched together instead of one after another.
 package struct PlaceTree: Sendable {
   let places: ByteRegion
   let count: Int
+  /// The splitting coordinates of the top levels' nodes, breadth-first from index 1.
+  let splits: [Float]
+  /// How many levels `splits` holds.
+  let topLevels: Int
 
   init(places: ByteRegion) {
     self.places = places
-    count = places.count / GazetteerFormat.placeSize
+    count = min(places.count / GazetteerFormat.placeSize, Self.maximumCount)
+    var levels = 0
+    while levels < Self.maximumTopLevels, count >> (levels + 1) > Self.bucketSize { levels += 1 }
+    topLevels = levels
+    var splits = [Float](repeating: 0, count: 1 << levels)
+    func copy(_ node: Int, _ axis: Int, _ low: Int, _ high: Int) {
+      guard node < splits.count, low < high else { return }
+      let middle = (low + high) >> 1
+      splits[node] = places.f32(middle * GazetteerFormat.placeSize + axis * 4)
+      let next = axis == 2 ? 0 : axis + 1
+      copy(2 * node, next, low, middle)
+      copy(2 * node + 1, next, middle + 1, high)
+    }
+    copy(1, 0, 0, count)
+    self.splits = splits
   }
 
   /// The unit vector of a latitude and longitude in degrees.
@@ -36,10 +65,23 @@ package struct PlaceTree: Sendable {
     Int(places.u16(index * GazetteerFormat.placeSize + 28))
   }
 
+  /// A subtree of at most this many places is scanned whole instead of descended.
+  static let bucketSize = 16
+  /// The most levels copied (2^13 nodes of 4 bytes).
+  static let maximumTopLevels = 13
+  /// The most places a search reads (28 bits for an index in the packed stack entries).
+  static let maximumCount = (1 << 28) - 1
+  /// Entries on the search stack: 60 of 16 bytes, under the 1 KiB that
+  /// `withUnsafeTemporaryAllocation` keeps on the machine stack. The depths of the ranges on the
+  /// stack increase from its bottom to its top, so there are at most as many as the tree has levels
+  /// (28 for 2^28 places), and at most one place per copied level (13) besides.
+  static let stackSize = 60
+
   /// The nearest place to `target`, optionally only among the places of one land region.
   ///
   /// Depth-first, nearer side first, with an explicit stack; a far side is visited only when the
-  /// splitting plane is nearer than the best place so far.
+  /// splitting plane is nearer than the best place so far, and a subtree of at most `bucketSize`
+  /// places is scanned whole.
   ///
   /// - Parameters:
   ///   - target: A unit vector.
@@ -49,76 +91,134 @@ package struct PlaceTree: Sendable {
   package func nearest(to target: SIMD3<Double>, inRegion region: Int?)
     -> (index: Int, chord2: Double)?
   {
-    var bestIndex = -1
-    var bestDistance = Double.infinity
-    // Ranges still to visit: low, high, depth, and the squared distance to their splitting plane
-    // (a lower bound of the distance to any point in them). The tree is at most ~40 levels deep,
-    // and each level pushes at most one range.
-    var lows = InlineArray<64, Int32>(repeating: 0)
-    var highs = InlineArray<64, Int32>(repeating: 0)
-    var depths = InlineArray<64, Int8>(repeating: 0)
-    var bounds = InlineArray<64, Double>(repeating: 0)
-    var top = 0
-    lows[0] = 0
-    highs[0] = Int32(clamping: count)
-    depths[0] = 0
-    bounds[0] = 0
-    top = 1
-    let wanted = region ?? -1
-    while top > 0 {
-      top -= 1
-      guard bounds[top] < bestDistance else { continue }
-      var low = Int(lows[top])
-      var high = Int(highs[top])
-      var depth = Int(depths[top])
-      while low < high {
-        let middle = (low + high) >> 1
-        let record = middle * GazetteerFormat.placeSize
-        let x = Double(places.f32(record))
-        let y = Double(places.f32(record + 4))
-        let z = Double(places.f32(record + 8))
-        if wanted < 0 || Int(places.u16(record + 28)) == wanted {
-          let dx = x - target.x
-          let dy = y - target.y
-          let dz = z - target.z
-          let distance = dx * dx + dy * dy + dz * dz
-          if distance < bestDistance {
-            bestDistance = distance
-            bestIndex = middle
-          }
-        }
-        let axis = depth % 3
-        let difference = axis == 0 ? target.x - x : axis == 1 ? target.y - y : target.z - z
-        let bound = difference * difference
-        depth += 1
-        if difference < 0 {
-          if bound < bestDistance, middle + 1 < high, top < 64 {
-            lows[top] = Int32(middle + 1)
-            highs[top] = Int32(high)
-            depths[top] = Int8(clamping: depth)
-            bounds[top] = bound
-            top += 1
-          }
-          high = middle
-        } else {
-          if bound < bestDistance, low < middle, top < 64 {
-            lows[top] = Int32(low)
-            highs[top] = Int32(middle)
-            depths[top] = Int8(clamping: depth)
-            bounds[top] = bound
-            top += 1
-          }
-          low = middle + 1
-        }
-        guard depth < 100 else { break }  // a corrupt count could not loop forever anyway
+    // Every index read is below `count`, and `count` whole records lie within the section.
+    guard let base = places.base, count > 0 else { return nil }
+    return splits.withUnsafeBufferPointer { splits in
+      withUnsafeTemporaryAllocation(of: StackEntry.self, capacity: Self.stackSize) { stack in
+        var search = NearestSearch(base: base, target: target, wanted: region ?? -1)
+        search.run(splits: splits, stack: stack, count: count)
+        return search.bestIndex < 0 ? nil : (search.bestIndex, search.bestDistance)
       }
     }
-    return bestIndex < 0 ? nil : (bestIndex, bestDistance)
   }
 
   /// The great-circle distance in metres on a sphere of the mean Earth radius for a chord of
   /// length squared `chord2` between unit vectors.
   static func metres(chord2: Double) -> Double {
     2 * 6_371_008.8 * asin(min(1, chord2.squareRoot() / 2))
+  }
+}
+
+/// A range still to visit: `[low, high)`, the axis it is split on and its node in the copied top
+/// levels (0 below them), and the squared distance to its splitting plane, a lower bound of the
+/// distance to any point in it (rounded down to single precision, so that it never prunes a range
+/// that could hold a nearer place).
+private struct StackEntry {
+  var low: Int32
+  var high: Int32
+  var axisAndNode: Int32
+  var bound: Float
+
+  init(low: Int, high: Int, axis: Int, node: Int, bound: Double) {
+    self.low = Int32(truncatingIfNeeded: low)
+    self.high = Int32(truncatingIfNeeded: high)
+    axisAndNode = Int32(truncatingIfNeeded: node << 2 | axis)
+    let single = Float(bound)
+    self.bound = Double(single) > bound ? single.nextDown : single
+  }
+
+  var axis: Int { Int(axisAndNode & 3) }
+  var node: Int { Int(axisAndNode >> 2) }
+}
+
+/// The state of one nearest-place search: the best place so far, and how to read a place's
+/// position without bounds checks (the caller keeps indices below the record count).
+private struct NearestSearch {
+  let base: UnsafeRawPointer
+  let target: SIMD3<Double>
+  let wanted: Int
+  var bestIndex = -1
+  var bestDistance = Double.infinity
+
+  init(base: UnsafeRawPointer, target: SIMD3<Double>, wanted: Int) {
+    self.base = base
+    self.target = target
+    self.wanted = wanted
+  }
+
+  mutating func run(
+    splits: UnsafeBufferPointer<Float>, stack: UnsafeMutableBufferPointer<StackEntry>, count: Int
+  ) {
+    stack[0] = StackEntry(low: 0, high: count, axis: 0, node: 1, bound: 0)
+    var entries = 1
+    while entries > 0 {
+      entries -= 1
+      let entry = stack[entries]
+      guard Double(entry.bound) < bestDistance else { continue }
+      var low = Int(entry.low)
+      var high = Int(entry.high)
+      var axis = entry.axis
+      var node = entry.node
+      while high - low > PlaceTree.bucketSize {
+        let middle = (low + high) >> 1
+        let split: Double
+        if node > 0, node < splits.count {
+          split = Double(splits[node])
+        } else {
+          let point = visit(middle)
+          split = axis == 0 ? point.x : axis == 1 ? point.y : point.z
+        }
+        let difference = (axis == 0 ? target.x : axis == 1 ? target.y : target.z) - split
+        let bound = difference * difference
+        axis = axis == 2 ? 0 : axis + 1
+        if bound < bestDistance {
+          let left = 2 * node
+          let farther = difference < 0 ? left + 1 : left
+          if entries < stack.count {
+            stack[entries] = StackEntry(
+              low: difference < 0 ? middle + 1 : low, high: difference < 0 ? high : middle,
+              axis: axis, node: farther < splits.count ? farther : 0, bound: bound)
+            entries += 1
+          }
+          // The node's own place, on the plane: later, if still near enough (a range of one).
+          if node > 0, node < splits.count {
+            if entries < stack.count {
+              stack[entries] = StackEntry(
+                low: middle, high: middle + 1, axis: 0, node: 0, bound: bound)
+              entries += 1
+            } else {
+              _ = visit(middle)
+            }
+          }
+        }
+        let nearer = difference < 0 ? 2 * node : 2 * node + 1
+        if difference < 0 { high = middle } else { low = middle + 1 }
+        node = nearer < splits.count ? nearer : 0
+      }
+      for index in low..<max(low, high) { _ = visit(index) }
+    }
+  }
+
+  /// Reads place `index` from the file, considers it, and returns its position.
+  @inline(__always)
+  mutating func visit(_ index: Int) -> SIMD3<Double> {
+    let record = base + index &* GazetteerFormat.placeSize
+    func float(_ offset: Int) -> Double {
+      Double(
+        Float(
+          bitPattern: UInt32(
+            littleEndian: record.loadUnaligned(fromByteOffset: offset, as: UInt32.self))))
+    }
+    let point = SIMD3(float(0), float(4), float(8))
+    let region = UInt16(littleEndian: record.loadUnaligned(fromByteOffset: 28, as: UInt16.self))
+    if wanted < 0 || Int(region) == wanted {
+      let delta = point - target
+      let distance = delta.x * delta.x + delta.y * delta.y + delta.z * delta.z
+      if distance < bestDistance {
+        bestDistance = distance
+        bestIndex = index
+      }
+    }
+    return point
   }
 }

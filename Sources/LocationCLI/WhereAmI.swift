@@ -82,7 +82,9 @@ package enum WhereAmI {
       do {
         // A replay's points are not synced one by one (thousands a second with --instant); a
         // live source's are, so that a power cut loses none of them.
-        recorder = try GPXTrackWriter(path: file, creator: "whereami", durable: !isReplay)
+        let sources = source ?? ProcessInfo.processInfo.environment["CORELOCATION_SOURCE"]
+        recorder = try GPXTrackWriter(
+          path: file, creator: "whereami", durable: !(sources.map(onlyReplays) ?? false))
       } catch {
         printError("whereami: \(error.description)")
         exit(ExitCode.usage.rawValue)
@@ -132,6 +134,15 @@ package enum WhereAmI {
         let notice = GPXPath.leftOutNotice(for: counts)
       else { return nil }
       return path + ": " + notice
+    }
+  }
+
+  /// Whether every source of a source list is a replayed file (`replay://`, or a bare path).
+  static func onlyReplays(_ sources: String) -> Bool {
+    guard let urls = try? SourceURL.parseList(sources), !urls.isEmpty else { return false }
+    return urls.allSatisfy { url in
+      if case .replay = url { return true }
+      return false
     }
   }
 

@@ -36,4 +36,13 @@ import Testing
   @Test func badSourceListGivesNoNotice() {
     #expect(WhereAmI.replayNotices(sources: "nonsense").isEmpty)
   }
+
+  /// `--record` syncs each point unless every source is a replayed file.
+  @Test func onlyReplaysAreReplays() {
+    #expect(WhereAmI.onlyReplays("replay:///a.gpx?instant=1"))
+    #expect(WhereAmI.onlyReplays("/a.gpx, replay:///b.nmea"))
+    #expect(!WhereAmI.onlyReplays("replay:///a.gpx,gpsd://127.0.0.1:2947"))
+    #expect(!WhereAmI.onlyReplays("static:///etc/geolocation"))
+    #expect(!WhereAmI.onlyReplays("not a source ::"))
+  }
 }

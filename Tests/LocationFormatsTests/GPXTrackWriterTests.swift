@@ -104,6 +104,10 @@ import Testing
         + "</gpxtpx:TrackPointExtension></extensions></trkpt>\n")
     let bare = Fix(latitude: 1e-7, longitude: 100, horizontalAccuracy: 5, time: .nan)
     #expect(GPXTrackWriter.trackPoint(bare) == "   <trkpt lat=\"0.0000001\" lon=\"100\"></trkpt>\n")
+    // GPX's longitudes are -180 <= lon < 180.
+    let antimeridian = Fix(latitude: -90, longitude: 180, horizontalAccuracy: 5, time: .nan)
+    #expect(
+      GPXTrackWriter.trackPoint(antimeridian) == "   <trkpt lat=\"-90\" lon=\"-180\"></trkpt>\n")
   }
 
   @Test(

@@ -362,3 +362,46 @@ import Testing
     }
   }
 }
+
+/// Region events and regions as OwnTracks' transitions and waypoints.
+@Suite struct OwnTracksRegionTests {
+  static let home = RegionSpec(
+    identifier: "home", latitude: 48.87069, longitude: 2.34916, radius: 49.6,
+    notifyOnEntry: true, notifyOnExit: true)
+
+  @Test func waypointOfACircle() throws {
+    let waypoint = try #require(
+      OwnTracksWaypoint(region: Self.home, created: 1_610_104_395.7, regionID: "f7676c"))
+    #expect(
+      waypoint
+        == OwnTracksWaypoint(
+          name: "home", latitude: 48.87069, longitude: 2.34916, radius: 50,
+          timestamp: 1_610_104_395, regionID: "f7676c"))
+    var beacon = Self.home
+    beacon.beacon = BeaconConstraint(uuid: BeaconUUID(high: 1, low: 2))
+    #expect(OwnTracksWaypoint(region: beacon, created: 1) == nil)
+  }
+
+  @Test func transitionsOfEntriesAndExits() throws {
+    let waypoint = try #require(OwnTracksWaypoint(region: Self.home, created: 1_610_104_395))
+    let fix = Fix(
+      latitude: 48.8707, longitude: 2.3492, horizontalAccuracy: 12.4, time: 1_707_057_574.6)
+    let entry = RegionEvent(
+      identifier: "home", kind: .entered, notifyOnEntry: true, notifyOnExit: true)
+    #expect(
+      OwnTracksTransition(event: entry, fix: fix, waypoint: waypoint, trackerID: "j1")
+        == OwnTracksTransition(
+          event: .enter, name: "home", waypointTimestamp: 1_610_104_395,
+          timestamp: 1_707_057_574, latitude: 48.8707, longitude: 2.3492, accuracy: 12,
+          trackerID: "j1", trigger: .circularRegion))
+    // A kept event says when it happened.
+    let exit = RegionEvent(
+      identifier: "home", kind: .exited, notifyOnEntry: true, notifyOnExit: true,
+      date: 1_707_000_000)
+    let leave = try #require(OwnTracksTransition(event: exit, fix: fix, waypoint: waypoint))
+    #expect(leave.event == .leave && leave.timestamp == 1_707_000_000)
+    let determined = RegionEvent(
+      identifier: "home", kind: .determined(.inside), notifyOnEntry: true, notifyOnExit: true)
+    #expect(OwnTracksTransition(event: determined, fix: fix, waypoint: waypoint) == nil)
+  }
+}

@@ -110,8 +110,9 @@ package final class GPXTrackWriter {
 
   /// One `<trkpt>` element with its line feed.
   static func trackPoint(_ fix: Fix) -> String {
-    var text =
-      "   <trkpt lat=\"\(decimal(fix.latitude))\" lon=\"\(decimal(fix.longitude))\">"
+    // GPX's longitudeType is -180 <= lon < 180: the antimeridian is written as -180.
+    let longitude = fix.longitude == 180 ? -180 : fix.longitude
+    var text = "   <trkpt lat=\"\(decimal(fix.latitude))\" lon=\"\(decimal(longitude))\">"
     if let altitude = fix.altitude, altitude.isFinite { text += "<ele>\(decimal(altitude))</ele>" }
     if let time = isoTime(fix.time) { text += "<time>\(time)</time>" }
     let speed = fix.speed >= 0 && fix.speed.isFinite
