@@ -46,7 +46,7 @@ package enum SourceDiscovery {
       return BlueZSource.adapterAvailable(adapter: adapter)
     case .wifi:
       return WifiSource.isOnSystemBus()
-    case .replay, .nmeaSerial, .nmeaTCP, .beaconReplay:
+    case .replay, .nmeaSerial, .nmeaTCP, .beaconReplay, .ownTracks:
       return false
     }
   }
@@ -91,7 +91,8 @@ package enum SourceDiscovery {
       return available
     case .beaconReplay(let path, _):
       return access(path, R_OK) == 0
-    case .gpsd, .nmeaSerial, .nmeaTCP, .geoclue, .iioCompass, .replay, .staticFile, .wifi:
+    case .gpsd, .nmeaSerial, .nmeaTCP, .geoclue, .iioCompass, .replay, .staticFile, .wifi,
+      .ownTracks:
       return false
     }
   }

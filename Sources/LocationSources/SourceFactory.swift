@@ -26,6 +26,8 @@ package enum SourceFactory {
       return WifiSource(interface: interface)
     case .beaconReplay(let path, let options):
       return BeaconReplaySource(path: path, options: options)
+    case .ownTracks(let subscription):
+      return OwnTracksSource(subscription)
     }
   }
 }

@@ -28,6 +28,9 @@ package enum SourceURL: Sendable, Equatable {
   /// A recording of advertisements (JSON lines, `BeaconRecording`) replayed on the runtime's
   /// clock: `beacons+replay:///path/site.beacons.jsonl?speed=10&loop=1`.
   case beaconReplay(path: String, options: ReplayOptions)
+  /// Another device's positions in OwnTracks' format on an MQTT broker:
+  /// `owntracks+mqtt://broker/owntracks/alice/phone` (`OwnTracksSubscription`).
+  case ownTracks(OwnTracksSubscription)
 
   /// A network or local socket address.
   package enum Endpoint: Sendable, Equatable {
@@ -66,7 +69,7 @@ package enum SourceURL: Sendable, Equatable {
   /// The schemes this build understands, for error messages.
   package static let knownSchemes = [
     "replay", "file", "static", "gpsd", "nmea", "nmea+tcp", "geoclue", "iio-compass", "bluez",
-    "beacons+replay", "wifi",
+    "beacons+replay", "wifi", "owntracks+mqtt", "owntracks+mqtts",
   ]
 
   /// Parses a source URL. A bare path (`/x/track.gpx`) is taken as `replay://` of that path.
@@ -182,6 +185,10 @@ package enum SourceURL: Sendable, Equatable {
           isPermanent: true)
       }
       return .beaconReplay(path: path, options: try replayOptions(query, url: trimmed))
+    case "owntracks+mqtt", "owntracks+mqtts":
+      return .ownTracks(
+        try OwnTracksSubscription.parse(
+          tls: scheme == "owntracks+mqtts", path: path, query: query))
     default:
       throw SourceError(
         .configuration,
@@ -217,7 +224,7 @@ package enum SourceURL: Sendable, Equatable {
     case .replay(let path, _), .staticFile(let path), .nmeaSerial(let path, _),
       .beaconReplay(let path, _):
       path
-    case .gpsd, .nmeaTCP, .geoclue, .iioCompass, .bluez, .wifi: nil
+    case .gpsd, .nmeaTCP, .geoclue, .iioCompass, .bluez, .wifi, .ownTracks: nil
     }
   }
 
@@ -227,6 +234,11 @@ package enum SourceURL: Sendable, Equatable {
     case .replay(let path, _): .replay(path: path, options: ReplayOptions())
     case .nmeaSerial(let path, _): .nmeaSerial(path: path, baud: 0)
     case .beaconReplay(let path, _): .beaconReplay(path: path, options: ReplayOptions())
+    case .ownTracks(let subscription):
+      .ownTracks(
+        OwnTracksSubscription(
+          host: subscription.host, port: subscription.port, tls: subscription.tls,
+          topic: subscription.topic))
     case .gpsd, .nmeaTCP, .geoclue, .iioCompass, .staticFile, .bluez, .wifi: self
     }
   }
@@ -261,11 +273,13 @@ package enum SourceURL: Sendable, Equatable {
       return interface.map { "wifi://\($0)" } ?? "wifi"
     case .beaconReplay(let path, let options):
       return "beacons+" + SourceURL.replay(path: path, options: options).text
+    case .ownTracks(let subscription):
+      return subscription.text
     }
   }
 
   /// Splits `host:port`, `[v6]:port`, `host` or an empty string (127.0.0.1).
-  private static func hostPort(_ text: String, defaultPort: Int, scheme: String) throws(SourceError)
+  static func hostPort(_ text: String, defaultPort: Int, scheme: String) throws(SourceError)
     -> (
       String, Int
     )

@@ -186,6 +186,9 @@ package final class OutboxPublisher: Sendable {
             state.inFlight[mid] = message.sequence
             state.published = message.sequence
           }
+        } catch  where error.notConnected {
+          // The connection went: everything from here is published again at the next one.
+          return
         } catch {
           // A topic the protocol refuses can never be sent: it is dropped, said once.
           DaemonLog.write("publish: message \(message.sequence) dropped: \(error.message)")

@@ -150,13 +150,8 @@ package final class MQTTClient: @unchecked Sendable {
     }
     self.handle = handle
     self.box = box
-    do throws(MQTTError) {
-      try configure()
-    } catch {
-      mosquitto_destroy(handle)
-      box.release()
-      throw error
-    }
+    // Every property is set: a throw from here runs `deinit`, which destroys both.
+    try configure()
   }
 
   deinit {
@@ -279,8 +274,10 @@ package final class MQTTClient: @unchecked Sendable {
   }
 
   /// Publishes a message; returns its message id (acknowledged by an `.acknowledged` event for
-  /// QoS 1). Allowed while disconnected: libmosquitto queues it and sends it once connected.
-  /// - Throws: `MQTTError` for a topic or payload the protocol refuses.
+  /// QoS 1).
+  /// - Throws: `MQTTError` for a topic or payload the protocol refuses, or, with `notConnected`
+  ///   set, when there is no connection (libmosquitto keeps nothing then: publish again after
+  ///   `.connected`).
   @discardableResult
   package func publish(topic: String, payload: [UInt8], qos: Int32 = 1, retain: Bool = false)
     throws(MQTTError) -> Int32
@@ -290,8 +287,10 @@ package final class MQTTClient: @unchecked Sendable {
       mosquitto_publish(
         handle, &mid, topic, Int32(bytes.count), bytes.baseAddress, qos, retain)
     }
-    guard code == MOSQ_ERR_SUCCESS.rawValue || code == MOSQ_ERR_NO_CONN.rawValue else {
-      throw MQTTError("publish to \(topic): \(Self.describe(code))")
+    guard code == MOSQ_ERR_SUCCESS.rawValue else {
+      var error = MQTTError("publish to \(topic): \(Self.describe(code))")
+      error.notConnected = code == MOSQ_ERR_NO_CONN.rawValue
+      throw error
     }
     return mid
   }
@@ -319,6 +318,8 @@ package final class MQTTClient: @unchecked Sendable {
 package struct MQTTError: Error, Equatable, Sendable, CustomStringConvertible {
   /// What went wrong.
   package var message: String
+  /// The client was not connected (nothing is wrong with the message itself).
+  package var notConnected = false
   /// Creates an error.
   package init(_ message: String) { self.message = message }
   package var description: String { message }
