@@ -65,7 +65,10 @@ extension LocationEngine {
     _ action: UpdateSession.Action?, _ client: ClientID, at now: EngineInstant,
     batch: [Fix]? = nil, into effects: inout [EngineEffect]
   ) -> Bool {
-    if case .some(.deliver(let fix)) = action, deferrals[client]?.isDeferring == true {
+    // Deferrals are rare: no look-up (and no copy of the fix) without them.
+    if !deferrals.isEmpty, case .some(.deliver(let fix)) = action,
+      deferrals[client]?.isDeferring == true
+    {
       finishDeferral(client, deferrals[client]?.fix(fix, at: now.monotonic), into: &effects)
       return false
     }

@@ -331,11 +331,14 @@ package struct LocationEngine: Sendable {
     let batch = [fix]
     effects.reserveCapacity(effects.count + sessions.count + 4)
     // Most engines serve one client; avoid sorting in that case.
-    if sessions.count == 1, let client = sessions.keys.first {
-      completed = deliver(batch, to: client, at: now, into: &effects)
+    if sessions.count == 1 {
+      // Its index is at hand: no hashing of the client to find its session again.
+      let index = sessions.startIndex
+      completed = deliver(
+        fix, batch, to: sessions.keys[index], index: index, at: now, into: &effects)
     } else {
-      for client in sessions.keys.sorted() where deliver(batch, to: client, at: now, into: &effects)
-      {
+      for client in sessions.keys.sorted()
+      where deliver(fix, batch, to: client, at: now, into: &effects) {
         completed = true
       }
     }
@@ -357,20 +360,28 @@ package struct LocationEngine: Sendable {
 
   /// A fix into one client's session, changed in place: `sessions[client]?.receive(...)` would
   /// move the whole session out of the dictionary and back for every client and fix.
-  private mutating func sessionReceive(_ fix: Fix, _ client: ClientID) -> UpdateSession.Action? {
-    guard let index = sessions.index(forKey: client) else { return nil }
+  /// - Parameter known: the session's index in `sessions`, when the caller has it.
+  private mutating func sessionReceive(
+    _ fix: Fix, _ client: ClientID, at known: [ClientID: UpdateSession].Index? = nil
+  ) -> UpdateSession.Action? {
+    guard let index = known ?? sessions.index(forKey: client) else { return nil }
     return sessions.values[index].receive(fix, bestPossible: bestPossible)
   }
 
   /// One fix for one client's session, through its auto-pause and deferral; returns whether it
   /// finished a request.
-  /// - Parameter batch: `[fix]`, the one fix received, shared by every client's delivery.
+  /// - Parameters:
+  ///   - fix: the fix received (passed along, not copied out of `batch` for every client).
+  ///   - batch: `[fix]`, shared by every client's delivery.
+  ///   - index: the client's index in `sessions`, if known.
   private mutating func deliver(
-    _ batch: [Fix], to client: ClientID, at now: EngineInstant, into effects: inout [EngineEffect]
+    _ fix: Fix, _ batch: [Fix], to client: ClientID,
+    index: [ClientID: UpdateSession].Index? = nil, at now: EngineInstant,
+    into effects: inout [EngineEffect]
   ) -> Bool {
-    let fix = batch[0]
     if autoPauses.isEmpty {
-      return route(sessionReceive(fix, client), client, at: now, batch: batch, into: &effects)
+      return route(
+        sessionReceive(fix, client, at: index), client, at: now, batch: batch, into: &effects)
     }
     switch pauseAllows(fix, client, at: now, into: &effects) {
     case .hold:
@@ -397,7 +408,12 @@ package struct LocationEngine: Sendable {
     case nil, .some(.none):
       return false
     case .some(.deliver(let fix)):
-      effects.append(.deliverLocations(client, batch ?? [fix]))
+      // Not `batch ?? [fix]`: its autoclosure would copy the fix even when the batch is there.
+      if let batch {
+        effects.append(.deliverLocations(client, batch))
+      } else {
+        effects.append(.deliverLocations(client, [fix]))
+      }
       return false
     case .some(.fail(let error)):
       effects.append(.deliverError(client, error))

@@ -80,9 +80,13 @@ struct UpdateSession: Sendable {
     case .idle:
       return .none
     case .streaming(let request):
-      if let last = lastDelivered, request.distanceFilter > 0 {
+      // The last delivered coordinate is read in place (binding `lastDelivered` would copy the
+      // whole fix for every fix received).
+      if request.distanceFilter > 0, let lastLatitude = lastDelivered?.latitude,
+        let lastLongitude = lastDelivered?.longitude
+      {
         let moved = Geodesic.wgs84.distance(
-          latitude1: last.latitude, longitude1: last.longitude,
+          latitude1: lastLatitude, longitude1: lastLongitude,
           latitude2: fix.latitude, longitude2: fix.longitude)
         guard moved >= request.distanceFilter else { return .none }
       }

@@ -220,6 +220,9 @@ package final class GPXDecoder {
   package func takePoints() -> [GPXPoint] {
     let points = state.pointee.points
     state.pointee.points = []
+    // The next chunk likely holds as many points: room for them up front, so that the array does
+    // not grow (copying itself) a dozen times per chunk.
+    if !finished { state.pointee.points.reserveCapacity(points.count) }
     return points
   }
 

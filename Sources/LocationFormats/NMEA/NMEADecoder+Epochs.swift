@@ -134,6 +134,17 @@ extension NMEADecoder {
   mutating func closeEpoch(_ out: inout [NMEAOutput]) {
     epochOpen = false
     let secondsOfDay = Double(epoch.timeOfDay) / 1_000_000
+    // A dated fix is built with its final time (the same sum as `shifted(by:)`), without a
+    // second copy of it.
+    if epoch.hasPosition, let day = dayForEpoch(epoch.timeOfDay) {
+      statistics.fixes &+= 1
+      anchorDay = day
+      anchorTimeOfDay = epoch.timeOfDay
+      var fix = makeFix(secondsOfDay: secondsOfDay)
+      fix.time += Double(day) * 86_400
+      out.append(.fix(fix))
+      return
+    }
     let output: NMEAOutput
     if epoch.hasPosition {
       output = .fix(makeFix(secondsOfDay: secondsOfDay))

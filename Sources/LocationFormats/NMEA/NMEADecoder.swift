@@ -295,12 +295,13 @@ package struct NMEADecoder: Sendable {
     }
     while start < end {
       // XOR of everything between the start character and `*` (NMEA 0183, 5.2.1).
-      let (index, sum) = NMEADecoder.checksum(base, from: start &+ 1, to: end)
+      let (index, sum) = NMEADecoder.checksum(
+        base, from: start &+ 1, to: end, readable: count)
       if index < end {
         let high = index &+ 1 < end ? NMEADecoder.hexValue(base[index &+ 1]) : 0xFF
         let low = index &+ 2 < end ? NMEADecoder.hexValue(base[index &+ 2]) : 0xFF
         if high < 16 && low < 16 && (high << 4 | low) == sum {
-          handleSentence(base, start &+ 1, index, &out)
+          handleSentence(base, start &+ 1, index, readable: count, &out)
         } else if let inner = NMEADecoder.lastSentenceStart(base, after: start, before: index) {
           // A sentence cut short and run into the next one: the first part has no checksum.
           statistics.missingChecksum &+= 1
@@ -315,7 +316,7 @@ package struct NMEADecoder: Sendable {
         start = inner
         continue
       } else if options.acceptMissingChecksum {
-        handleSentence(base, start &+ 1, index, &out)
+        handleSentence(base, start &+ 1, index, readable: count, &out)
       } else {
         statistics.missingChecksum &+= 1
       }
@@ -327,24 +328,38 @@ package struct NMEADecoder: Sendable {
 
   /// XOR of the bytes from `from` up to the first `*` (or `to`), and where that `*` is.
   ///
-  /// Eight bytes at a time while no `*` is among them (the "has a zero byte" test of
-  /// H. S. Warren, "Hacker's Delight", 6-1, on the word XOR `**...*`), then byte by byte.
+  /// Eight bytes at a time (the "has a zero byte" test of H. S. Warren, "Hacker's Delight", 6-1,
+  /// on the word XOR `**...*`, whose lowest flagged byte is the first `*`): the word holding the
+  /// `*` or the end is XORed up to it under a mask. Bytes up to `readable` may be loaded (the
+  /// line's end, past `to`); the last few bytes of a line go byte by byte.
   @inline(__always)
-  static func checksum(_ base: UnsafePointer<UInt8>, from: Int, to end: Int) -> (Int, UInt8) {
+  static func checksum(
+    _ base: UnsafePointer<UInt8>, from: Int, to end: Int, readable: Int
+  ) -> (Int, UInt8) {
     var index = from
     var wide: UInt64 = 0
-    let raw = UnsafeRawPointer(base)
-    while index &+ 8 <= end {
-      let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+    var done = false
+    while index &+ 8 <= readable {
+      let word = NMEAFieldCursor.load8(base + index)
       let stars = word ^ 0x2A2A_2A2A_2A2A_2A2A
-      if (stars &- 0x0101_0101_0101_0101) & ~stars & 0x8080_8080_8080_8080 != 0 { break }
-      wide ^= word
-      index &+= 8
+      let found = (stars &- 0x0101_0101_0101_0101) & ~stars & 0x8080_8080_8080_8080
+      let take = min(found.trailingZeroBitCount &>> 3, end &- index)
+      if take >= 8 {
+        wide ^= word
+        index &+= 8
+        continue
+      }
+      // Two shifts, so that a `take` of 0 keeps nothing.
+      wide ^= word & ((UInt64.max &>> 1) &>> UInt64(truncatingIfNeeded: 63 &- 8 &* take))
+      index &+= take
+      done = true
+      break
     }
     wide ^= wide >> 32
     wide ^= wide >> 16
     wide ^= wide >> 8
     var sum = UInt8(truncatingIfNeeded: wide)
+    if done { return (index, sum) }
     while index < end {
       let byte = base[index]
       if byte == UInt8(ascii: "*") { break }
@@ -380,8 +395,11 @@ package struct NMEADecoder: Sendable {
     UInt32(a) << 16 | UInt32(b) << 8 | UInt32(c)
   }
 
+  /// - Parameter readable: how many bytes from `base` may be read (the whole line), which lets
+  ///   the field cursor load eight bytes at a time past the end of a field.
   mutating func handleSentence(
-    _ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ out: inout [NMEAOutput]
+    _ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, readable: Int,
+    _ out: inout [NMEAOutput]
   ) {
     var addressEnd = start
     while addressEnd < end && base[addressEnd] != UInt8(ascii: ",") { addressEnd &+= 1 }
@@ -399,7 +417,8 @@ package struct NMEADecoder: Sendable {
     let talker = (base[start], base[start &+ 1])
     let type = NMEADecoder.code(base[start &+ 2], base[start &+ 3], base[start &+ 4])
     var fields = NMEAFieldCursor(
-      base: base, start: min(addressEnd &+ 1, end), end: end, hasFields: addressEnd < end)
+      base: base, start: min(addressEnd &+ 1, end), end: end, readable: readable,
+      hasFields: addressEnd < end)
     let kind: NMEASentenceKind
     let ok: Bool
     switch type {

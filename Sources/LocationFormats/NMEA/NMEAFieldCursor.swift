@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// Reads the comma-separated fields of one sentence in order, straight from its bytes.
 ///
 /// No field becomes a `String`: numbers are decoded from the bytes. Missing trailing fields read
@@ -19,50 +27,74 @@ struct NMEAFieldCursor {
   var fieldStart = 0
   var fieldEnd = 0
 
+  /// One past the last byte that may be read from `base` (the end of the line): eight-byte loads
+  /// stay below it.
+  let readable: Int
+
   /// - Parameters:
+  ///   - readable: how many bytes from `base` may be read (at least `end`).
   ///   - hasFields: false when the sentence has no comma after its address (no fields at all).
-  init(base: UnsafePointer<UInt8>, start: Int, end: Int, hasFields: Bool) {
+  init(base: UnsafePointer<UInt8>, start: Int, end: Int, readable: Int, hasFields: Bool) {
     self.base = base
     self.position = start
     self.end = end
+    self.readable = readable
     self.exhausted = !hasFields
   }
 
-  /// 10^n for n in 0...22, exact in a `Double` (a switch compiles to a constant table).
+  /// 10^n for n in 0...17, exact in a `Double`.
+  static let powersOfTen: [Double] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17,
+  ]
+
+  /// 10^n for n in 0...19 as an integer.
+  static let integerPowersOfTen: [UInt64] = [
+    1, 10, 100, 1000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000,
+    10_000_000_000, 100_000_000_000, 1_000_000_000_000, 10_000_000_000_000,
+    100_000_000_000_000, 1_000_000_000_000_000, 10_000_000_000_000_000,
+    100_000_000_000_000_000, 1_000_000_000_000_000_000, 10_000_000_000_000_000_000,
+  ]
+
+  /// 10^n for n in 0...17, exact in a `Double` (a table look-up: no branch to mispredict).
   @inline(__always)
-  static func powerOfTen(_ n: Int) -> Double {
-    switch n {
-    case 0: return 1e0
-    case 1: return 1e1
-    case 2: return 1e2
-    case 3: return 1e3
-    case 4: return 1e4
-    case 5: return 1e5
-    case 6: return 1e6
-    case 7: return 1e7
-    case 8: return 1e8
-    case 9: return 1e9
-    case 10: return 1e10
-    case 11: return 1e11
-    case 12: return 1e12
-    case 13: return 1e13
-    case 14: return 1e14
-    case 15: return 1e15
-    case 16: return 1e16
-    default: return 1e17
-    }
-  }
+  static func powerOfTen(_ n: Int) -> Double { powersOfTen[min(n, 17)] }
 
   /// 10^n for n in 0...17 as an integer.
   @inline(__always)
-  static func integerPowerOfTen(_ n: Int) -> UInt64 {
-    var result: UInt64 = 1
-    var count = n
-    while count > 0 {
-      result &*= 10
-      count &-= 1
-    }
-    return result
+  static func integerPowerOfTen(_ n: Int) -> UInt64 { integerPowersOfTen[n] }
+
+  /// Eight bytes from `pointer`, little-endian as x86-64 and AArch64 load them, whatever its
+  /// alignment: a fixed-size `memcpy` that the compiler turns into one load (the standard
+  /// library's generic `loadUnaligned` is not always inlined in the hot loops).
+  @inline(__always)
+  static func load8(_ pointer: UnsafePointer<UInt8>) -> UInt64 {
+    var word: UInt64 = 0
+    memcpy(&word, pointer, 8)
+    return UInt64(littleEndian: word)
+  }
+
+  /// The run of ASCII digits at the start of eight bytes loaded little-endian: how many of the
+  /// bytes, from the first, are digits (0...8), and, when fewer than eight, their value.
+  ///
+  /// Eight bytes at once, without a branch per digit: XOR with `0` makes digit bytes exactly the
+  /// bytes 0...9; adding 0x76 sets the top bit of every byte of 10 or more (a carry out of a byte
+  /// only starts at a byte that is already flagged, so it can only disturb later bytes, past the
+  /// first non-digit). The digits are then shifted to the top and combined in pairs, fours and
+  /// eights by three multiplications (the eight-digit conversion of W. Muła and D. Lemire's
+  /// "SIMD within a register" number parsing).
+  @inline(__always)
+  static func digitRun(_ word: UInt64) -> (count: Int, value: UInt64) {
+    let values = word ^ 0x3030_3030_3030_3030
+    let flags = ((values &+ 0x7676_7676_7676_7676) | values) & 0x8080_8080_8080_8080
+    let count = flags.trailingZeroBitCount &>> 3
+    // The `count` digits move to the top bytes, zeros (leading zeros of the number) below them;
+    // two shifts so that a count of 0 shifts everything out.
+    var digits = (values &<< 8) &<< UInt64(truncatingIfNeeded: 56 &- 8 &* count)
+    digits = (digits &* 10 &+ (digits &>> 8)) & 0x00FF_00FF_00FF_00FF
+    digits = (digits &* 100 &+ (digits &>> 16)) & 0x0000_FFFF_0000_FFFF
+    digits = (digits &* 10_000 &+ (digits &>> 32)) & 0xFFFF_FFFF
+    return (count, digits)
   }
 
   /// Moves to the next field; afterwards `fieldStart..<fieldEnd` is its content.
@@ -105,13 +137,64 @@ struct NMEAFieldCursor {
   /// The next field as a fixed-point number: digits `mantissa`, `scale` of them after the point.
   /// Returns nil for an empty field; sets `bad` for anything but `[-+]digits[.digits]`.
   /// Scans and converts in one pass over the field's bytes.
-  @inline(__always)
+  @inline(always)
   mutating func fixedPoint() -> (mantissa: UInt64, scale: Int, negative: Bool)? {
     var index = position
     fieldStart = index
     if exhausted {
       fieldEnd = index
       return nil
+    }
+    // Usual fields (a sign, fewer than eight integer and eight fraction digits, then a comma or
+    // the end) are read eight bytes at a time; anything else takes the byte loop below.
+    if index &+ 9 <= readable {
+      var word = NMEAFieldCursor.load8(base + index)
+      let first = UInt8(truncatingIfNeeded: word)
+      let negative = first == UInt8(ascii: "-")
+      var start = index
+      if negative || first == UInt8(ascii: "+") {
+        start &+= 1
+        word = NMEAFieldCursor.load8(base + start)
+      }
+      let (count, whole) = NMEAFieldCursor.digitRun(word)
+      // The byte after the digits (meaningless when all eight are digits).
+      var stop = UInt8(truncatingIfNeeded: word &>> UInt64(truncatingIfNeeded: count &* 8))
+      var next = start &+ count
+      var mantissa = whole
+      var scale = 0
+      var usual = count < 8
+      if usual && stop == UInt8(ascii: ".") {
+        next &+= 1
+        if next &+ 8 <= readable {
+          let fractionWord = NMEAFieldCursor.load8(base + next)
+          let (fractionCount, fraction) = NMEAFieldCursor.digitRun(fractionWord)
+          usual = fractionCount < 8
+          mantissa = whole &* NMEAFieldCursor.integerPowerOfTen(fractionCount) &+ fraction
+          scale = fractionCount
+          next &+= fractionCount
+          stop = UInt8(
+            truncatingIfNeeded: fractionWord &>> UInt64(truncatingIfNeeded: fractionCount &* 8))
+        } else {
+          usual = false
+        }
+      }
+      // The byte at `end` is the `*`, a trimmed control byte or past the line, never a digit, a
+      // point or a comma: the digits stop at `end` at the latest, and a comma is before it.
+      if usual && (stop == UInt8(ascii: ",") || next == end) {
+        fieldEnd = next
+        if next < end {
+          position = next &+ 1
+        } else {
+          position = end
+          exhausted = true
+        }
+        if next == fieldStart { return nil }
+        if count &+ scale == 0 {
+          bad = true
+          return nil
+        }
+        return (mantissa, scale, negative)
+      }
     }
     var negative = false
     if index < end {
@@ -174,17 +257,18 @@ struct NMEAFieldCursor {
   }
 
   /// The next field as a `Double`, nil when empty.
-  @inline(__always)
+  @inline(always)
   mutating func number() -> Double? {
     guard let value = fixedPoint() else { return nil }
     // The mantissa is below 10^17, so the signed conversion (one instruction) is exact enough.
-    let magnitude =
-      Double(Int64(truncatingIfNeeded: value.mantissa)) / NMEAFieldCursor.powerOfTen(value.scale)
+    // Integers (most fields of GSV and GSA) skip the division, whose result would be the same.
+    var magnitude = Double(Int64(truncatingIfNeeded: value.mantissa))
+    if value.scale != 0 { magnitude /= NMEAFieldCursor.powerOfTen(value.scale) }
     return value.negative ? -magnitude : magnitude
   }
 
   /// The next field as a non-negative `Double`, nil when empty; a negative value sets `bad`.
-  @inline(__always)
+  @inline(always)
   mutating func unsignedNumber() -> Double? {
     guard let value = number() else { return nil }
     if value < 0 { bad = true }
@@ -192,7 +276,7 @@ struct NMEAFieldCursor {
   }
 
   /// The next field as an integer, nil when empty; a fraction or sign sets `bad`.
-  @inline(__always)
+  @inline(always)
   mutating func integer() -> Int? {
     guard let value = fixedPoint() else { return nil }
     if value.scale != 0 || value.negative || value.mantissa > 1_000_000_000 {
