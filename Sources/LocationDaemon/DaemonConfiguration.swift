@@ -133,6 +133,8 @@ package struct DaemonConfiguration: Sendable, Equatable {
   /// Beacon constraints one uid's managers may range at once, together (`max-ranged-constraints`):
   /// each costs a delivery a second and what was heard of its beacons.
   package var maximumRangedConstraints = 1000
+  /// The `[publish]` section: the device's positions over MQTT (nil: off, the default).
+  package var publish: PublishSettings?
   /// Regions one app may monitor at once, every group together (`max-regions`): the store, the
   /// daemon's memory and the welcome that lists them stay bounded (50,000 regions with short
   /// identifiers make a welcome of about 8 MB; with identifiers of the longest, 1 KiB, about
@@ -402,6 +404,8 @@ package struct DaemonConfiguration: Sendable, Equatable {
   /// - Throws: ``DaemonConfigurationError`` naming the path and line.
   package mutating func apply(file text: String, path: String) throws(DaemonConfigurationError) {
     var currentApp: Int?
+    var publishing: PublishSettings?
+    var inPublish = false
     var fileSources: [SourceURL] = []
     for (number, rawLine) in text.split(
       omittingEmptySubsequences: false, whereSeparator: \.isNewline
@@ -418,9 +422,17 @@ package struct DaemonConfiguration: Sendable, Equatable {
         }
         let header = line.dropFirst().dropLast().trimmingCharacters(in: .whitespaces)
         let words = header.split(separator: " ", omittingEmptySubsequences: true)
+        if header == "publish" {
+          inPublish = true
+          currentApp = nil
+          publishing = publishing ?? PublishSettings()
+          continue
+        }
+        inPublish = false
         guard words.count == 2, words[0] == "app" else {
           throw DaemonConfigurationError(
-            message: "\(place): unknown section [\(header)] (expected [app IDENTIFIER])")
+            message:
+              "\(place): unknown section [\(header)] (expected [app IDENTIFIER] or [publish])")
         }
         let id = String(words[1])
         if let existing = apps.firstIndex(where: { $0.id == id }) {
@@ -438,6 +450,10 @@ package struct DaemonConfiguration: Sendable, Equatable {
       let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
       guard !value.isEmpty else {
         throw DaemonConfigurationError(message: "\(place): \(key) needs a value")
+      }
+      if inPublish {
+        try publishing?.apply(key: key, value: value, place: place)
+        continue
       }
       if let app = currentApp {
         switch key {
@@ -512,6 +528,7 @@ package struct DaemonConfiguration: Sendable, Equatable {
       }
     }
     if !fileSources.isEmpty { sources = fileSources }
+    if let publishing { publish = try publishing.validated(path: path) }
   }
 
   private static func positive(_ value: String, place: String, key: String)

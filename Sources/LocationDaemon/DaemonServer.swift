@@ -59,6 +59,8 @@ package final class DaemonServer: Sendable {
   let pool: SourcePool?
   /// The machine's Wi-Fi knowledge: learned in the pool, shown and forgotten by `locationctl wifi`.
   let wifi: WifiKnowledge
+  /// The device's positions over MQTT (`[publish]`), while the daemon runs.
+  let publisher = Mutex<DevicePublisher?>(nil)
   private let sourcesProblem: String?
   let clock: (any HubClock)?
   let daemonUID: UInt32
@@ -147,6 +149,25 @@ package final class DaemonServer: Sendable {
     reducer = ReducedAccuracy(secret: Self.secret(in: store))
   }
 
+  /// Starts publishing the device's positions when `[publish]` is configured.
+  private func startPublishing() throws(DaemonSystemError) {
+    guard let settings = configuration.publish else { return }
+    guard let pool else {
+      DaemonLog.write("publish: no location source, so no position to publish")
+      return
+    }
+    let made: DevicePublisher
+    do {
+      made = try DevicePublisher(
+        settings: settings, store: store, sources: .objects { pool.relays() }, clock: clock,
+        reducer: reducer, daemonUID: daemonUID)
+    } catch {
+      throw DaemonSystemError(operation: error.message, errno: EINVAL)
+    }
+    publisher.withLock { $0 = made }
+    made.start()
+  }
+
   /// A group's id from its name or number; nil (and logged) when there is no such group.
   static func groupID(_ name: String) -> UInt32? {
     if let number = UInt32(name) { return number }
@@ -218,6 +239,13 @@ package final class DaemonServer: Sendable {
     wake.withLock { $0.write = wakeWrite }
     shared.withLock { $0.started = true }
     restoreHosts()
+    do throws(DaemonSystemError) {
+      try startPublishing()
+    } catch {
+      DaemonSyscall.close(listener)
+      unlink(path)
+      throw error
+    }
     DaemonLog.write(
       "listening on \(path) (\(configuration.system ? "system" : "user") daemon, policy "
         + "\(configuration.policy.rawValue), sources: "
@@ -238,6 +266,7 @@ package final class DaemonServer: Sendable {
       return shared.started && !shared.stopping
     }
     guard wasRunning else { return }
+    publisher.withLock { $0 }?.stop()
     Self.poke(wake.withLock { $0.write })
     finished.wait()
     finished.signal()

@@ -279,7 +279,7 @@ package enum SourceURL: Sendable, Equatable {
   }
 
   /// Splits `host:port`, `[v6]:port`, `host` or an empty string (127.0.0.1).
-  static func hostPort(_ text: String, defaultPort: Int, scheme: String) throws(SourceError)
+  package static func hostPort(_ text: String, defaultPort: Int, scheme: String) throws(SourceError)
     -> (
       String, Int
     )

@@ -58,6 +58,8 @@ package final class OutboxPublisher: Sendable {
   package let outboxLimit: Int
   /// The most messages published and not acknowledged at once.
   package let window: Int
+  /// The messages' QoS (1 or 2: acknowledged).
+  package let qos: Int32
   private let store: LocationStore
   private let queue = DispatchQueue(label: "corelocation.publish")
   private let state = Mutex(State())
@@ -68,9 +70,10 @@ package final class OutboxPublisher: Sendable {
   /// - Throws: `MQTTError` when the MQTT settings are refused (a missing certificate file).
   package init(
     store: LocationStore, mqtt: MQTTClient.Configuration, outboxLimit: Int = 100_000,
-    window: Int = 1000
+    window: Int = 1000, qos: Int32 = 1
   ) throws(MQTTError) {
     self.store = store
+    self.qos = min(2, max(1, qos))
     self.outboxLimit = outboxLimit
     self.window = max(1, window)
     broker = "\(mqtt.host):\(mqtt.port)"
@@ -180,7 +183,7 @@ package final class OutboxPublisher: Sendable {
       for message in batch {
         do {
           let mid = try client.publish(
-            topic: message.topic, payload: Array(message.payload.utf8), qos: 1,
+            topic: message.topic, payload: Array(message.payload.utf8), qos: qos,
             retain: message.retain)
           state.withLock { state in
             state.inFlight[mid] = message.sequence
