@@ -110,10 +110,10 @@ package struct PublishSettings: Sendable, Equatable {
       switch value.lowercased() {
       case "yes", "on", "true", "1": approximate = true
       case "no", "off", "false", "0": approximate = false
-      default: throw fail("yes or no")
+      default: throw fail("yes or no")  // any other word
       }
     case "outbox-limit": outboxLimit = Int(try number(1...100_000_000))
-    default:
+    default:  // any other key
       throw DaemonConfigurationError(
         message: "\(place): unknown key \(key) in [publish] (broker, topic, tracker-id, "
           + "credentials-file, ca-file, certificate-file, key-file, minimum-interval, "
