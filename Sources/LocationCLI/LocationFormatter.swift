@@ -1,6 +1,7 @@
 import Contacts
 import CoreLocation
 import Foundation
+import LocationFormats
 
 /// Turns a `CLLocation` (and, for the address tokens, its reverse-geocoded `CLPlacemark`) into
 /// `whereami`'s output: a format string with `%` tokens, or one JSON object.
@@ -175,19 +176,9 @@ package enum LocationFormatter {
 
   /// A JSON string literal.
   static func jsonString(_ text: String) -> String {
-    var result = "\""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": result += "\\\""
-      case "\\": result += "\\\\"
-      case "\n": result += "\\n"
-      case "\r": result += "\\r"
-      case "\t": result += "\\t"
-      case _ where scalar.value < 0x20: result += String(format: "\\u%04x", scalar.value)
-      default: result.unicodeScalars.append(scalar)
-      }
-    }
-    return result + "\""
+    var result = ""
+    JSONObjectWriter.appendString(text, to: &result)
+    return result
   }
 
   /// CoreLocationCLI's `%time`: `2019-10-03 04:10:05 +0000` (UTC).

@@ -1,4 +1,5 @@
 import Foundation
+import LocationFormats
 import LocationModel
 import LocationProtocol
 
@@ -40,6 +41,7 @@ package enum ControlFormatter {
   package static func status(_ status: DaemonStatus) -> String {
     var text = "Location services: \(status.servicesEnabled ? "on" : "off")\n"
     if let store = status.store { text += storeLine(store) }
+    if let publish = status.publish { text += publishLine(publish) }
     text += "\n"
     text += "Sources:\n" + sourcesTable(status.sources) + "\n"
     text += "Clients:\n"
@@ -67,6 +69,17 @@ package enum ControlFormatter {
       text += ControlTable([.init("app")], rows: status.apps.map { [$0] }).rendered
     }
     return text
+  }
+
+  /// The publisher's line of `status`: the broker and topic, the connection, the outbox.
+  static func publishLine(_ publish: DaemonPublishStatus) -> String {
+    var line = "Publishing: \(publish.topic) on \(publish.broker): "
+    line += publish.connected ? "connected" : "not connected"
+    if let error = publish.lastError, !publish.connected { line += " (\(error))" }
+    line += "; \(publish.depth < 0 ? "?" : String(publish.depth)) in the outbox"
+    line += ", \(publish.acknowledged) delivered"
+    if publish.thinned > 0 { line += ", \(publish.thinned) old positions thinned" }
+    return line + "\n"
   }
 
   /// The store's line of `status`: its path and condition, and for a store that does not take
@@ -261,7 +274,7 @@ package enum ControlFormatter {
       } else {
         text += "\(number)"
       }
-    case .string(let string): writeString(string, to: &text)
+    case .string(let string): JSONObjectWriter.appendString(string, to: &text)
     case .array(let elements):
       text += "["
       for (index, element) in elements.enumerated() {
@@ -273,7 +286,7 @@ package enum ControlFormatter {
       text += "{"
       for (index, key) in members.keys.sorted().enumerated() {
         if index > 0 { text += "," }
-        writeString(key, to: &text)
+        JSONObjectWriter.appendString(key, to: &text)
         text += ":"
         if let member = members[key] { write(member, to: &text) }
       }
@@ -281,24 +294,4 @@ package enum ControlFormatter {
     }
   }
 
-  private static func writeString(_ string: String, to text: inout String) {
-    text += "\""
-    for scalar in string.unicodeScalars {
-      switch scalar {
-      case "\"": text += "\\\""
-      case "\\": text += "\\\\"
-      case "\n": text += "\\n"
-      case "\r": text += "\\r"
-      case "\t": text += "\\t"
-      default:
-        if scalar.value < 0x20 || scalar.value == 0x7F {
-          let hex = String(scalar.value, radix: 16)
-          text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-        } else {
-          text.unicodeScalars.append(scalar)
-        }
-      }
-    }
-    text += "\""
-  }
 }

@@ -25,7 +25,8 @@ extension DaemonServer {
           .status(
             DaemonStatus(
               sources: sourceStatus, clients: clients, apps: apps,
-              servicesEnabled: persistence.servicesEnabled(), store: storeStatus()))))
+              servicesEnabled: persistence.servicesEnabled(), store: storeStatus(),
+              publish: publisher.withLock { $0 }?.daemonStatus))))
     case .apps(let id):
       connection.send(.reply(id: id, .apps(try appInfos(id))))
     case .authorize(let id, let app, let setting, let accuracy):

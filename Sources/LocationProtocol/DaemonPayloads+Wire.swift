@@ -160,6 +160,23 @@ extension DaemonStatus: WireObject {
     try c.field("apps", &apps)
     try c.field("servicesEnabled", &servicesEnabled, default: true)
     try c.optional("store", &store)
+    try c.optional("publish", &publish)
+  }
+}
+
+extension DaemonPublishStatus: WireObject {
+  package static var wireBlank: DaemonPublishStatus {
+    DaemonPublishStatus(broker: "", topic: "", connected: false, depth: 0)
+  }
+
+  package mutating func wire(_ c: inout WireCoder) throws(DaemonProtocolError) {
+    try c.field("broker", &broker)
+    try c.field("topic", &topic, default: "")
+    try c.field("connected", &connected, default: false)
+    try c.field("depth", &depth, default: 0)
+    try c.field("acknowledged", &acknowledged, default: 0)
+    try c.field("thinned", &thinned, default: 0)
+    try c.optional("lastError", &lastError)
   }
 }
 

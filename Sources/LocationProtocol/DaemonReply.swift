@@ -28,6 +28,8 @@ package struct DaemonStatus: Sendable, Equatable {
   package var servicesEnabled: Bool
   /// The store's condition (nil from a daemon that does not say).
   package var store: DaemonStoreStatus?
+  /// The MQTT publisher's state (nil when `[publish]` is not configured).
+  package var publish: DaemonPublishStatus?
 
   /// Creates a status.
   /// - Parameters:
@@ -37,13 +39,46 @@ package struct DaemonStatus: Sendable, Equatable {
   ///   - servicesEnabled: The services switch.
   package init(
     sources: [DaemonSourceStatus], clients: [DaemonClientInfo], apps: [String],
-    servicesEnabled: Bool, store: DaemonStoreStatus? = nil
+    servicesEnabled: Bool, store: DaemonStoreStatus? = nil, publish: DaemonPublishStatus? = nil
   ) {
     self.sources = sources
     self.clients = clients
     self.apps = apps
     self.servicesEnabled = servicesEnabled
     self.store = store
+    self.publish = publish
+  }
+}
+
+/// The MQTT publisher as `status` reports it (`[publish]`, issue 18).
+package struct DaemonPublishStatus: Sendable, Equatable {
+  /// The broker, `host:port`.
+  package var broker: String
+  /// The topic.
+  package var topic: String
+  /// Whether the connection is up.
+  package var connected: Bool
+  /// Messages in the outbox, not acknowledged yet (-1: the store cannot say).
+  package var depth: Int
+  /// Messages acknowledged since the daemon started.
+  package var acknowledged: Int
+  /// Positions thinned from a full outbox since the daemon started.
+  package var thinned: Int
+  /// The last problem (a refusal of the credentials, a lost connection), if any.
+  package var lastError: String?
+
+  /// Creates a publisher status.
+  package init(
+    broker: String, topic: String, connected: Bool, depth: Int, acknowledged: Int = 0,
+    thinned: Int = 0, lastError: String? = nil
+  ) {
+    self.broker = broker
+    self.topic = topic
+    self.connected = connected
+    self.depth = depth
+    self.acknowledged = acknowledged
+    self.thinned = thinned
+    self.lastError = lastError
   }
 }
 

@@ -1,7 +1,9 @@
 import Foundation
+import LocationControl
 import LocationDaemon
 import LocationFormats
 import LocationModel
+import LocationProtocol
 import LocationSources
 import Synchronization
 import TestSupport
@@ -112,5 +114,16 @@ import Testing
     #expect(published.map(\.timestamp) == [0, 10, 20].map { Int(start) + $0 })
     #expect(published.allSatisfy { $0.trackerID == "pc" && $0.accuracy == 5 && $0.velocity == 18 })
     #expect(await eventually { (try? daemon.store.outboxDepth()) == 0 })
+    // locationctl status: the publisher's state.
+    let (control, _) = try daemon.peer(.control)
+    control.send(.status(id: 7))
+    guard case .reply(7, .status(let status)) = try control.next() else {
+      Issue.record("no status")
+      return
+    }
+    let publish = try #require(status.publish)
+    #expect(publish.connected && publish.topic == "owntracks/pi/car" && publish.depth == 0)
+    #expect(publish.broker == "127.0.0.1:\(broker.port)" && publish.acknowledged >= 3)
+    #expect(ControlFormatter.status(status).contains("Publishing: owntracks/pi/car on 127.0.0.1"))
   }
 }

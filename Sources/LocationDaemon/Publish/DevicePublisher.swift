@@ -2,6 +2,7 @@ import Foundation
 import LocationEngine
 import LocationFormats
 import LocationModel
+import LocationProtocol
 import LocationServices
 import LocationSources
 import LocationStore
@@ -66,6 +67,15 @@ final class DevicePublisher: HubClient, @unchecked Sendable {
     hub = LocationHub(
       app: Self.app, sources: sources, persistence: persistence, policy: nil, clock: clock,
       reducer: reducer)
+  }
+
+  /// What `locationctl status` shows.
+  var daemonStatus: DaemonPublishStatus {
+    let status = outbox.status
+    return DaemonPublishStatus(
+      broker: status.broker, topic: settings.topic, connected: status.connected,
+      depth: status.depth, acknowledged: status.acknowledged, thinned: status.thinned,
+      lastError: status.lastError)
   }
 
   /// Connects to the broker and asks the sources for locations.

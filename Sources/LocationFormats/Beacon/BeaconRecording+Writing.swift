@@ -12,7 +12,7 @@ extension BeaconRecording {
     var text = "{\"time\": "
     text += record.time.isFinite ? "\(record.time)" : "null"
     text += ", \"address\": "
-    appendJSONString(record.address, to: &text)
+    JSONObjectWriter.appendString(record.address, to: &text)
     text += ", \"rssi\": \(record.rssi), \"manufacturer\": {"
     for (index, company) in record.manufacturer.keys.sorted().enumerated() {
       if index > 0 { text += ", " }
@@ -50,29 +50,6 @@ extension BeaconRecording {
     advertisements: [BeaconAdvertisement], header: [String] = []
   ) -> String {
     encode(advertisements.map(BeaconRecord.init), header: header)
-  }
-
-  /// Appends `value` as a JSON string (RFC 8259, section 7): quotes, backslashes and control
-  /// characters escaped; everything else as its UTF-8.
-  private static func appendJSONString(_ value: String, to text: inout String) {
-    let digits = Array("0123456789abcdef")
-    text += "\""
-    for scalar in value.unicodeScalars {
-      switch scalar {
-      case "\"": text += "\\\""
-      case "\\": text += "\\\\"
-      case "\n": text += "\\n"
-      case "\r": text += "\\r"
-      case "\t": text += "\\t"
-      case "\u{0}"..."\u{1F}":
-        let code = Int(scalar.value)
-        text += "\\u00"
-        text.append(digits[code >> 4])
-        text.append(digits[code & 0xF])
-      default: text.unicodeScalars.append(scalar)
-      }
-    }
-    text += "\""
   }
 
   /// Appends the bytes in lower-case hexadecimal, two digits each.
