@@ -165,7 +165,7 @@ let package = Package(
       dependencies: [
         "Geodesy", "LocationModel", "LocationFormats", "LocationEngine", "LocationStore",
         "LocationSources", "LocationServices", "LocationSimulation", "LocationProtocol", "CLibXML2",
-        "Geocoding", "CoreLocation",
+        "Geocoding", "CoreLocation", "LocationDaemon",
       ],
       swiftSettings: swiftSettings
     ),

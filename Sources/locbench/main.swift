@@ -2,8 +2,8 @@
 // (CONTRIBUTING.md); none is part of the test suite's pass/fail.
 //
 //   swift run -c release locbench \
-//     [geodesy|nmea|replay|regions|store|power|visits|beacons|wifi|daemon|latency|geocode|install|
-//      hostile|all]
+//     [geodesy|nmea|replay|regions|store|power|visits|beacons|wifi|daemon|latency|geocode|publish|
+//      install|hostile|all]
 //
 // `hostile-attacker` and `hostile-identity` are the programs `locbench hostile` runs as another
 // uid, not benchmarks.
@@ -41,6 +41,11 @@ let benches: [(name: String, summary: String, run: () -> Void)] = [
   (
     "geocode", "offline gazetteer vs Python reverse_geocoder; correctness vs timezonefinder",
     GeocodeBench.run
+  ),
+  (
+    "publish",
+    "MQTT store-and-forward: 10 Hz latency, outbox throughput after an outage, vs mosquitto_pub",
+    PublishBench.run
   ),
   (
     "install", "installed size, and whereami's cold start against gpspipe on gpsd",
