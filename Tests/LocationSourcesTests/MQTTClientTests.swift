@@ -139,6 +139,26 @@ import Testing
     #expect(await eventually { accepted.connections == 1 })
   }
 
+  @Test func stoppingFromAnEventHandlerDoesNotWaitForItself() async throws {
+    guard let broker = try Self.broker() else { return }
+    defer { broker.remove() }
+    // What a hub does when a fix from the source makes it stop the source, on the same thread.
+    let holder = Mutex<MQTTClient?>(nil)
+    let stopped = Mutex(false)
+    let client = try MQTTClient(
+      MQTTClient.Configuration(host: "127.0.0.1", port: Int32(broker.port), clientID: "self-stop")
+    ) { event in
+      guard event == .connected else { return }
+      holder.withLock { $0 }?.stop()
+      stopped.withLock { $0 = true }
+    }
+    holder.withLock { $0 = client }
+    client.start()
+    #expect(await eventually { stopped.withLock { $0 } })
+    client.stop()
+    holder.withLock { $0 = nil }
+  }
+
   @Test func aMissingAuthorityFileIsAnErrorAtOnce() {
     #expect(throws: MQTTError.self) {
       _ = try MQTTClient(

@@ -120,6 +120,8 @@ package final class MQTTClient: @unchecked Sendable {
     var started = false
     var stopping = false
     var finished: DispatchSemaphore?
+    /// The loop thread, while it runs.
+    var loopThread: pthread_t?
   }
 
   /// The configuration connected with.
@@ -231,6 +233,7 @@ package final class MQTTClient: @unchecked Sendable {
 
   /// The loop thread: connect, run the network loop until it ends, wait, connect again.
   private func run() {
+    state.withLock { $0.loopThread = pthread_self() }
     var delay: UInt32 = 1
     var connected = false
     while !state.withLock({ $0.stopping }) {
@@ -261,16 +264,19 @@ package final class MQTTClient: @unchecked Sendable {
     state.withLock { $0.finished }?.signal()
   }
 
-  /// Disconnects and waits for the loop thread to end. Safe to call more than once.
+  /// Disconnects and waits for the loop thread to end. Safe to call more than once, and from an
+  /// event handler (on the loop thread: it does not wait then, and no event follows the
+  /// handler's return but the disconnection's). The loop thread holds the client until it ends.
   package func stop() {
-    let finished = state.withLock { state -> DispatchSemaphore? in
-      guard state.started, !state.stopping else { return nil }
+    let (finished, onLoop) = state.withLock { state -> (DispatchSemaphore?, Bool) in
+      guard state.started, !state.stopping else { return (nil, false) }
       state.stopping = true
-      return state.finished
+      let onLoop = state.loopThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
+      return (state.finished, onLoop)
     }
     guard let finished else { return }
     mosquitto_disconnect(handle)
-    finished.wait()
+    if !onLoop { finished.wait() }
   }
 
   /// Publishes a message; returns its message id (acknowledged by an `.acknowledged` event for
