@@ -77,11 +77,7 @@ import Testing
   }
 
   @Test func theDevicesPositionsReachTheBroker() async throws {
-    guard RealComponents.runnable(MosquittoBroker.program, MosquittoBroker.openssl) else {
-      try RealComponents.unavailable(MosquittoBroker.missingMessage)
-      return
-    }
-    guard RealComponents.require(MosquittoBroker.program, MosquittoBroker.openssl) else { return }
+    guard try MosquittoBroker.ready() else { return }
     let broker = try MosquittoBroker()
     defer { broker.remove() }
     let subscriber = try Subscriber(broker, topic: "owntracks/pi/car")

@@ -41,13 +41,7 @@ import Testing
   }
 
   static func broker(users: [String: String] = [:]) throws -> MosquittoBroker? {
-    guard RealComponents.runnable(MosquittoBroker.program, MosquittoBroker.openssl) else {
-      try RealComponents.unavailable(MosquittoBroker.missingMessage)
-      return nil
-    }
-    guard RealComponents.require(MosquittoBroker.program, MosquittoBroker.openssl) else {
-      return nil
-    }
+    guard try MosquittoBroker.ready() else { return nil }
     return try MosquittoBroker(users: users)
   }
 

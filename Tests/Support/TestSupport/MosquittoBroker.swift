@@ -24,6 +24,16 @@ package final class MosquittoBroker {
     package var keyFile: String
   }
 
+  /// Whether the broker's tests can run here: true when mosquitto and openssl are installed;
+  /// otherwise the test is skipped (outside CI) or the missing programs recorded (under CI).
+  package static func ready() throws -> Bool {
+    guard RealComponents.runnable(program, openssl) else {
+      try RealComponents.unavailable(missingMessage)
+      return false
+    }
+    return RealComponents.require(program, openssl)
+  }
+
   /// The TCP port on 127.0.0.1.
   package let port: Int
   /// The directory holding the configuration, the certificates, the password file and the
