@@ -148,9 +148,8 @@ package final class WifiKnowledge: Sendable {
   @discardableResult
   package func importRecords(_ records: [AccessPointRecord]) throws(StoreError) -> Int {
     try state.withLock { (state) throws(StoreError) -> Int in
-      let known = state.table ?? load()
-      state.table = known
-      let added = records.filter { known[bssid: $0.bssid] == nil }
+      if state.table == nil { state.table = load() }
+      let added = records.filter { state.table?[bssid: $0.bssid] == nil }
       try store?.upsertAccessPoints(added)
       state.withTable(load) { table, _ in for record in added { table.upsert(record) } }
       return added.count
