@@ -106,9 +106,9 @@ package enum MagneticModel {
   package static func decimalYear(unixTime: Double) -> Double {
     guard unixTime.isFinite, abs(unixTime) < 1e15 else { return .nan }
     let days = Int((unixTime / 86_400).rounded(.down))
-    let year = civilYear(fromDays: days)
-    let start = Double(daysFromCivil(year: year, month: 1, day: 1)) * 86_400
-    let end = Double(daysFromCivil(year: year + 1, month: 1, day: 1)) * 86_400
+    let year = CivilDate.date(fromDays: days).year
+    let start = Double(CivilDate.days(year: year, month: 1, day: 1)) * 86_400
+    let end = Double(CivilDate.days(year: year + 1, month: 1, day: 1)) * 86_400
     return Double(year) + (unixTime - start) / (end - start)
   }
 
@@ -118,30 +118,5 @@ package enum MagneticModel {
     if decimalYear < 2020 { return models[1] }
     if decimalYear < 2025 { return models[2] }
     return models[3]
-  }
-
-  /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant, "chrono-Compatible
-  /// Low-Level Date Algorithms", days_from_civil).
-  static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-    let y = month <= 2 ? year - 1 : year
-    let era = (y >= 0 ? y : y - 399) / 400
-    let yoe = y - era * 400
-    let mp = (month + 9) % 12
-    let doy = (153 * mp + 2) / 5 + day - 1
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-    return era * 146_097 + doe - 719_468
-  }
-
-  /// The Gregorian year of a day counted from 1970-01-01 (H. Hinnant, civil_from_days).
-  static func civilYear(fromDays days: Int) -> Int {
-    let z = days + 719_468
-    let era = (z >= 0 ? z : z - 146_096) / 146_097
-    let doe = z - era * 146_097
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-    let mp = (5 * doy + 2) / 153
-    let month = mp < 10 ? mp + 3 : mp - 9
-    let year = yoe + era * 400
-    return month <= 2 ? year + 1 : year
   }
 }

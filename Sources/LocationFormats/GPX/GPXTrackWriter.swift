@@ -1,4 +1,5 @@
 import Foundation
+import Geodesy
 import LocationModel
 
 /// Writes fixes to a GPX 1.1 file as one track of one segment, point by point, so that the file on
@@ -148,27 +149,12 @@ package final class GPXTrackWriter {
     let fraction = milliseconds - seconds * 1000
     let days = seconds.floorDivided(by: 86_400)
     let ofDay = seconds - days * 86_400
-    let (year, month, day) = civilDate(daysSince1970: days)
+    let (year, month, day) = CivilDate.date(fromDays: Int(days))
     var text = String(
-      format: "%04lld-%02lld-%02lldT%02lld:%02lld:%02lld", year, month, day, ofDay / 3600,
+      format: "%04ld-%02ld-%02ldT%02lld:%02lld:%02lld", year, month, day, ofDay / 3600,
       ofDay / 60 % 60, ofDay % 60)
     if fraction != 0 { text += String(format: ".%03lld", fraction) }
     return text + "Z"
-  }
-
-  /// The proleptic Gregorian date of a day counted from 1970-01-01: the days are split into
-  /// 400-year eras of 146,097 days, counted from 0000-03-01 so that the leap day ends a year.
-  static func civilDate(daysSince1970 days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-    let shifted = days + 719_468  // days from 0000-03-01 to 1970-01-01
-    let era = shifted.floorDivided(by: 146_097)
-    let dayOfEra = shifted - era * 146_097
-    let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-    let monthFromMarch = (5 * dayOfYear + 2) / 153
-    let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
-    let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
-    let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-    return (year, month, day)
   }
 
   /// Text for XML character data and attribute values.
