@@ -157,7 +157,10 @@ package final class OutboxPublisher: Sendable {
         return state.acknowledgedSequences.count >= 512 || state.inFlight.isEmpty
       }
       if flush { flushAcknowledged() }
-      pump()
+      // Refill when half the window is free (or nothing is in flight), not at every
+      // acknowledgement: one read of the outbox per batch, not per message.
+      let refill = state.withLock { $0.inFlight.count <= window / 2 }
+      if refill { pump() }
     case .message:
       // The publisher subscribes to nothing.
       break

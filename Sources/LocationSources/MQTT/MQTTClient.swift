@@ -129,6 +129,8 @@ package final class MQTTClient: @unchecked Sendable {
   private let handle: OpaquePointer
   private let box: Unmanaged<Box>
   private let state = Mutex(State())
+  /// Signalled by `stop()`, so that the loop thread does not sit out a backoff delay.
+  private let retryWait = DispatchSemaphore(value: 0)
 
   private static let libraryReady: Bool = {
     mosquitto_lib_init()
@@ -254,11 +256,8 @@ package final class MQTTClient: @unchecked Sendable {
       } else {
         box.takeUnretainedValue().events(.disconnected(Self.describe(code)))
       }
-      // Wait before the next attempt (interrupted by `stop()`).
-      let deadline = Date().addingTimeInterval(Double(delay))
-      while Date() < deadline, !state.withLock({ $0.stopping }) {
-        Thread.sleep(forTimeInterval: 0.05)
-      }
+      // Wait before the next attempt; `stop()` signals to cut the wait short.
+      _ = retryWait.wait(timeout: .now() + .seconds(Int(delay)))
       delay = min(delay * 2, max(1, configuration.maximumReconnectDelay))
     }
     state.withLock { $0.finished }?.signal()
@@ -276,6 +275,7 @@ package final class MQTTClient: @unchecked Sendable {
     }
     guard let finished else { return }
     mosquitto_disconnect(handle)
+    retryWait.signal()
     if !onLoop { finished.wait() }
   }
 
