@@ -26,9 +26,12 @@ final class AppHost: HubClient {
   let app: String
   /// The app's hub.
   let hub: LocationHub
-  private let store: LocationStore
+  let store: LocationStore
   private let launchCommand: String?
   private let reducer: ReducedAccuracy
+  /// The daemon's publisher, if any (`[publish]`), for the regions and events of an app that
+  /// opted in (`publish-regions`).
+  let publisher: @Sendable () -> DevicePublisher?
 
   private struct State {
     var connections: [Int: DaemonConnection] = [:]
@@ -72,9 +75,13 @@ final class AppHost: HubClient {
     app: String, sources: LocationHub.Sources, persistence: any HubPersistence,
     store: LocationStore, clock: (any HubClock)?, launch: String?,
     reducer: ReducedAccuracy, maximumRegions: Int? = nil, maximumPendingEvents: Int = .max,
-    wifiLearning: WifiKnowledge? = nil
+    wifiLearning: WifiKnowledge? = nil,
+    publisher: @escaping @Sendable () -> DevicePublisher? = {
+      nil
+    }
   ) {
     self.maximumPendingEvents = maximumPendingEvents
+    self.publisher = publisher
     self.app = app
     self.store = store
     self.launchCommand = launch
@@ -147,9 +154,15 @@ final class AppHost: HubClient {
       let line = DaemonProtocol.encode(
         .regionEvents(
           group: group, events: told.map { DaemonRegionEvent($0, date: time) }, sequence: nil))
+      let publisher = regionPublisher
+      let transitions =
+        publisher?.transitionMessages(
+          told, group: group, app: app, fix: hub.latestFix, time: time) ?? []
       state.kept.append(
         try keep(line: line, kind: Self.pendingKind, time: time, operation: "commitRegionEvents") {
           try base.commitRegionEvents(events, group: group, app: app, time: time)
+          // The app's transitions leave the machine with the events, or neither does.
+          if let publisher, !transitions.isEmpty { try publisher.outbox.submit(transitions) }
         })
     }
   }

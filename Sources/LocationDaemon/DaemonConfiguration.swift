@@ -51,6 +51,7 @@ import LocationSources
 /// [app org.example.Maps]
 /// executable = /usr/bin/maps          # repeatable: every executable of the app
 /// launch = /usr/bin/maps --background # run with /bin/sh -c when a region event waits for it
+/// publish-regions = yes               # with [publish]: its regions and their events over MQTT
 /// ```
 ///
 /// A process whose executable is not listed is identified by its executable's path (or, for an
@@ -67,6 +68,9 @@ package struct DaemonConfiguration: Sendable, Equatable {
     package var executables: [String]
     /// The command that starts the app when an event waits for it (`/bin/sh -c`), if any.
     package var launch: String?
+    /// Whether the app's regions and region events are published with the device's positions
+    /// (`publish-regions`; issue 18): the owner's opt-in, app by app. Off by default.
+    package var publishesRegions = false
 
     /// Creates an app entry.
     /// - Parameters:
@@ -464,9 +468,18 @@ package struct DaemonConfiguration: Sendable, Equatable {
           apps[app].executables.append(value)
         case "launch":
           apps[app].launch = value
+        case "publish-regions":
+          switch value.lowercased() {
+          case "yes", "on", "true", "1": apps[app].publishesRegions = true
+          case "no", "off", "false", "0": apps[app].publishesRegions = false
+          default:  // any other word
+            throw DaemonConfigurationError(message: "\(place): publish-regions: yes or no")
+          }
         default:  // an argument or a key
           throw DaemonConfigurationError(
-            message: "\(place): unknown key \(key) in an app section (executable, launch)")
+            message:
+              "\(place): unknown key \(key) in an app section (executable, launch, "
+              + "publish-regions)")
         }
         continue
       }

@@ -160,7 +160,8 @@ package final class DaemonServer: Sendable {
     do {
       made = try DevicePublisher(
         settings: settings, store: store, sources: .objects { pool.relays() }, clock: clock,
-        reducer: reducer, daemonUID: daemonUID)
+        reducer: reducer, daemonUID: daemonUID,
+        regionApps: Set(configuration.apps.filter(\.publishesRegions).map(\.id)))
     } catch {
       throw DaemonSystemError(operation: error.message, errno: EINVAL)
     }
@@ -374,7 +375,7 @@ package final class DaemonServer: Sendable {
       clock: clock, launch: configuration.system ? nil : configuration.app(id: app)?.launch,
       reducer: reducer, maximumRegions: configuration.maximumRegions,
       maximumPendingEvents: configuration.maximumPendingEvents,
-      wifiLearning: wifi)
+      wifiLearning: wifi, publisher: { [weak self] in self?.publisher.withLock { $0 } })
     shared.withLock { $0.hosts[app] = host }
     host.start()
     return host

@@ -33,13 +33,19 @@ final class KeepingPersistence: HubPersistence {
   func regions(app: String) -> [String: [(spec: RegionSpec, state: RegionState)]] {
     base.regions(app: app)
   }
+  /// Through the host, which publishes the region of an app that opted in (in one transaction).
   func saveRegion(_ spec: RegionSpec, state: RegionState, group: String, app: String)
     throws(StoreError)
   {
-    try base.saveRegion(spec, state: state, group: group, app: app)
+    if let host = host.withLock({ $0.value }) {
+      try host.saveRegion(spec, state: state, group: group, base: base)
+    } else {
+      try base.saveRegion(spec, state: state, group: group, app: app)
+    }
   }
   func deleteRegion(identifier: String, group: String, app: String) throws(StoreError) {
     try base.deleteRegion(identifier: identifier, group: group, app: app)
+    host.withLock { $0.value }?.regionDeleted()
   }
   func saveRegionStates(
     _ states: [(identifier: String, state: RegionState)], group: String, app: String, time: Double

@@ -491,6 +491,9 @@ package final class LocationHub: Sendable {
   /// The regions the app monitors now, every group together.
   package var regionCount: Int { state.withLock { $0.engine.regionCount } }
 
+  /// The newest fix the engine has taken, as its source gave it (not reduced).
+  package var latestFix: Fix? { state.withLock { $0.engine.latestFix } }
+
   package func region(identifier: String, group: String) -> (spec: RegionSpec, state: RegionState)?
   {
     state.withLock { state in

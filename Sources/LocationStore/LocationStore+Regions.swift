@@ -2,7 +2,7 @@ extension LocationStore {
   /// The columns every region query reads, in `readRegion`'s order.
   private static let regionColumns = """
     app, region_group, identifier, latitude, longitude, radius, hysteresis, notify_on_entry,
-    notify_on_exit, state, state_time, extra
+    notify_on_exit, state, state_time, extra, created
     """
 
   /// The regions of `app` in `group`, or in every group, ordered by group then identifier (byte
@@ -23,6 +23,24 @@ extension LocationStore {
         var regions: [StoredRegion] = []
         while try statement.step() { regions.append(Self.readRegion(statement)) }
         return regions
+      }
+    }
+  }
+
+  /// One region by its key, or nil when none is stored.
+  /// - Throws: `StoreError` if the store cannot be read.
+  package func region(app: String, group: String, identifier: String) throws(StoreError)
+    -> StoredRegion?
+  {
+    try locked("region") { (connection) throws(StoreError) in
+      try connection.withStatement(
+        "SELECT \(Self.regionColumns) FROM regions "
+          + "WHERE app = ? AND region_group = ? AND identifier = ?"
+      ) { (statement) throws(StoreError) in
+        try statement.bind(app, at: 1)
+        try statement.bind(group, at: 2)
+        try statement.bind(identifier, at: 3)
+        return try statement.step() ? Self.readRegion(statement) : nil
       }
     }
   }
@@ -82,11 +100,16 @@ extension LocationStore {
       error.operation = operation
       throw error
     }
+    // A region replaced by identifier keeps the time it was first stored (OwnTracks' rule for a
+    // waypoint: its creation time identifies it, issue 18).
+    let now = FileSystem.wallSeconds()
     try writing(operation) { (connection) throws(StoreError) in
       try connection.withStatement(
         """
         INSERT OR REPLACE INTO regions (\(Self.regionColumns))
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, COALESCE(?13, (
+          SELECT created FROM regions WHERE app = ?1 AND region_group = ?2 AND identifier = ?3
+        ), ?14))
         """
       ) { (statement) throws(StoreError) in
         for region in regions {
@@ -102,6 +125,8 @@ extension LocationStore {
           try statement.bind(Int64(region.state), at: 10)
           try statement.bind(region.stateTime, at: 11)
           try statement.bind(region.extra, at: 12)
+          try statement.bind(region.created, at: 13)
+          try statement.bind(now, at: 14)
           while try statement.step() {}
           statement.reset()
         }
@@ -199,6 +224,7 @@ extension LocationStore {
     try Validate.nonNegative(region.hysteresis, "region hysteresis")
     try Validate.regionState(region.state)
     if let time = region.stateTime { try Validate.finite(time, "region state time") }
+    if let time = region.created { try Validate.finite(time, "region creation time") }
   }
 
   private static func readRegion(_ statement: Statement) -> StoredRegion {
@@ -214,6 +240,7 @@ extension LocationStore {
       notifyOnExit: statement.int64(at: 8) != 0,
       state: Int(truncatingIfNeeded: statement.int64(at: 9)),
       stateTime: statement.optionalDouble(at: 10),
-      extra: statement.optionalText(at: 11))
+      extra: statement.optionalText(at: 11),
+      created: statement.optionalDouble(at: 12))
   }
 }

@@ -127,5 +127,15 @@ struct Migration: Sendable {
         CREATE INDEX publish_outbox_by_kind ON publish_outbox (kind, sequence);
         """
     ),
+    Migration(
+      // When each region was first stored (issue 18: OwnTracks identifies a waypoint by its
+      // creation time, `tst`, which its transitions repeat as `wtst`). Regions stored before this
+      // migration take the time it ran.
+      name: "0006-region-created",
+      sql: """
+        ALTER TABLE regions ADD COLUMN created REAL;
+        UPDATE regions SET created = CAST(strftime('%s', 'now') AS REAL);
+        """
+    ),
   ]
 }

@@ -28,6 +28,9 @@ package struct StoredRegion: Sendable, Equatable {
   package var stateTime: Double?
   /// A JSON object for kinds of region and options a later version adds; stored as given.
   package var extra: String?
+  /// When the region was first stored, seconds since 1970: kept when a region with its key
+  /// replaces it. Given as nil, the stored one's time is kept, else the time of the write.
+  package var created: Double?
 
   /// Creates a region record.
   /// - Parameters:
@@ -43,6 +46,7 @@ package struct StoredRegion: Sendable, Equatable {
   ///   - state: 0 unknown (default), 1 inside, 2 outside.
   ///   - stateTime: Time of the last state change, if any.
   ///   - extra: A JSON blob for future kinds, if any.
+  ///   - created: When it was first stored (nil: kept, or now for a new region).
   package init(
     app: String,
     group: String,
@@ -55,7 +59,8 @@ package struct StoredRegion: Sendable, Equatable {
     notifyOnExit: Bool = true,
     state: Int = 0,
     stateTime: Double? = nil,
-    extra: String? = nil
+    extra: String? = nil,
+    created: Double? = nil
   ) {
     self.app = app
     self.group = group
@@ -69,5 +74,6 @@ package struct StoredRegion: Sendable, Equatable {
     self.state = state
     self.stateTime = stateTime
     self.extra = extra
+    self.created = created
   }
 }

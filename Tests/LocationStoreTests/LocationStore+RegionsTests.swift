@@ -38,6 +38,34 @@ import Testing
       try store.regions(app: "org.example.app", group: "manager").last == region("x", index: 5))
   }
 
+  /// OwnTracks identifies a waypoint by its creation time (issue 18): a region replaced by
+  /// identifier keeps the time it was first stored, a new one takes the time of the write.
+  @Test func aReplacedRegionKeepsItsCreationTime() throws {
+    let store = try LocationStore.inMemory()
+    let before = Date().timeIntervalSince1970
+    try store.upsertRegion(region("home", index: 1).with { $0.created = nil })
+    let first = try #require(
+      try store.region(app: "org.example.app", group: "manager", identifier: "home"))
+    let created = try #require(first.created)
+    #expect(created >= before.rounded(.down) && created <= Date().timeIntervalSince1970 + 1)
+    try store.upsertRegion(region("home", index: 2).with { $0.created = nil })
+    let second = try #require(
+      try store.region(app: "org.example.app", group: "manager", identifier: "home"))
+    #expect(second.created == created)
+    #expect(second.radius == region("home", index: 2).radius)
+    // A region stored again after it was removed is a new one.
+    try store.deleteRegion(app: "org.example.app", group: "manager", identifier: "home")
+    try store.upsertRegion(region("home", index: 3))
+    #expect(
+      try store.region(app: "org.example.app", group: "manager", identifier: "home")?.created
+        == 1.6e9 + 3)
+    #expect(try store.region(app: "org.example.app", group: "manager", identifier: "none") == nil)
+    // A creation time that is not finite is refused.
+    #expect(throws: StoreError.self) {
+      try store.upsertRegion(region("bad").with { $0.created = .nan })
+    }
+  }
+
   @Test func everyReadWorksInsideATransaction() throws {
     let store = try LocationStore.inMemory()
     let loaded = try store.transaction {

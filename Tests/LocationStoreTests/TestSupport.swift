@@ -25,5 +25,5 @@ func region(
     latitude: -60 + Double(index % 12_000) / 100, longitude: -170 + Double(index % 34_000) / 100,
     radius: 50 + Double(index % 1_000), hysteresis: 5, notifyOnEntry: index % 2 == 0,
     notifyOnExit: index % 3 != 0, state: index % 3, stateTime: index % 5 == 0 ? nil : 1.7e9,
-    extra: index % 7 == 0 ? #"{"kind":"circle"}"# : nil)
+    extra: index % 7 == 0 ? #"{"kind":"circle"}"# : nil, created: 1.6e9 + Double(index))
 }

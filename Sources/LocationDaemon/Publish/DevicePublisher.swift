@@ -26,6 +26,13 @@ final class DevicePublisher: HubClient, @unchecked Sendable {
 
   let settings: PublishSettings
   let outbox: OutboxPublisher
+  /// The apps whose regions and region events are published (`publish-regions = yes`).
+  let regionApps: Set<String>
+  let store: LocationStore
+  let reducer: ReducedAccuracy
+  /// Where the `waypoints` list is made, after removals (`scheduleWaypointList`).
+  private let listQueue = DispatchQueue(label: "locationd.publish.waypoints")
+  private let listPending = Mutex(false)
   private let hub: LocationHub
   private let state = Mutex<(client: ClientID?, lastTime: Double?)>((nil, nil))
 
@@ -35,9 +42,13 @@ final class DevicePublisher: HubClient, @unchecked Sendable {
   /// - Throws: `DaemonConfigurationError` for unreadable credentials or refused TLS settings.
   init(
     settings: PublishSettings, store: LocationStore, sources: LocationHub.Sources,
-    clock: (any HubClock)?, reducer: ReducedAccuracy, daemonUID: uid_t
+    clock: (any HubClock)?, reducer: ReducedAccuracy, daemonUID: uid_t,
+    regionApps: Set<String> = []
   ) throws(DaemonConfigurationError) {
     self.settings = settings
+    self.regionApps = regionApps
+    self.store = store
+    self.reducer = reducer
     let credentials = try settings.credentials(daemonUID: daemonUID)
     var mqtt = MQTTClient.Configuration(
       host: settings.host, port: Int32(settings.port),
@@ -81,6 +92,7 @@ final class DevicePublisher: HubClient, @unchecked Sendable {
   /// Connects to the broker and asks the sources for locations.
   func start() {
     outbox.start()
+    submitWaypointList()
     let id = hub.register(self)
     state.withLock { $0.client = id }
     hub.startUpdates(
@@ -90,14 +102,34 @@ final class DevicePublisher: HubClient, @unchecked Sendable {
         distanceFilter: settings.minimumDistance > 0 ? settings.minimumDistance : -1))
     DaemonLog.write(
       "publish: positions to \(settings.tls ? "mqtts" : "mqtt")://\(settings.host):"
-        + "\(settings.port) on \(settings.topic)\(settings.approximate ? " (approximate)" : "")")
+        + "\(settings.port) on \(settings.topic)\(settings.approximate ? " (approximate)" : "")"
+        + (regionApps.isEmpty
+          ? "" : "; regions of \(regionApps.sorted().joined(separator: ", "))"))
   }
 
   /// Stops asking for locations and disconnects; what is not acknowledged stays in the outbox.
   func stop() {
     if let id = state.withLock({ $0.client }) { hub.unregister(id) }
+    listQueue.sync {}
     outbox.stop()
   }
+
+  /// Publishes the `waypoints` list again soon, on the list's queue: one list for a run of
+  /// removals, not one each.
+  func scheduleWaypointList() {
+    let scheduled = listPending.withLock { pending -> Bool in
+      defer { pending = true }
+      return pending
+    }
+    guard !scheduled else { return }
+    listQueue.async { [self] in
+      listPending.withLock { $0 = false }
+      submitWaypointList()
+    }
+  }
+
+  /// Waits until a scheduled list is committed (tests).
+  func settleWaypointList() { listQueue.sync {} }
 
   func hub(_ service: any LocationService, deliver delivery: HubDelivery) {
     guard case .locations(let fixes) = delivery else { return }
