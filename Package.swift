@@ -150,7 +150,7 @@ let package = Package(
     // locationctl: the control tool, a client of locationd's protocol.
     .target(
       name: "LocationControl",
-      dependencies: ["LocationProtocol", "LocationModel", "LocationFormats"],
+      dependencies: ["LocationProtocol", "LocationModel", "LocationFormats", "Geodesy"],
       swiftSettings: swiftSettings),
     .executableTarget(
       name: "locationctl", dependencies: ["LocationControl"], swiftSettings: swiftSettings),
