@@ -235,7 +235,9 @@ let package = Package(
     .testTarget(
       name: "LocationCLITests",
       dependencies: ["LocationCLI", "CoreLocation", "CoreLocationTesting", "TestSupport"]),
-    .testTarget(name: "LocationControlTests", dependencies: ["LocationControl", "TestSupport"]),
+    .testTarget(
+      name: "LocationControlTests",
+      dependencies: ["LocationControl", "LocationFormats", "LocationModel", "TestSupport"]),
     .testTarget(
       name: "EndToEndTests",
       dependencies: [
