@@ -291,7 +291,7 @@ package struct ControlOptions: Equatable, Sendable {
                                   answers from standard input, ends at end of input (Ctrl-D)
       export --since WHEN [--until WHEN] --gpx|--geojson [-o FILE]
                                   Write the track history (history = yes in locationd.conf)
-                                  from WHEN (included) until WHEN (excluded; default now) as
+                                  from WHEN (included) until WHEN (excluded; default: all) as
                                   GPX 1.1 (one track) or GeoJSON (one Point feature a position)
                                   to FILE (-o, --output) or standard output.
                                   WHEN: 2026-12-01T10:00:00Z (or

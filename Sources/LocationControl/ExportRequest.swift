@@ -13,7 +13,7 @@ package struct ExportRequest: Equatable, Sendable {
 
   /// The earliest time, included.
   package var since: ExportTime
-  /// The latest time, excluded; nil: now (everything recorded so far).
+  /// The latest time, excluded; nil: no bound (everything recorded so far).
   package var until: ExportTime?
   /// The format.
   package var format: Format

@@ -111,6 +111,8 @@ final class TrackRecorder: HubClient, @unchecked Sendable {
       guard !state.stopped else { return (false, false) }
       let wasEmpty = state.pending.isEmpty
       for fix in fixes where Self.recordable(fix) {
+        // A fix earlier than the last one recorded (a source that restarted its clock, a
+        // replay that began again) is kept, and the interval counts from it.
         if let last = state.lastTime, fix.time - last < settings.minimumInterval,
           fix.time >= last
         {
