@@ -242,7 +242,7 @@ let package = Package(
       name: "EndToEndTests",
       dependencies: [
         "CoreLocation", "LocationServices", "LocationProtocol", "LocationStore", "LocationModel",
-        "TestSupport",
+        "LocationFormats", "TestSupport",
       ]),
   ],
   swiftLanguageModes: [.v6]
