@@ -139,6 +139,27 @@ import Testing
     #expect(try store.history(limit: 10).fixes.map(\.time) == [Self.start - day])
   }
 
+  /// A store that cannot commit (a full disk, from the fault-injecting VFS) costs no point and
+  /// no crash: the batch waits and is committed once the store takes it again.
+  @Test func aFailingStoreKeepsTheBatchUntilItCommits() throws {
+    try withTemporaryDirectory { directory in
+      let faults = try StoreFaults()
+      let store = try LocationStore(path: directory + "/store.sqlite", vfs: faults.vfs)
+      let daemon = try DaemonFixture(store: store) { $0.history.enabled = true }
+      defer { daemon.stop() }
+      faults.arm([.write], persistent: true, failure: .full)
+      for second in 0..<5 {
+        daemon.source.emit(Self.fix(Double(second)))
+        daemon.clock.advance(by: 1)
+      }
+      faults.disarm()
+      #expect(try store.historyCount() == 0, "nothing committed while the disk is full")
+      daemon.clock.advance(by: 2)
+      #expect(
+        try store.history(limit: 10).fixes.map(\.time) == (0..<5).map { Self.start + Double($0) })
+    }
+  }
+
   @Test func historyOffIsAClearError() async throws {
     let daemon = try DaemonFixture()
     defer { daemon.stop() }
