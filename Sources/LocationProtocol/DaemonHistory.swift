@@ -13,8 +13,8 @@ package struct DaemonHistoryQuery: Sendable, Equatable {
   /// The most points wanted; the daemon sends at most ``maximumPoints`` whatever is asked.
   package var limit: Int
 
-  /// The most points one reply carries: about 130 bytes each, so a reply stays near 260 KB, far
-  /// within a client's line limit and a connection's queue.
+  /// The most points one reply carries: 130 to 220 bytes each, so a reply stays under 512 KB,
+  /// far within a client's line limit (64 MiB) and a connection's queue (1 MiB by default).
   package static let maximumPoints = 2000
 
   /// Creates a query.
