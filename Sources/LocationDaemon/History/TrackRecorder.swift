@@ -121,7 +121,9 @@ final class TrackRecorder: HubClient, @unchecked Sendable {
         state.lastTime = fix.time
         state.pending.append(fix)
       }
-      return (wasEmpty && !state.pending.isEmpty, state.pending.count >= Self.batchLimit)
+      // While the store refuses batches, the retry timer paces the attempts.
+      let full = !state.failing && state.pending.count >= Self.batchLimit
+      return (wasEmpty && !state.pending.isEmpty, full)
     }
     if arm || full {
       // A full batch is committed as soon as the clock runs it, off the hub's executor.
@@ -140,11 +142,15 @@ final class TrackRecorder: HubClient, @unchecked Sendable {
   /// Commits the waiting points in one transaction; on failure they wait for the next flush.
   func flush() {
     flushing.withLock { _ in
-      let batch = state.withLock { state -> [Fix] in
-        state.flushTimer = nil
-        defer { state.pending.removeAll(keepingCapacity: true) }
-        return state.pending
+      let (batch, timer) = state.withLock { state -> ([Fix], (any Cancellable)?) in
+        defer {
+          state.flushTimer = nil
+          state.pending.removeAll(keepingCapacity: true)
+        }
+        return (state.pending, state.flushTimer)
       }
+      // A flush before its timer (an export, the stop) makes the timer pointless.
+      timer?.cancel()
       guard !batch.isEmpty else { return }
       do throws(StoreError) {
         try store.appendHistory(batch)
