@@ -139,6 +139,23 @@ import Testing
     #expect(try store.history(limit: 10).fixes.map(\.time) == [Self.start - day])
   }
 
+  /// Positions are committed in batches, a second after the first of a batch, not one
+  /// transaction a fix; what waits when the daemon stops is committed then.
+  @Test func positionsAreCommittedInBatchesAndAtStop() throws {
+    let store = try LocationStore.inMemory()
+    let daemon = try DaemonFixture(store: store) { $0.history.enabled = true }
+    for second in 0..<5 { daemon.source.emit(Self.fix(Double(second))) }
+    #expect(try store.historyCount() == 0, "nothing committed before the batch is due")
+    daemon.clock.advance(by: 0.5)
+    #expect(try store.historyCount() == 0)
+    daemon.clock.advance(by: 0.5)
+    #expect(try store.historyCount() == 5, "one batch")
+    daemon.source.emit(Self.fix(5))
+    daemon.source.emit(Self.fix(6))
+    daemon.stop()
+    #expect(try store.historyCount() == 7, "committed at stop")
+  }
+
   /// A store that cannot commit (a full disk, from the fault-injecting VFS) costs no point and
   /// no crash: the batch waits and is committed once the store takes it again.
   @Test func aFailingStoreKeepsTheBatchUntilItCommits() throws {
