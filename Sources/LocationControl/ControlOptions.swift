@@ -293,10 +293,10 @@ package struct ControlOptions: Equatable, Sendable {
                                   Write the track history (history = yes in locationd.conf)
                                   from WHEN (included) until WHEN (excluded; default: all) as
                                   GPX 1.1 (one track) or GeoJSON (one Point feature a position)
-                                  to FILE (-o, --output) or standard output.
-                                  WHEN: 2026-12-01T10:00:00Z (or
-                                  with an offset, or a date: its midnight UTC), 90s, 30m, 24h,
-                                  7d, 2w (that long ago), now, or @SECONDS since 1970
+                                  to FILE (-o, --output) or standard output. WHEN:
+                                  2026-12-01T10:00:00Z (or with an offset, or a date: its
+                                  midnight UTC), 90s, 30m, 24h, 7d, 2w (that long ago), now,
+                                  or @SECONDS since 1970
 
     OPTIONS:
       --json                      Print JSON instead of a table (every command)
