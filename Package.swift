@@ -150,7 +150,7 @@ let package = Package(
     // locationctl: the control tool, a client of locationd's protocol.
     .target(
       name: "LocationControl",
-      dependencies: ["LocationProtocol", "LocationModel", "LocationFormats"],
+      dependencies: ["LocationProtocol", "LocationModel", "LocationFormats", "Geodesy"],
       swiftSettings: swiftSettings),
     .executableTarget(
       name: "locationctl", dependencies: ["LocationControl"], swiftSettings: swiftSettings),
@@ -235,12 +235,14 @@ let package = Package(
     .testTarget(
       name: "LocationCLITests",
       dependencies: ["LocationCLI", "CoreLocation", "CoreLocationTesting", "TestSupport"]),
-    .testTarget(name: "LocationControlTests", dependencies: ["LocationControl", "TestSupport"]),
+    .testTarget(
+      name: "LocationControlTests",
+      dependencies: ["LocationControl", "LocationFormats", "LocationModel", "TestSupport"]),
     .testTarget(
       name: "EndToEndTests",
       dependencies: [
         "CoreLocation", "LocationServices", "LocationProtocol", "LocationStore", "LocationModel",
-        "TestSupport",
+        "LocationFormats", "TestSupport",
       ]),
   ],
   swiftLanguageModes: [.v6]

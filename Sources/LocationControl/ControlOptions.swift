@@ -62,6 +62,8 @@ package struct ControlOptions: Equatable, Sendable {
     case wifi(forget: Bool)
     /// `wifi import FILE`: adds the access points of an Ichnaea-format CSV the daemon lacks.
     case wifiImport(path: String)
+    /// `export --since WHEN [--until WHEN] (--gpx | --geojson) [-o FILE]`: the track history.
+    case export(ExportRequest)
     /// `help` or `--help`.
     case help
   }
@@ -146,6 +148,7 @@ package struct ControlOptions: Equatable, Sendable {
     var socket: String?
     var system = false
     var approximate = false
+    var export = ExportOptions()
     var words: [String] = []
     var index = 0
     var dashes = false
@@ -162,6 +165,8 @@ package struct ControlOptions: Equatable, Sendable {
       case "--help", "-h": help = true
       case "--system": system = true
       case "--approximate": approximate = true
+      case "--gpx", "--geojson", "--since", "--until", "--output", "-o":
+        try export.take(argument, arguments, &index)
       case "--socket":
         guard index < arguments.count, !arguments[index].isEmpty else {
           throw UsageError(message: "--socket needs a path")
@@ -219,6 +224,9 @@ package struct ControlOptions: Equatable, Sendable {
         }
         command = .wifi(forget: true)
       }
+    case "export":
+      try expect(0, ExportOptions.usage)
+      command = .export(try export.request(json: json))
     case "regions":
       try expect(1, "regions APP [--json]")
       command = .regions(app: rest[0])
@@ -249,6 +257,11 @@ package struct ControlOptions: Equatable, Sendable {
         throw UsageError(message: "--approximate applies to authorize only")
       }
     }
+    if let option = export.given.first {
+      guard case .export = command else {
+        throw UsageError(message: "\(option) applies to export only")
+      }
+    }
     return ControlOptions(command: command, json: json, socket: socket)
   }
 
@@ -276,6 +289,14 @@ package struct ControlOptions: Equatable, Sendable {
                                   radius, samples) that the daemon does not know yet
       agent                       Answer apps' authorization requests in this terminal; reads
                                   answers from standard input, ends at end of input (Ctrl-D)
+      export --since WHEN [--until WHEN] --gpx|--geojson [-o FILE]
+                                  Write the track history (history = yes in locationd.conf)
+                                  from WHEN (included) until WHEN (excluded; default: all) as
+                                  GPX 1.1 (one track) or GeoJSON (one Point feature a position)
+                                  to FILE (-o, --output) or standard output. WHEN:
+                                  2026-12-01T10:00:00Z (or with an offset, or a date: its
+                                  midnight UTC), 90s, 30m, 24h, 7d, 2w (that long ago), now,
+                                  or @SECONDS since 1970
 
     OPTIONS:
       --json                      Print JSON instead of a table (every command)

@@ -58,12 +58,23 @@ package enum LocationControlCommand {
       return ExitCode.success.rawValue
     }
     let path = options.socketPath(environment: environment)
+    var exportBounds: (since: Double, until: Double?)?
+    if case .export(let request) = options.command {
+      do {
+        exportBounds = try request.bounds(now: Date().timeIntervalSince1970)
+      } catch {
+        io.error("locationctl: \(error.message)\n")
+        return ExitCode.usage.rawValue
+      }
+    }
     do {
       let socket = try ControlSocket.connect(path: path)
       if options.command == .agent {
         try runAgent(socket: socket, io: io)
       } else if case .wifiImport(let file) = options.command {
         io.output(try performImport(path: file, options: options, socket: socket))
+      } else if case .export(let request) = options.command, let exportBounds {
+        try performExport(request, bounds: exportBounds, socket: socket, io: io)
       } else {
         let output = try perform(options, socket: socket)
         io.output(output)
@@ -89,7 +100,7 @@ package enum LocationControlCommand {
     case .regions(let app): return .regions(id: requestID, app: app)
     case .services(let enabled): return .services(id: requestID, enabled: enabled)
     case .wifi(let forget): return .wifi(id: requestID, forget: forget)
-    case .wifiImport: return nil
+    case .wifiImport, .export: return nil
     case .authorize(let app, let grant, let approximate):
       let setting: DaemonAuthorizationSetting
       switch grant {
@@ -160,6 +171,7 @@ package enum LocationControlCommand {
       return ControlFormatter.regions(regions, app: app)
     case (.regions(let regions), _): return ControlFormatter.regions(regions, app: "")
     case (.wifi(let wifi), _): return ControlFormatter.wifi(wifi)
+    case (.history, _): return ""  // export writes pages itself
     case (.done, .authorize(let app, let grant, let approximate)):
       let name = ControlTable.clean(app)
       switch grant {
@@ -196,7 +208,7 @@ package enum LocationControlCommand {
     case .regions: key = "regions"
     case .sources: key = "sources"
     case .wifi, .wifiImport: key = "wifi"
-    case .authorize, .services, .agent, .help: key = nil
+    case .authorize, .services, .agent, .help, .export: key = nil
     }
     if let key, let payload = members[key] { return ControlFormatter.json(payload) }
     members["type"] = nil

@@ -44,6 +44,9 @@ import LocationSources
 /// | `max-pending-events` | region events kept for one app while it is away (default 10000; the oldest are dropped first, and logged) |
 /// | `pending-event-days` | days a kept event waits for its app before it is dropped (default 30) |
 /// | `control-group` | system daemon: the group (name or number) whose members may use the control and agent roles besides root (default: none) |
+/// | `history` | `yes` or `no` (default `no`): keep the device's own positions in the store for `locationctl export` (``HistorySettings``) |
+/// | `history-days` | days a recorded point is kept (default 30) |
+/// | `history-interval` | seconds between two recorded points, at least (default 1) |
 ///
 /// One section per app that has a desktop-file-style identifier:
 ///
@@ -139,6 +142,8 @@ package struct DaemonConfiguration: Sendable, Equatable {
   package var maximumRangedConstraints = 1000
   /// The `[publish]` section: the device's positions over MQTT (nil: off, the default).
   package var publish: PublishSettings?
+  /// The track history (`history`, `history-days`, `history-interval`; off by default).
+  package var history = HistorySettings()
   /// Regions one app may monitor at once, every group together (`max-regions`): the store, the
   /// daemon's memory and the welcome that lists them stay bounded (50,000 regions with short
   /// identifiers make a welcome of about 8 MB; with identifiers of the longest, 1 KiB, about
@@ -536,6 +541,8 @@ package struct DaemonConfiguration: Sendable, Equatable {
       case "pending-event-days":
         pendingEventDays = Double(try Self.positive(value, place: place, key: key))
       case "control-group": controlGroup = value
+      case _ where HistorySettings.keys.contains(key):
+        try history.apply(key: key, value: value, place: place)
       default:  // an argument or a key
         throw DaemonConfigurationError(message: "\(place): unknown key \(key)")
       }

@@ -154,7 +154,8 @@ extension DaemonServer {
       .authorization, .regionEvents, .regionStarted, .regionsChanged, .regionList, .regionFailed,
       .regionState, .heading, .headingInterference, .deferredFinished, .paused, .resumed, .status,
       .apps, .authorize, .regions, .sources, .services, .reply, .authorizationRequest,
-      .authorizationDecision, .stopRanging, .beacons, .rangingFailed, .wifi, .wifiImport:
+      .authorizationDecision, .stopRanging, .beacons, .rangingFailed, .wifi, .wifiImport,
+      .history:
       return nil
     }
   }

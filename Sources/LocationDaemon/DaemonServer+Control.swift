@@ -42,6 +42,8 @@ extension DaemonServer {
       connection.send(.reply(id: id, .wifi(try wifiStatus(forget: forget, id: id))))
     case .wifiImport(let id, let accessPoints):
       connection.send(.reply(id: id, .wifi(try importAccessPoints(accessPoints, id: id))))
+    case .history(let id, let query):
+      connection.send(.reply(id: id, .history(try historyPage(query, id: id))))
     case .services(let id, let enabled):
       do {
         try persistence.setServicesEnabled(enabled)

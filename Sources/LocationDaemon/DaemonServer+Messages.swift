@@ -33,7 +33,8 @@ extension DaemonServer {
       }
       try app(message, session, host)
     case .status(let id), .apps(let id), .authorize(let id, _, _, _), .regions(let id, _),
-      .sources(let id), .services(let id, _), .wifi(let id, _), .wifiImport(let id, _):
+      .sources(let id), .services(let id, _), .wifi(let id, _), .wifiImport(let id, _),
+      .history(let id, _):
       guard role == .control else {
         throw DaemonProtocolError(
           code: .forbidden, message: "\(message.type) needs the control role", id: id)
@@ -310,7 +311,7 @@ extension DaemonServer {
       .authorize,
       .regions, .sources, .services, .reply, .authorizationRequest, .authorizationDecision,
       .temporaryFullAccuracyResult, .temporaryFullAccuracyRequest, .beacons, .rangingFailed,
-      .wifi, .wifiImport:
+      .wifi, .wifiImport, .history:
       // Not app requests: `handle` routes these elsewhere.
       break
     }

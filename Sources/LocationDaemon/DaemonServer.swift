@@ -61,6 +61,8 @@ package final class DaemonServer: Sendable {
   let wifi: WifiKnowledge
   /// The device's positions over MQTT (`[publish]`), while the daemon runs.
   let publisher = Mutex<DevicePublisher?>(nil)
+  /// The device's track history (`history = yes`), while the daemon runs.
+  let recorder = Mutex<TrackRecorder?>(nil)
   private let sourcesProblem: String?
   let clock: (any HubClock)?
   let daemonUID: UInt32
@@ -169,6 +171,20 @@ package final class DaemonServer: Sendable {
     made.start()
   }
 
+  /// Starts recording the device's track history when `history = yes`.
+  private func startRecording() {
+    guard configuration.history.enabled else { return }
+    guard let pool else {
+      DaemonLog.write("history: no location source, so no position to record")
+      return
+    }
+    let made = TrackRecorder(
+      settings: configuration.history, store: store, sources: .objects { pool.relays() },
+      clock: clock, reducer: reducer)
+    recorder.withLock { $0 = made }
+    made.start()
+  }
+
   /// A group's id from its name or number; nil (and logged) when there is no such group.
   static func groupID(_ name: String) -> UInt32? {
     if let number = UInt32(name) { return number }
@@ -240,9 +256,11 @@ package final class DaemonServer: Sendable {
     wake.withLock { $0.write = wakeWrite }
     shared.withLock { $0.started = true }
     restoreHosts()
+    startRecording()
     do throws(DaemonSystemError) {
       try startPublishing()
     } catch {
+      recorder.withLock { $0 }?.stop()
       DaemonSyscall.close(listener)
       unlink(path)
       throw error
@@ -268,6 +286,7 @@ package final class DaemonServer: Sendable {
     }
     guard wasRunning else { return }
     publisher.withLock { $0 }?.stop()
+    recorder.withLock { $0 }?.stop()
     Self.poke(wake.withLock { $0.write })
     finished.wait()
     finished.signal()

@@ -13,7 +13,7 @@ extension DaemonMessage {
     case regionFailed, regionState, heading, headingInterference, deferredFinished
     case paused, resumed, visit, temporaryFullAccuracyResult
     case startRanging, stopRanging, beacons, rangingFailed, wifi, wifiImport
-    case status, apps, authorize, regions, sources, services, reply
+    case status, apps, authorize, regions, sources, services, history, reply
     case authorizationRequest, authorizationDecision, temporaryFullAccuracyRequest
   }
 
@@ -78,6 +78,7 @@ extension DaemonMessage {
     case .rangingFailed: .rangingFailed
     case .wifi: .wifi
     case .wifiImport: .wifiImport
+    case .history: .history
     }
   }
 
@@ -151,6 +152,7 @@ extension DaemonMessage {
       return .rangingFailed(client: 0, constraint: .wireBlank, reason: .unavailable)
     case .wifi: return .wifi(id: 0, forget: false)
     case .wifiImport: return .wifiImport(id: 0, accessPoints: [])
+    case .history: return .history(id: 0, query: .wireBlank)
     }
   }
 
@@ -367,6 +369,10 @@ extension DaemonMessage {
       try c.field("id", &id)
       try c.field("accessPoints", &accessPoints, default: [])
       self = .wifiImport(id: id, accessPoints: accessPoints)
+    case .history(var id, var query):
+      try c.field("id", &id)
+      try query.wire(&c)
+      self = .history(id: id, query: query)
     case .reply(var id, var body):
       try c.field("id", &id)
       try body.wire(&c)

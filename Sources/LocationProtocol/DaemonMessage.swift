@@ -149,6 +149,9 @@ package enum DaemonMessage: Sendable, Equatable {
   /// Adds imported access points the daemon does not know yet (at most
   /// `DaemonImportedAccessPoint.maximumPerMessage`); answered by a `wifi` reply with `imported`.
   case wifiImport(id: Int, accessPoints: [DaemonImportedAccessPoint])
+  /// A page of the device's track history (`history = yes`), answered by a `history` reply; an
+  /// `unsupported` error when the history is off. Added later in version 1.
+  case history(id: Int, query: DaemonHistoryQuery)
   /// The answer to a control request.
   case reply(id: Int, DaemonReply)
 

@@ -111,7 +111,7 @@ extension DaemonRegionEntry: WireObject {
 extension DaemonReply {
   /// The member that carries a reply's body; none for `done`.
   private enum Name: String, CaseIterable {
-    case status, apps, regions, sources, wifi
+    case status, apps, regions, sources, wifi, history
   }
 
   /// Members of the `reply` message after its `id`: the body under its own name, found by which
@@ -124,6 +124,7 @@ extension DaemonReply {
       case .regions: self = .regions([])
       case .sources: self = .sources([])
       case .wifi: self = .wifi(.wireBlank)
+      case .history: self = .history(.wireBlank)
       case nil: self = .done
       }
     }
@@ -145,6 +146,9 @@ extension DaemonReply {
     case .wifi(var wifi):
       try c.field(Name.wifi.rawValue, &wifi)
       self = .wifi(wifi)
+    case .history(var page):
+      try c.field(Name.history.rawValue, &page)
+      self = .history(page)
     }
   }
 }

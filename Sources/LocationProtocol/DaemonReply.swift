@@ -14,6 +14,8 @@ package enum DaemonReply: Sendable, Equatable {
   case sources([DaemonSourceStatus])
   /// `wifi`.
   case wifi(DaemonWifiStatus)
+  /// `history`: one page of the track history.
+  case history(DaemonHistoryPage)
 }
 
 /// The daemon's state for `status`.

@@ -202,7 +202,7 @@ extension DaemonClient {
       .regions, .sources,
       .services, .ping, .reply, .authorizationRequest, .authorizationDecision,
       .requestTemporaryFullAccuracy, .temporaryFullAccuracyRequest, .startRanging, .stopRanging,
-      .wifi, .wifiImport:
+      .wifi, .wifiImport, .history:
       HubLog.write(.info, "daemon", "unexpected \(message.type) from locationd; ignored")
     }
   }

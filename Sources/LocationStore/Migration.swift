@@ -128,10 +128,31 @@ struct Migration: Sendable {
         """
     ),
     Migration(
+      // The device's track history (issue 18, `history = yes` in `locationd.conf`): the machine's
+      // own positions, not an app's, read in time order (`history_by_time`, which holds the rowid
+      // `sequence` too, so ties at one time keep the order they were recorded in) and pruned past
+      // the retention. `altitude` is NULL when unknown; the other measures are negative then.
+      name: "0006-track-history",
+      sql: """
+        CREATE TABLE track_history (
+          sequence INTEGER PRIMARY KEY,
+          time REAL NOT NULL,
+          latitude REAL NOT NULL,
+          longitude REAL NOT NULL,
+          altitude REAL,
+          horizontal_accuracy REAL NOT NULL,
+          vertical_accuracy REAL NOT NULL,
+          speed REAL NOT NULL,
+          course REAL NOT NULL
+        );
+        CREATE INDEX history_by_time ON track_history (time);
+        """
+    ),
+    Migration(
       // When each region was first stored (issue 18: OwnTracks identifies a waypoint by its
       // creation time, `tst`, which its transitions repeat as `wtst`). Regions stored before this
       // migration take the time it ran.
-      name: "0006-region-created",
+      name: "0007-region-created",
       sql: """
         ALTER TABLE regions ADD COLUMN created REAL;
         UPDATE regions SET created = CAST(strftime('%s', 'now') AS REAL);

@@ -127,8 +127,13 @@ import Testing
     ("locationd --source st", ["static://"]),
     (
       "locationctl ",
-      ["agent", "apps", "authorize", "help", "regions", "services", "sources", "status", "wifi"]
+      [
+        "agent", "apps", "authorize", "export", "help", "regions", "services", "sources", "status",
+        "wifi",
+      ]
     ),
+    ("locationctl export --since ", ["1h", "24h", "30d", "7d", "now"]),
+    ("locationctl export --since 7d --g", ["--geojson", "--gpx"]),
     ("locationctl --json s", ["services", "sources", "status"]),
     ("locationctl services ", ["off", "on"]),
     ("locationctl authorize some.app ", ["always", "denied", "reset", "when-in-use"]),

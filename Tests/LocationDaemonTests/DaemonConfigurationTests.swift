@@ -179,7 +179,7 @@ import Testing
     "max-connections-per-uid", "hello-timeout", "max-regions", "max-ranged-constraints",
     "max-held-requests", "wifi-learning", "wifi-fallback-url", "wifi-fallback-user-agent",
     "max-apps-per-uid", "max-pending-events", "pending-event-days", "control-group", "executable",
-    "launch",
+    "launch", "history", "history-days", "history-interval",
   ]
 
   /// The example sets nothing: installed as /etc/corelocation/locationd.conf, the system daemon
@@ -189,6 +189,29 @@ import Testing
     #expect(defaults.maximumRangedConstraints == 1000)
     #expect(defaults.wifiLearning)
     #expect(defaults.wifiFallback == nil, "the fallback service is off by default")
+  }
+
+  /// Track history (issue 18): off by default; its keys belong to the main part of the file.
+  @Test func historyKeys() throws {
+    let defaults = try parse([])
+    #expect(!defaults.history.enabled && defaults.history.retentionDays == 30)
+    #expect(defaults.history.minimumInterval == 1)
+    let on = try parse(
+      [],
+      files: [
+        "/home/u/.config/corelocation/locationd.conf":
+          "history = yes\nhistory-days = 7\nhistory-interval = 0.5\n"
+      ])
+    #expect(
+      on.history.enabled && on.history.retentionDays == 7 && on.history.minimumInterval == 0.5)
+    for bad in [
+      "history = maybe", "history-days = 0", "history-days = -3", "history-days = nan",
+      "history-interval = x", "[publish]\nhistory = yes", "[app a.b]\nhistory = yes",
+    ] {
+      #expect(throws: DaemonConfigurationError.self, "\(bad)") {
+        try parse([], files: ["/home/u/.config/corelocation/locationd.conf": bad])
+      }
+    }
   }
 
   @Test func theExampleChangesNothing() throws {
@@ -229,6 +252,7 @@ import Testing
     #expect(configuration.maximumPendingEvents == user.maximumPendingEvents)
     #expect(configuration.pendingEventDays == user.pendingEventDays)
     #expect(configuration.controlGroup == "locationd")
+    #expect(configuration.history == user.history)
     #expect(!configuration.sources.isEmpty)
     #expect(configuration.apps.map(\.id) == ["org.example.Maps"])
   }

@@ -200,6 +200,23 @@ import Testing
       client: 1, group: "manager",
       region: .beacon(identifier: "desk", BeaconConstraint(uuid: beaconUUID, major: 1)),
       initialState: .unknown),
+    .history(id: 10, query: DaemonHistoryQuery()),
+    .history(
+      id: 11,
+      query: DaemonHistoryQuery(
+        since: 1_767_225_600, until: 1_767_312_000,
+        after: DaemonHistoryCursor(time: 1_767_225_700.5, sequence: 42), limit: 3)),
+    .reply(id: 10, .history(DaemonHistoryPage(points: []))),
+    .reply(
+      id: 11,
+      .history(
+        DaemonHistoryPage(
+          points: [
+            Fix(
+              latitude: 52.1, longitude: 4.9, altitude: 2.5, horizontalAccuracy: 4,
+              verticalAccuracy: 6, speed: 1.5, course: 90, time: 1_767_225_600.25),
+            Fix(latitude: -33.9, longitude: 151.2, horizontalAccuracy: 12, time: 1_767_225_601),
+          ], next: DaemonHistoryCursor(time: 1_767_225_601, sequence: 7)))),
   ]
 
   static let beaconUUID = BeaconUUID(high: 0xE2C5_6DB5_DFFB_48D2, low: 0xB060_D0F5_A710_96E0)
@@ -227,7 +244,34 @@ import Testing
 
   @Test func everyTypeIsCovered() {
     #expect(Set(Self.messages.map(\.kind)) == Set(DaemonMessage.Kind.allCases))
-    #expect(DaemonMessage.Kind.allCases.count == 58)
+    #expect(DaemonMessage.Kind.allCases.count == 59)
+  }
+
+  /// A `history` page at its largest stays far within a client's line limit, and bounds that
+  /// are not finite or a limit that is not positive are refused.
+  @Test func historyPagesAreBoundedAndQueriesChecked() throws {
+    let point = Fix(
+      latitude: -89.123456789012, longitude: -179.12345678901, altitude: -12_345.678901234,
+      horizontalAccuracy: 12_345.678901234, verticalAccuracy: 12_345.678901234,
+      speed: 123.45678901234, course: 359.12345678901, time: 1_767_225_600.123456)
+    let line = DaemonProtocol.encode(
+      .reply(
+        id: 1,
+        .history(
+          DaemonHistoryPage(
+            points: Array(repeating: point, count: DaemonHistoryQuery.maximumPoints),
+            next: DaemonHistoryCursor(time: 1_767_225_600.123456, sequence: .max >> 11)))))
+    #expect(line.count < 512 * 1024)
+    for bad in [
+      #"{"type":"history","id":1,"since":"NaN"}"#, #"{"type":"history","id":1,"until":"Infinity"}"#,
+      #"{"type":"history","id":1,"limit":0}"#,
+      #"{"type":"history","id":1,"after":{"time":"-Infinity","sequence":1}}"#,
+      #"{"type":"history","id":1,"after":{"time":5}}"#,
+    ] {
+      #expect(throws: DaemonProtocolError.self, "\(bad)") {
+        _ = try DaemonProtocol.decode(line: Array(bad.utf8))
+      }
+    }
   }
 
   @Test func typeComesFirstAndOptionalsAreNull() {

@@ -32,7 +32,7 @@ package final class GPXTrackWriter {
   private var bodyEnd: Int
 
   /// The closing tags written after every point.
-  static let tail = Array("  </trkseg>\n </trk>\n</gpx>\n".utf8)
+  package static let tail = Array("  </trkseg>\n </trk>\n</gpx>\n".utf8)
 
   /// Creates (or truncates) the file and writes an empty track: a valid GPX file already.
   ///
@@ -52,6 +52,28 @@ package final class GPXTrackWriter {
       throw FormatError(.unreadable, "cannot create the file: \(Self.reason(errno))", file: path)
     }
     descriptor = opened
+    let bytes = Array(Self.header(creator: creator, name: name).utf8)
+    bodyEnd = 0
+    do {
+      try write(bytes + Self.tail, at: 0)
+      if durable { try sync() }
+    } catch {
+      Glibc.close(opened)
+      descriptor = -1
+      throw error
+    }
+    bodyEnd = bytes.count
+  }
+
+  /// The document up to the first point: the XML declaration, `<gpx>` (GPX 1.1 with the Garmin
+  /// TrackPointExtension v2 namespace), `<trk>` with its `<name>` if any, and `<trkseg>`. Points
+  /// (``trackPoint(_:)``) and ``tail`` follow; a program that writes a stream it cannot seek in
+  /// (`locationctl export` to standard output) writes the three in order.
+  /// - Parameters:
+  ///   - creator: The `creator` attribute of `<gpx>` (the program).
+  ///   - name: The track's `<name>`, if any.
+  /// - Returns: The text.
+  package static func header(creator: String, name: String?) -> String {
     var header = """
       <?xml version="1.0" encoding="UTF-8"?>
       <gpx version="1.1" creator="\(Self.escaped(creator))" \
@@ -65,17 +87,7 @@ package final class GPXTrackWriter {
       """
     if let name { header += "  <name>\(Self.escaped(name))</name>\n" }
     header += "  <trkseg>\n"
-    let bytes = Array(header.utf8)
-    bodyEnd = 0
-    do {
-      try write(bytes + Self.tail, at: 0)
-      if durable { try sync() }
-    } catch {
-      Glibc.close(opened)
-      descriptor = -1
-      throw error
-    }
-    bodyEnd = bytes.count
+    return header
   }
 
   deinit {
@@ -109,8 +121,8 @@ package final class GPXTrackWriter {
     try sync()
   }
 
-  /// One `<trkpt>` element with its line feed.
-  static func trackPoint(_ fix: Fix) -> String {
+  /// One `<trkpt>` element with its line feed; the fix's coordinate must be valid.
+  package static func trackPoint(_ fix: Fix) -> String {
     // GPX's longitudeType is -180 <= lon < 180: the antimeridian is written as -180.
     let longitude = fix.longitude == 180 ? -180 : fix.longitude
     var text = "   <trkpt lat=\"\(decimal(fix.latitude))\" lon=\"\(decimal(longitude))\">"

@@ -27,7 +27,7 @@ function __corelocation_locationctl_words
     for word in $words
         if test $skip = 1
             set skip 0
-        else if test $word = --socket
+        else if contains -- $word --socket --since --until --output -o
             set skip 1
         else if not string match -q -- '-*' $word
             echo $word
@@ -49,6 +49,7 @@ complete -c locationctl -n '__corelocation_locationctl_at 0' -a regions -d "An a
 complete -c locationctl -n '__corelocation_locationctl_at 0' -a sources -d "The daemon's location sources"
 complete -c locationctl -n '__corelocation_locationctl_at 0' -a services -d 'Switch location services on or off'
 complete -c locationctl -n '__corelocation_locationctl_at 0' -a wifi -d 'The Wi-Fi access points learned'
+complete -c locationctl -n '__corelocation_locationctl_at 0' -a export -d 'Write the track history as GPX or GeoJSON'
 complete -c locationctl -n '__corelocation_locationctl_at 0' -a agent -d 'Answer authorization requests here'
 complete -c locationctl -n '__corelocation_locationctl_at 0' -a help -d 'Show help'
 complete -c locationctl -n '__corelocation_locationctl_at 1 authorize regions' -a '(__corelocation_apps)'
@@ -60,3 +61,8 @@ complete -c locationctl -l socket -r -F -d 'The daemon socket'
 complete -c locationctl -l system -d 'The system daemon socket'
 complete -c locationctl -l approximate -d 'With authorize: reduced accuracy'
 complete -c locationctl -s h -l help -d 'Show help'
+complete -c locationctl -l since -x -a '1h 24h 7d 30d now' -d 'With export: the earliest time'
+complete -c locationctl -l until -x -a '1h 24h 7d now' -d 'With export: the latest time, excluded'
+complete -c locationctl -l gpx -d 'With export: write GPX 1.1'
+complete -c locationctl -l geojson -d 'With export: write GeoJSON'
+complete -c locationctl -s o -l output -r -F -d 'With export: the file written'
