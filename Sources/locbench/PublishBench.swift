@@ -6,7 +6,11 @@ import Synchronization
 
 /// Issue 18's figures: `locationd`'s store-and-forward publisher (`OutboxPublisher`, on a store
 /// file as the daemon has) against a real Mosquitto broker on loopback, beside the same client
-/// publishing directly (no store) and `mosquitto_pub`, in the same run.
+/// publishing directly (no store) and `mosquitto_pub`, in the same run; then the fleet row
+/// (`PublishFleetBench`): one broker and 10, 100 and 1,000 simulated devices publishing at 1 Hz,
+/// each on a connection of its own, with the devices', the broker's and the subscriber's CPU per
+/// message and whether the devices' cost per device stays flat as they grow
+/// (`--fleet-seconds N`, 20 s per size; `--fleet-only` skips the rest).
 enum PublishBench {
   static let broker = "/usr/sbin/mosquitto"
   static let mosquittoPub = "/usr/bin/mosquitto_pub"
@@ -17,11 +21,15 @@ enum PublishBench {
       print("publish: \(broker) is missing (Debian's mosquitto; scripts/setup-debian.sh)")
       return
     }
-    do {
-      try measure()
-    } catch {
-      print("publish: \(error)")
+    let arguments = Array(CommandLine.arguments.dropFirst(2))
+    if !arguments.contains("--fleet-only") {
+      do {
+        try measure()
+      } catch {
+        print("publish: \(error)")
+      }
     }
+    PublishFleetBench.run(arguments)
   }
 
   /// A broker on a free loopback port, its configuration in `directory`.

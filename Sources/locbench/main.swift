@@ -6,7 +6,7 @@
 //      install|hostile|all]
 //
 // `hostile-attacker` and `hostile-identity` are the programs `locbench hostile` runs as another
-// uid, not benchmarks.
+// uid, and `publish-fleet-worker` the simulated devices `locbench publish` runs: not benchmarks.
 import Foundation
 
 let benches: [(name: String, summary: String, run: () -> Void)] = [
@@ -44,7 +44,8 @@ let benches: [(name: String, summary: String, run: () -> Void)] = [
   ),
   (
     "publish",
-    "MQTT store-and-forward: 10 Hz latency, outbox throughput after an outage, vs mosquitto_pub",
+    "MQTT store-and-forward: 10 Hz latency, outbox throughput after an outage, vs mosquitto_pub;"
+      + " a fleet of 10-1,000 devices at 1 Hz (--fleet-seconds N, --fleet-only)",
     PublishBench.run
   ),
   (
@@ -64,6 +65,8 @@ if wanted == GeocodeBench.firstLookupMode {
   GeocodeBench.firstLookupChild(arguments: Array(arguments.dropFirst()))
 } else if wanted == LatencyBenchClient.mode {
   LatencyBenchClient.main(Array(arguments.dropFirst()))
+} else if wanted == PublishFleetBench.workerMode {
+  PublishFleetBench.worker(Array(arguments.dropFirst()))
 } else if wanted == HostileAttacker.mode {
   HostileAttacker.main(Array(arguments.dropFirst()))
 } else if wanted == HostileIdentity.mode {
