@@ -89,7 +89,26 @@ enum DaemonSyscall {
     }
   }
 
-  /// Accepts one connection, non-blocking and close-on-exec; nil when none is waiting.
+  /// The lowest number a descriptor that peers can multiply (a connection, its pidfd) gets when
+  /// the descriptor limit allows: the numbers below stay for the daemon's own descriptors.
+  /// libmosquitto's network loop waits with select(2), which refuses a socket numbered
+  /// `FD_SETSIZE` (1024) or above; without this, a local program holding a few hundred
+  /// connections would leave the MQTT publisher, at its next reconnection, a socket it can
+  /// never use (issue 18; `docs/security.md`, "Caps").
+  static let firstPeerDescriptor: Int32 = 1024
+
+  /// `fd` moved to `firstPeerDescriptor` or above (close-on-exec), the low number freed; `fd`
+  /// itself when it is there already or the limit leaves no room (then nothing changes).
+  static func movedHigh(_ fd: Int32) -> Int32 {
+    guard fd >= 0, fd < firstPeerDescriptor else { return fd }
+    let high = fcntl(fd, F_DUPFD_CLOEXEC, firstPeerDescriptor)
+    guard high >= 0 else { return fd }
+    Glibc.close(fd)
+    return high
+  }
+
+  /// Accepts one connection, non-blocking and close-on-exec, numbered `firstPeerDescriptor` or
+  /// above where the limit allows; nil when none is waiting.
   static func accept(_ fd: Int32) throws(DaemonSystemError) -> Int32? {
     while true {
       let client: Int32
@@ -104,7 +123,7 @@ enum DaemonSyscall {
           _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
         }
       }
-      if client >= 0 { return client }
+      if client >= 0 { return movedHigh(client) }
       switch Glibc.errno {
       case EINTR: continue
       case EAGAIN, EWOULDBLOCK, ECONNABORTED, EPROTO: return nil

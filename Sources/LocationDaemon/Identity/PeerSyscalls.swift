@@ -90,13 +90,13 @@ extension DaemonSyscall {
     var length = socklen_t(MemoryLayout<Int32>.size)
     if getsockopt(fd, SOL_SOCKET, peerPidfdOption, &pidfd, &length) == 0, pidfd >= 0 {
       _ = fcntl(pidfd, F_SETFD, FD_CLOEXEC)
-      return pidfd
+      return movedHigh(pidfd)
     }
     guard let pidfdOpen else { return nil }
     let opened = pidfdOpen(pid, 0)
     guard opened >= 0 else { return nil }
     _ = fcntl(opened, F_SETFD, FD_CLOEXEC)
-    return opened
+    return movedHigh(opened)
   }
 
   private typealias PidfdOpen = @convention(c) (Int32, UInt32) -> Int32
