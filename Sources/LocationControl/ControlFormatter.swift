@@ -42,6 +42,7 @@ package enum ControlFormatter {
     var text = "Location services: \(status.servicesEnabled ? "on" : "off")\n"
     if let store = status.store { text += storeLine(store) }
     if let publish = status.publish { text += publishLine(publish) }
+    if let history = status.history { text += historyLine(history) }
     text += "\n"
     text += "Sources:\n" + sourcesTable(status.sources) + "\n"
     text += "Clients:\n"
@@ -80,6 +81,19 @@ package enum ControlFormatter {
     line += ", \(publish.acknowledged) delivered"
     if publish.thinned > 0 { line += ", \(publish.thinned) old positions thinned" }
     return line + "\n"
+  }
+
+  /// The track history's line of `status`: what it holds and for how long.
+  static func historyLine(_ history: DaemonHistoryStatus) -> String {
+    var line = "Track history: "
+    line +=
+      history.points < 0 ? "? points" : "\(history.points) point\(history.points == 1 ? "" : "s")"
+    if let oldest = history.oldest, let newest = history.newest {
+      line += " from \(timestamp(oldest)) to \(timestamp(newest))"
+    }
+    let days =
+      history.days == history.days.rounded() ? String(Int(history.days)) : String(history.days)
+    return line + ", kept \(days) days\n"
   }
 
   /// The store's line of `status`: its path and condition, and for a store that does not take

@@ -26,7 +26,7 @@ extension DaemonServer {
             DaemonStatus(
               sources: sourceStatus, clients: clients, apps: apps,
               servicesEnabled: persistence.servicesEnabled(), store: storeStatus(),
-              publish: publisher.withLock { $0 }?.daemonStatus))))
+              publish: publisher.withLock { $0 }?.daemonStatus, history: historyStatus))))
     case .apps(let id):
       connection.send(.reply(id: id, .apps(try appInfos(id))))
     case .authorize(let id, let app, let setting, let accuracy):

@@ -3,6 +3,17 @@ import LocationStore
 
 // The control role's `history` request (`locationctl export`): a page of the track history.
 extension DaemonServer {
+  /// What `locationctl status` shows of the history; nil when it is off.
+  var historyStatus: DaemonHistoryStatus? {
+    guard configuration.history.enabled else { return nil }
+    let days = configuration.history.retentionDays
+    guard let extent = try? store.historyExtent() else {
+      return DaemonHistoryStatus(points: -1, days: days)
+    }
+    return DaemonHistoryStatus(
+      points: extent.count, oldest: extent.oldest, newest: extent.newest, days: days)
+  }
+
   /// One page of the track history: at most `DaemonHistoryQuery.maximumPoints` points, whatever
   /// the query asks, so that no reply line grows with the history. The first page of an export
   /// (no cursor) commits the points the recorder still holds, so that it reads everything

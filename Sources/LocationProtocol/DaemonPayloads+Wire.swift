@@ -165,6 +165,18 @@ extension DaemonStatus: WireObject {
     try c.field("servicesEnabled", &servicesEnabled, default: true)
     try c.optional("store", &store)
     try c.optional("publish", &publish)
+    try c.optional("history", &history)
+  }
+}
+
+extension DaemonHistoryStatus: WireObject {
+  package static var wireBlank: DaemonHistoryStatus { DaemonHistoryStatus(points: 0, days: 0) }
+
+  package mutating func wire(_ c: inout WireCoder) throws(DaemonProtocolError) {
+    try c.field("points", &points, default: 0)
+    try c.optional("oldest", &oldest)
+    try c.optional("newest", &newest)
+    try c.field("days", &days, default: 0)
   }
 }
 

@@ -32,6 +32,8 @@ package struct DaemonStatus: Sendable, Equatable {
   package var store: DaemonStoreStatus?
   /// The MQTT publisher's state (nil when `[publish]` is not configured).
   package var publish: DaemonPublishStatus?
+  /// The track history (nil when `history` is off).
+  package var history: DaemonHistoryStatus?
 
   /// Creates a status.
   /// - Parameters:
@@ -41,7 +43,8 @@ package struct DaemonStatus: Sendable, Equatable {
   ///   - servicesEnabled: The services switch.
   package init(
     sources: [DaemonSourceStatus], clients: [DaemonClientInfo], apps: [String],
-    servicesEnabled: Bool, store: DaemonStoreStatus? = nil, publish: DaemonPublishStatus? = nil
+    servicesEnabled: Bool, store: DaemonStoreStatus? = nil, publish: DaemonPublishStatus? = nil,
+    history: DaemonHistoryStatus? = nil
   ) {
     self.sources = sources
     self.clients = clients
@@ -49,6 +52,26 @@ package struct DaemonStatus: Sendable, Equatable {
     self.servicesEnabled = servicesEnabled
     self.store = store
     self.publish = publish
+    self.history = history
+  }
+}
+
+/// The track history as `status` reports it (`history = yes`, issue 18).
+package struct DaemonHistoryStatus: Sendable, Equatable {
+  /// Points kept (-1: the store cannot say).
+  package var points: Int
+  /// The oldest and newest point's times, seconds since 1970 (nil when there is none).
+  package var oldest: Double?
+  package var newest: Double?
+  /// Days a point is kept (`history-days`).
+  package var days: Double
+
+  /// Creates a history status.
+  package init(points: Int, oldest: Double? = nil, newest: Double? = nil, days: Double) {
+    self.points = points
+    self.oldest = oldest
+    self.newest = newest
+    self.days = days
   }
 }
 

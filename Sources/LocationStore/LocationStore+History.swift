@@ -169,6 +169,22 @@ extension LocationStore {
     }
   }
 
+  /// How many points the history holds, and the times of its oldest and newest (nil when empty).
+  /// - Throws: `StoreError` if the store cannot be read.
+  package func historyExtent() throws(StoreError) -> (count: Int, oldest: Double?, newest: Double?)
+  {
+    try locked("historyExtent") { (connection) throws(StoreError) in
+      try connection.withStatement("SELECT count(*), min(time), max(time) FROM track_history") {
+        (statement) throws(StoreError) in
+        guard try statement.step() else { return (0, nil, nil) }
+        return (
+          Int(statement.int64(at: 0)), statement.optionalDouble(at: 1),
+          statement.optionalDouble(at: 2)
+        )
+      }
+    }
+  }
+
   private static func validateHistory(_ fix: Fix) throws(StoreError) {
     try Validate.coordinate(latitude: fix.latitude, longitude: fix.longitude, of: "history point")
     try Validate.finite(fix.time, "history point time")

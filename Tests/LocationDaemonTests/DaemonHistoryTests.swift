@@ -79,6 +79,19 @@ import Testing
     // Bounds: since included.
     #expect(try Self.pages(control, since: Self.start + 5, limit: 100).flatMap { $0 }.count == 2)
 
+    // locationctl status: what the history holds.
+    control.send(.status(id: 90))
+    guard case .reply(90, .status(let daemonStatus)) = try control.next() else {
+      Issue.record("no status")
+      return
+    }
+    #expect(
+      daemonStatus.history
+        == DaemonHistoryStatus(points: 7, oldest: expected.first, newest: expected.last, days: 30))
+    let text = ControlFormatter.status(daemonStatus)
+    #expect(text.contains("Track history: 7 points from 2026-01-01 00:00:00"), "\(text)")
+    #expect(text.contains("00:00:06Z, kept 30 days\n"), "\(text)")
+
     // locationctl export, GPX to a file: the project's own decoder reads it back.
     let file = daemon.directory + "/track.gpx"
     let gpx = Output()

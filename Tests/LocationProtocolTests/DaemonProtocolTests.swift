@@ -139,7 +139,8 @@ import Testing
               url: "gpsd://h:2947", running: true, power: "high", onSeconds: 12.5, users: 2)
           ],
           clients: [DaemonClientInfo(app: "org.x", pid: 42, uid: 1000, managers: 2)],
-          apps: ["org.x", "org.y"], servicesEnabled: true))),
+          apps: ["org.x", "org.y"], servicesEnabled: true,
+          history: DaemonHistoryStatus(points: 3, oldest: 1.7e9, newest: 1.7e9 + 2, days: 7.5)))),
     .reply(
       id: 2,
       .apps([
