@@ -13,7 +13,8 @@ import Testing
 /// accepted), and stall the current connections (nothing forwarded, nothing closed: a
 /// half-open connection) until it resumes them.
 ///
-/// The descriptors are the proxy thread's alone: the test's orders are queued for it and
+/// Each accepted connection is connected to the target at once (a blocking connect: the
+/// target is a server on loopback that accepts). The descriptors are the proxy thread's alone: the test's orders are queued for it and
 /// answered once carried out. `stop()` (or the object going away) closes them all and waits
 /// for the thread to end.
 package final class FlappingProxy: Sendable {
