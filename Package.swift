@@ -175,7 +175,8 @@ let package = Package(
     // built programs and a harness for locationd, the CI rule for missing components, `eventually`,
     // SplitMix64, fakes (a daemon, an NMEA receiver, hub doubles, a pumped manager), sockets,
     // children started with an empty signal mask, a real gpsd under gpsfake, SQLite I/O faults
-    // (CSQLite's fault-injecting VFS) and a size-limited tmpfs. Not a product.
+    // (CSQLite's fault-injecting VFS), a size-limited tmpfs and a TCP proxy that cuts, refuses
+    // and stalls connections (a network that flaps). Not a product.
     .target(
       name: "TestSupport",
       dependencies: [

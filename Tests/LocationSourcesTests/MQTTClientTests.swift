@@ -153,6 +153,35 @@ import Testing
     holder.withLock { $0 = nil }
   }
 
+  /// A connection that stalls (half-open: nothing comes back, nothing is closed) is given up by
+  /// the keep-alive, which says so, and the client connects again.
+  @Test func aStalledConnectionIsGivenUpByTheKeepAliveAndSaidSo() async throws {
+    guard let broker = try Self.broker() else { return }
+    defer { broker.remove() }
+    let proxy = try FlappingProxy(targetPort: broker.port)
+    defer { proxy.stop() }
+    var configuration = MQTTClient.Configuration(
+      host: "127.0.0.1", port: Int32(proxy.port), clientID: "stalled")
+    configuration.keepAlive = 5
+    configuration.maximumReconnectDelay = 2
+    let recorder = Recorder()
+    let client = try MQTTClient(configuration, events: recorder.record)
+    client.start()
+    defer { client.stop() }
+    #expect(await eventually { recorder.connections == 1 }, "\(broker.log())")
+    #expect(proxy.stall() == 1)
+    func losses() -> [String] {
+      recorder.snapshot.compactMap {
+        if case .disconnected(let reason) = $0 { return reason }
+        return nil
+      }
+    }
+    #expect(await eventually { !losses().isEmpty }, "\(proxy.counts)")
+    #expect(losses().first?.contains("keep-alive") == true, "\(losses())")
+    #expect(await eventually { recorder.connections == 2 }, "\(recorder.snapshot)")
+    proxy.resume()
+  }
+
   @Test func aMissingAuthorityFileIsAnErrorAtOnce() {
     #expect(throws: MQTTError.self) {
       _ = try MQTTClient(

@@ -71,7 +71,8 @@ package final class MQTTClient: @unchecked Sendable {
     package var tls: TLS?
     /// The last will, if any.
     package var will: Will?
-    /// Seconds between keep-alive pings.
+    /// Seconds between keep-alive pings; a connection that stalls (nothing comes back) is given
+    /// up within twice this, and connected again.
     package var keepAlive: Int32 = 30
     /// The longest wait between attempts to connect, seconds.
     package var maximumReconnectDelay: UInt32 = 60
@@ -199,8 +200,7 @@ package final class MQTTClient: @unchecked Sendable {
     mosquitto_disconnect_callback_set(handle) { _, object, code in
       guard let object else { return }
       let box = Unmanaged<Box>.fromOpaque(object).takeUnretainedValue()
-      box.events(
-        .disconnected(code == 0 ? "closed" : String(cString: mosquitto_strerror(code))))
+      box.events(.disconnected(code == 0 ? "closed" : MQTTClient.describe(code)))
     }
     mosquitto_publish_callback_set(handle) { _, object, mid in
       guard let object else { return }
@@ -316,6 +316,10 @@ package final class MQTTClient: @unchecked Sendable {
   /// libmosquitto's words for an error code (with `errno`'s for a system error).
   static func describe(_ code: Int32) -> String {
     if code == MOSQ_ERR_ERRNO.rawValue { return String(cString: strerror(errno)) }
+    // libmosquitto 2.0.11 (Debian 12) has no words for it: "Unknown error.".
+    if code == MOSQ_ERR_KEEPALIVE.rawValue {
+      return "no answer from the broker within the keep-alive (a stalled connection)"
+    }
     return String(cString: mosquitto_strerror(code))
   }
 }
