@@ -27,6 +27,20 @@ import Testing
     #expect(rendered == expected)
   }
 
+  /// libxml2's SAX2 interface, without entity substitution (kept off against external
+  /// entities), hands an attribute's `&amp;` (and `&#38;`) over as the text `&#38;`; the root's
+  /// `creator` and `version` are what the file says.
+  @Test func escapedCharactersInTheRootsAttributesAreDecoded() throws {
+    let xml = """
+      <?xml version="1.0"?>
+      <gpx version="1.1" creator="Tom &amp; Jerry &lt;3 &#38; &quot;GPS&quot; &#x41;&#66;">
+      <wpt lat="1" lon="2"/></gpx>
+      """
+    let document = try GPXDecoder.decode(data: Array(xml.utf8))
+    #expect(document.creator == "Tom & Jerry <3 & \"GPS\" AB")
+    #expect(document.version == "1.1" && document.points.count == 1)
+  }
+
   @Test func garminTrackPointExtensionV2() throws {
     let name = "garmin_trackpointextension_v2.gpx"
     let document = try GPXDecoder.decode(data: try Paths.fixtureBytes("gpx", name), file: name)

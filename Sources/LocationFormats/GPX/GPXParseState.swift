@@ -470,9 +470,32 @@ struct GPXParseState {
         continue
       }
       let name = String(cString: attribute.name)
-      let value = String(decoding: attribute.value, as: UTF8.self)
+      let value = Self.attributeText(attribute.value)
       if name == "version" { version = value } else if name == "creator" { creator = value }
     }
+  }
+
+  /// An attribute's value as the file means it. Without entity substitution (off, against
+  /// external entities), libxml2's SAX2 interface hands an `&` the file escaped (`&amp;`,
+  /// `&#38;`) over as the five bytes `&#38;`, so that it stays apart from an entity reference it
+  /// did not expand (`&name;`, kept as written); every other character reference is decoded.
+  static func attributeText(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+    var text: [UInt8] = []
+    text.reserveCapacity(bytes.count)
+    var index = 0
+    while index < bytes.count {
+      if bytes[index] == UInt8(ascii: "&"), index + 4 < bytes.count,
+        bytes[index + 1] == UInt8(ascii: "#"), bytes[index + 2] == UInt8(ascii: "3"),
+        bytes[index + 3] == UInt8(ascii: "8"), bytes[index + 4] == UInt8(ascii: ";")
+      {
+        text.append(UInt8(ascii: "&"))
+        index += 5
+      } else {
+        text.append(bytes[index])
+        index += 1
+      }
+    }
+    return String(decoding: text, as: UTF8.self)
   }
 }
 
