@@ -22,7 +22,10 @@ import CPrefetch
 /// stack with the plane's distance and read only if that distance is still below the best once the
 /// nearer side has been searched, which it rarely is. And a subtree of at most `bucketSize`
 /// places, which the implicit layout keeps in one contiguous index range, is scanned whole, its
-/// lines fetched together instead of one after another.
+/// lines fetched together instead of one after another. The range under the copied levels that
+/// the nearer sides lead to (`firstLeaf(of:)`, about 18 places) is found from the copy alone, so
+/// a caller can prefetch its lines before other work, and it is scanned first: the best place
+/// there then rules out most far sides and planes on the way down, which are not put on the stack.
 package struct PlaceTree: Sendable {
   let places: ByteRegion
   let count: Int
@@ -212,8 +215,43 @@ private struct NearestSearch {
     if bestIndex >= 0 { early(bestIndex) }
     let firstLow = first.lowerBound
     let firstHigh = first.upperBound
-    stack[0] = StackEntry(low: 0, high: count, axis: 0, node: 1, bound: 0)
-    var entries = 1
+    // The way down from the root to the first leaf, through the copied levels only: the far
+    // sides, and the places on the planes, that the best so far does not rule out, deepest last
+    // (so first off the stack).
+    var entries = 0
+    var low = 0
+    var high = count
+    var axis = 0
+    var node = 1
+    while node < splits.count, high &- low > PlaceTree.bucketSize {
+      let middle = (low &+ high) >> 1
+      let difference = target[axis] - Double(splits[node])
+      let bound = difference * difference
+      axis = axis == 2 ? 0 : axis &+ 1
+      if bound < bestDistance, entries &+ 2 <= stack.count {
+        let farther = difference < 0 ? node &* 2 &+ 1 : node &* 2
+        stack[entries] = StackEntry(
+          low: difference < 0 ? middle &+ 1 : low, high: difference < 0 ? high : middle,
+          axis: axis, node: farther < splits.count ? farther : 0, bound: bound)
+        stack[entries &+ 1] = StackEntry(
+          low: middle, high: middle &+ 1, axis: 0, node: 0, bound: bound)
+        entries &+= 2
+      }
+      if difference < 0 {
+        high = middle
+        node = node &* 2
+      } else {
+        low = middle &+ 1
+        node = node &* 2 &+ 1
+      }
+    }
+    // The range reached is the first leaf when the caller's `first` is this target's; if not,
+    // it is searched like any other.
+    if low < firstLow || high > firstHigh, entries < stack.count {
+      stack[entries] = StackEntry(
+        low: low, high: high, axis: axis, node: node < splits.count ? node : 0, bound: 0)
+      entries &+= 1
+    }
     while entries > 0 {
       entries -= 1
       let entry = stack[entries]
