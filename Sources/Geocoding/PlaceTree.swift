@@ -128,18 +128,18 @@ package struct PlaceTree: Sendable {
       var low = 0
       var high = count
       var node = 1
-      var axis = 0
-      while node < splits.count, high &- low > Self.bucketSize {
+      // One level down on the axis of `coordinate`; false below the copied levels or in a range
+      // small enough to scan. The axes take turns, so three steps make one round.
+      func step(_ coordinate: Double) -> Bool {
+        guard node < splits.count, high &- low > Self.bucketSize else { return false }
         let middle = (low &+ high) >> 1
-        if target[axis] < Double(splits[node]) {
-          high = middle
-          node = node &* 2
-        } else {
-          low = middle &+ 1
-          node = node &* 2 &+ 1
-        }
-        axis = axis == 2 ? 0 : axis &+ 1
+        let left = coordinate < Double(splits[node])
+        high = left ? middle : high
+        low = left ? low : middle &+ 1
+        node = node &* 2 &+ (left ? 0 : 1)
+        return true
       }
+      while step(target.x), step(target.y), step(target.z) {}
       return low..<high
     }
   }
@@ -223,28 +223,30 @@ private struct NearestSearch {
     var high = count
     var axis = 0
     var node = 1
-    while node < splits.count, high &- low > PlaceTree.bucketSize {
+    // One level down on the axis of `coordinate` (`next` is the axis after it), as in
+    // `PlaceTree.firstLeaf(of:)`; false below the copied levels or in a range small enough to scan.
+    func step(_ coordinate: Double, _ next: Int) -> Bool {
+      guard node < splits.count, high &- low > PlaceTree.bucketSize else { return false }
       let middle = (low &+ high) >> 1
-      let difference = target[axis] - Double(splits[node])
+      let difference = coordinate - Double(splits[node])
       let bound = difference * difference
-      axis = axis == 2 ? 0 : axis &+ 1
+      axis = next
       if bound < bestDistance, entries &+ 2 <= stack.count {
         let farther = difference < 0 ? node &* 2 &+ 1 : node &* 2
         stack[entries] = StackEntry(
           low: difference < 0 ? middle &+ 1 : low, high: difference < 0 ? high : middle,
-          axis: axis, node: farther < splits.count ? farther : 0, bound: bound)
+          axis: next, node: farther < splits.count ? farther : 0, bound: bound)
         stack[entries &+ 1] = StackEntry(
           low: middle, high: middle &+ 1, axis: 0, node: 0, bound: bound)
         entries &+= 2
       }
-      if difference < 0 {
-        high = middle
-        node = node &* 2
-      } else {
-        low = middle &+ 1
-        node = node &* 2 &+ 1
-      }
+      let left = difference < 0
+      high = left ? middle : high
+      low = left ? low : middle &+ 1
+      node = node &* 2 &+ (left ? 0 : 1)
+      return true
     }
+    while step(target.x, 1), step(target.y, 2), step(target.z, 0) {}
     // The range reached is the first leaf when the caller's `first` is this target's; if not,
     // it is searched like any other.
     if low < firstLow || high > firstHigh, entries < stack.count {
