@@ -85,19 +85,20 @@ package struct PlaceTree: Sendable {
 
   /// The nearest place to `target`, optionally only among the places of one land region.
   ///
-  /// Depth-first, nearer side first, with an explicit stack; a far side is visited only when the
-  /// splitting plane is nearer than the best place so far, and a subtree of at most `bucketSize`
-  /// places is scanned whole.
+  /// Depth-first, nearer side first, with an explicit stack, after the first leaf; a far side is
+  /// visited only when the splitting plane is nearer than the best place so far, and a subtree of
+  /// at most `bucketSize` places is scanned whole. Of equally near places, the first in the file
+  /// that the search meets wins.
   ///
   /// - Parameters:
   ///   - target: A unit vector.
   ///   - region: The land region the place must lie in, or `nil` for any place.
-  /// - Returns: The place's index and its chord distance squared, or `nil` when no place
-  ///   qualifies.
   ///   - leaf: `firstLeaf(of: target)`, when the caller has it already.
   ///   - early: Called with the best place of the first leaf, when it has one, before the rest of
   ///     the search (which rarely finds a nearer one): a caller can start fetching what it will
   ///     read about the answer while the search goes on.
+  /// - Returns: The place's index and its chord distance squared, or `nil` when no place
+  ///   qualifies.
   package func nearest(
     to target: SIMD3<Double>, inRegion region: Int?, leaf: Range<Int>? = nil,
     early: (Int) -> Void = { _ in }
