@@ -44,6 +44,8 @@ let package = Package(
       pkgConfig: "libmosquitto",
       providers: [.apt(["libmosquitto-dev"])]
     ),
+    // The compiler's prefetch hint, which Swift lacks, for the gazetteer's nearest-place search.
+    .systemLibrary(name: "CPrefetch"),
     // libxml2's SAX2 interface: the real XML parser behind the GPX decoder.
     .systemLibrary(
       name: "CLibXML2",
@@ -65,7 +67,7 @@ let package = Package(
       swiftSettings: swiftSettings),
     // The offline gazetteer (a memory-mapped file built by scripts/build-gazetteer.py, kept in
     // Data/gazetteer/) and the Nominatim client behind CLGeocoder.
-    .target(name: "Geocoding", swiftSettings: swiftSettings),
+    .target(name: "Geocoding", dependencies: ["CPrefetch"], swiftSettings: swiftSettings),
     // The Nominatim client and the choice of the live geocoder: the only code on
     // FoundationNetworking (libcurl and its TLS stack), kept out of LocationServices and so out of
     // locationd.

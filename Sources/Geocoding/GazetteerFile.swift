@@ -1,3 +1,5 @@
+import CPrefetch
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -188,6 +190,13 @@ struct ByteRegion: @unchecked Sendable {
 
   @inline(__always)
   func f32(_ offset: Int) -> Float { Float(bitPattern: u32(offset)) }
+
+  /// Starts fetching the cache line at `offset` without waiting for it (nothing out of range).
+  @inline(__always)
+  func prefetch(_ offset: Int) {
+    guard let base, offset >= 0, offset < count else { return }
+    cprefetch_read(base + offset)
+  }
 
   /// The string at `offset` of a string blob: a u16 byte length and UTF-8 bytes (invalid UTF-8 is
   /// repaired, a length past the end gives the empty string).

@@ -1,3 +1,5 @@
+import CPrefetch
+
 /// The names of the gazetteer's tables (countries, first- and second-level areas, time zones),
 /// decoded once when the file is opened, so that an answer takes them without decoding or reading
 /// the mapping: about 22,000 short strings, most of them stored inline (at most 15 bytes of UTF-8),
@@ -45,6 +47,18 @@ struct GazetteerNames: Sendable {
     admin2Names = (0..<(admin2.count / 4)).map { $0 == 0 ? nil : string(admin2.u32($0 * 4)) }
     self.timeZones = (0..<(timeZones.count / 4)).map { string(timeZones.u32($0 * 4)) }
     unitedStates = countryCodes.firstIndex(of: "US") ?? -1
+  }
+
+  /// Starts fetching the first- and second-level areas' name table entries without waiting.
+  func prefetchAreas(_ area: Int, _ county: Int) {
+    admin1Names.withUnsafeBufferPointer { table in
+      guard let start = table.baseAddress, area >= 0, area < table.count else { return }
+      cprefetch_read(start + area)
+    }
+    admin2Names.withUnsafeBufferPointer { table in
+      guard let start = table.baseAddress, county >= 0, county < table.count else { return }
+      cprefetch_read(start + county)
+    }
   }
 
   /// The element at `index`, or nil out of range (a corrupt record's index).

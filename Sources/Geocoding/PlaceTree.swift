@@ -1,3 +1,5 @@
+import CPrefetch
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -20,7 +22,10 @@
 /// stack with the plane's distance and read only if that distance is still below the best once the
 /// nearer side has been searched, which it rarely is. And a subtree of at most `bucketSize`
 /// places, which the implicit layout keeps in one contiguous index range, is scanned whole, its
-/// lines fetched together instead of one after another.
+/// lines fetched together instead of one after another. The range under the copied levels that
+/// the nearer sides lead to (`firstLeaf(of:)`, about 18 places) is found from the copy alone, so
+/// a caller can prefetch its lines before other work, and it is scanned first: the best place
+/// there then rules out most far sides and planes on the way down, which are not put on the stack.
 package struct PlaceTree: Sendable {
   let places: ByteRegion
   let count: Int
@@ -52,7 +57,8 @@ package struct PlaceTree: Sendable {
   package static func unitVector(latitude: Double, longitude: Double) -> SIMD3<Double> {
     let phi = latitude * .pi / 180
     let lambda = longitude * .pi / 180
-    return SIMD3(cos(phi) * cos(lambda), cos(phi) * sin(lambda), sin(phi))
+    let cosPhi = cos(phi)
+    return SIMD3(cosPhi * cos(lambda), cosPhi * sin(lambda), sin(phi))
   }
 
   @inline(__always)
@@ -79,26 +85,80 @@ package struct PlaceTree: Sendable {
 
   /// The nearest place to `target`, optionally only among the places of one land region.
   ///
-  /// Depth-first, nearer side first, with an explicit stack; a far side is visited only when the
-  /// splitting plane is nearer than the best place so far, and a subtree of at most `bucketSize`
-  /// places is scanned whole.
+  /// Depth-first, nearer side first, with an explicit stack, after the first leaf; a far side is
+  /// visited only when the splitting plane is nearer than the best place so far, and a subtree of
+  /// at most `bucketSize` places is scanned whole. Of equally near places, the first in the file
+  /// that the search meets wins.
   ///
   /// - Parameters:
   ///   - target: A unit vector.
   ///   - region: The land region the place must lie in, or `nil` for any place.
+  ///   - leaf: `firstLeaf(of: target)`, when the caller has it already.
+  ///   - early: Called with the best place of the first leaf, when it has one, before the rest of
+  ///     the search (which rarely finds a nearer one): a caller can start fetching what it will
+  ///     read about the answer while the search goes on.
   /// - Returns: The place's index and its chord distance squared, or `nil` when no place
   ///   qualifies.
-  package func nearest(to target: SIMD3<Double>, inRegion region: Int?)
-    -> (index: Int, chord2: Double)?
-  {
+  package func nearest(
+    to target: SIMD3<Double>, inRegion region: Int?, leaf: Range<Int>? = nil,
+    early: (Int) -> Void = { _ in }
+  ) -> (index: Int, chord2: Double)? {
     // Every index read is below `count`, and `count` whole records lie within the section.
     guard let base = places.base, count > 0 else { return nil }
+    let first = leaf ?? firstLeaf(of: target)
+    guard first.upperBound <= count else { return nil }
     return splits.withUnsafeBufferPointer { splits in
       withUnsafeTemporaryAllocation(of: StackEntry.self, capacity: Self.stackSize) { stack in
         var search = NearestSearch(base: base, target: target, wanted: region ?? -1)
-        search.run(splits: splits, stack: stack, count: count)
+        search.run(splits: splits, stack: stack, count: count, first: first, early: early)
         return search.bestIndex < 0 ? nil : (search.bestIndex, search.bestDistance)
       }
+    }
+  }
+
+  /// The range of places under the copied top levels that the nearer sides lead to from the
+  /// root: for the shipped file about 18 places, contiguous in the implicit layout, found from the
+  /// copy alone. A search scans it first, so that the best place found there prunes the far sides
+  /// before they are put on the stack.
+  ///
+  /// - Parameter target: A unit vector.
+  /// - Returns: The index range (empty for an empty tree).
+  package func firstLeaf(of target: SIMD3<Double>) -> Range<Int> {
+    guard count > 0 else { return 0..<0 }
+    return splits.withUnsafeBufferPointer { splits in
+      var low = 0
+      var high = count
+      var node = 1
+      // One level down on the axis of `coordinate`; false below the copied levels or in a range
+      // small enough to scan. The axes take turns, so three steps make one round.
+      func step(_ coordinate: Double) -> Bool {
+        guard node < splits.count, high &- low > Self.bucketSize else { return false }
+        let middle = (low &+ high) >> 1
+        let left = coordinate < Double(splits[node])
+        high = left ? middle : high
+        low = left ? low : middle &+ 1
+        node = node &* 2 &+ (left ? 0 : 1)
+        return true
+      }
+      while step(target.x), step(target.y), step(target.z) {}
+      return low..<high
+    }
+  }
+
+  /// Starts fetching the cache lines of a range of places without waiting for them, so that a
+  /// caller with other work before the search (the country outline lookup) does it while they
+  /// arrive (software prefetching: Mowry, Lam and Gupta, "Design and Evaluation of a Compiler
+  /// Algorithm for Prefetching", ASPLOS 1992).
+  ///
+  /// - Parameter range: Places below `count` (`firstLeaf(of:)`).
+  package func prefetch(_ range: Range<Int>) {
+    guard let base = places.base, range.upperBound <= count else { return }
+    // A prefetch never faults; `count` whole records lie within the section.
+    var line = Int(bitPattern: base + range.lowerBound &* GazetteerFormat.placeSize) & ~63
+    let end = Int(bitPattern: base + range.upperBound &* GazetteerFormat.placeSize)
+    while line < end {
+      cprefetch_read(UnsafeRawPointer(bitPattern: line))
+      line &+= 64
     }
   }
 
@@ -147,10 +207,54 @@ private struct NearestSearch {
   }
 
   mutating func run(
-    splits: UnsafeBufferPointer<Float>, stack: UnsafeMutableBufferPointer<StackEntry>, count: Int
+    splits: UnsafeBufferPointer<Float>, stack: UnsafeMutableBufferPointer<StackEntry>, count: Int,
+    first: Range<Int>, early: (Int) -> Void
   ) {
-    stack[0] = StackEntry(low: 0, high: count, axis: 0, node: 1, bound: 0)
-    var entries = 1
+    // The first leaf, whole (its lines were fetched early): the best place there prunes most far
+    // sides on the way down, instead of every one being put on the stack and taken off again.
+    for index in first { _ = visit(index) }
+    if bestIndex >= 0 { early(bestIndex) }
+    let firstLow = first.lowerBound
+    let firstHigh = first.upperBound
+    // The way down from the root to the first leaf, through the copied levels only: the far
+    // sides, and the places on the planes, that the best so far does not rule out, deepest last
+    // (so first off the stack).
+    var entries = 0
+    var low = 0
+    var high = count
+    var axis = 0
+    var node = 1
+    // One level down on the axis of `coordinate` (`next` is the axis after it), as in
+    // `PlaceTree.firstLeaf(of:)`; false below the copied levels or in a range small enough to scan.
+    func step(_ coordinate: Double, _ next: Int) -> Bool {
+      guard node < splits.count, high &- low > PlaceTree.bucketSize else { return false }
+      let middle = (low &+ high) >> 1
+      let difference = coordinate - Double(splits[node])
+      let bound = difference * difference
+      axis = next
+      if bound < bestDistance, entries &+ 2 <= stack.count {
+        let farther = difference < 0 ? node &* 2 &+ 1 : node &* 2
+        stack[entries] = StackEntry(
+          low: difference < 0 ? middle &+ 1 : low, high: difference < 0 ? high : middle,
+          axis: next, node: farther < splits.count ? farther : 0, bound: bound)
+        stack[entries &+ 1] = StackEntry(
+          low: middle, high: middle &+ 1, axis: 0, node: 0, bound: bound)
+        entries &+= 2
+      }
+      let left = difference < 0
+      high = left ? middle : high
+      low = left ? low : middle &+ 1
+      node = node &* 2 &+ (left ? 0 : 1)
+      return true
+    }
+    while step(target.x, 1), step(target.y, 2), step(target.z, 0) {}
+    // The range reached is the first leaf when the caller's `first` is this target's; if not,
+    // it is searched like any other.
+    if low < firstLow || high > firstHigh, entries < stack.count {
+      stack[entries] = StackEntry(
+        low: low, high: high, axis: axis, node: node < splits.count ? node : 0, bound: 0)
+      entries &+= 1
+    }
     while entries > 0 {
       entries -= 1
       let entry = stack[entries]
@@ -159,7 +263,8 @@ private struct NearestSearch {
       var high = Int(entry.high)
       var axis = entry.axis
       var node = entry.node
-      while high - low > PlaceTree.bucketSize {
+      // Ranges nest: one within the first leaf has been visited already.
+      while high - low > PlaceTree.bucketSize, low < firstLow || high > firstHigh {
         let middle = (low + high) >> 1
         let split: Double
         if node > 0, node < splits.count {
@@ -195,6 +300,7 @@ private struct NearestSearch {
         if difference < 0 { high = middle } else { low = middle + 1 }
         node = nearer < splits.count ? nearer : 0
       }
+      guard low < firstLow || high > firstHigh else { continue }
       for index in low..<max(low, high) { _ = visit(index) }
     }
   }
@@ -214,7 +320,8 @@ private struct NearestSearch {
     if wanted < 0 || Int(region) == wanted {
       let delta = point - target
       let distance = delta.x * delta.x + delta.y * delta.y + delta.z * delta.z
-      if distance < bestDistance {
+      // Equally near places: the first in the file, whichever the search met first.
+      if distance < bestDistance || (distance == bestDistance && index < bestIndex) {
         bestDistance = distance
         bestIndex = index
       }
