@@ -142,7 +142,11 @@ final class DevicePublisher: HubClient, @unchecked Sendable {
       }
       guard due else { continue }
       do {
-        let location = try OwnTracksLocation(fix: fix, trackerID: settings.effectiveTrackerID)
+        // The hub hands over locations as the sources gave them (an app's host reduces them
+        // for the app, `AppHost.visible`); with `approximate`, only the snapped one leaves.
+        let location = try OwnTracksLocation(
+          fix: settings.approximate ? reducer.apply(fix) : fix,
+          trackerID: settings.effectiveTrackerID)
         let payload = try OwnTracksMessage.location(location).encoded()
         messages.append(
           OutboxMessage(
