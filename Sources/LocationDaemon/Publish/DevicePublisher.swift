@@ -124,9 +124,6 @@ final class DevicePublisher: HubClient, @unchecked Sendable {
     }
   }
 
-  /// Waits until a scheduled list is committed (tests).
-  func settleWaypointList() { listQueue.sync {} }
-
   func hub(_ service: any LocationService, deliver delivery: HubDelivery) {
     guard case .locations(let fixes) = delivery else { return }
     var messages: [OutboxMessage] = []
