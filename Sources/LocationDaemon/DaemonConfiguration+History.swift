@@ -39,13 +39,7 @@ package struct HistorySettings: Sendable, Equatable {
       return number
     }
     switch key {
-    case "history":
-      switch value.lowercased() {
-      case "yes", "on", "true", "1": enabled = true
-      case "no", "off", "false", "0": enabled = false
-      default:  // a string from the file
-        throw DaemonConfigurationError(message: "\(place): history takes yes or no, not '\(value)'")
-      }
+    case "history": enabled = try DaemonConfiguration.yesOrNo(value, place: place, key: key)
     case "history-days": retentionDays = try number(0.01...36_500)
     case "history-interval": minimumInterval = try number(0...86_400)
     default:  // a key of another part of the file

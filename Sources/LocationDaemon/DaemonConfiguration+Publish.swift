@@ -107,11 +107,7 @@ package struct PublishSettings: Sendable, Equatable {
       }
       qos = Int32(value) ?? 1
     case "approximate":
-      switch value.lowercased() {
-      case "yes", "on", "true", "1": approximate = true
-      case "no", "off", "false", "0": approximate = false
-      default: throw fail("yes or no")  // any other word
-      }
+      approximate = try DaemonConfiguration.yesOrNo(value, place: place, key: "[publish] \(key)")
     case "outbox-limit": outboxLimit = Int(try number(1...100_000_000))
     default:  // any other key
       throw DaemonConfigurationError(

@@ -474,12 +474,7 @@ package struct DaemonConfiguration: Sendable, Equatable {
         case "launch":
           apps[app].launch = value
         case "publish-regions":
-          switch value.lowercased() {
-          case "yes", "on", "true", "1": apps[app].publishesRegions = true
-          case "no", "off", "false", "0": apps[app].publishesRegions = false
-          default:  // any other word
-            throw DaemonConfigurationError(message: "\(place): publish-regions: yes or no")
-          }
+          apps[app].publishesRegions = try Self.yesOrNo(value, place: place, key: key)
         default:  // an argument or a key
           throw DaemonConfigurationError(
             message:
@@ -549,6 +544,18 @@ package struct DaemonConfiguration: Sendable, Equatable {
     }
     if !fileSources.isEmpty { sources = fileSources }
     if let publishing { publish = try publishing.validated(path: path) }
+  }
+
+  /// A switch's value: `yes`, `on`, `true` or `1`; `no`, `off`, `false` or `0` (any case).
+  static func yesOrNo(_ value: String, place: String, key: String)
+    throws(DaemonConfigurationError) -> Bool
+  {
+    switch value.lowercased() {
+    case "yes", "on", "true", "1": return true
+    case "no", "off", "false", "0": return false
+    default:  // any other word
+      throw DaemonConfigurationError(message: "\(place): \(key) takes yes or no, not '\(value)'")
+    }
   }
 
   private static func positive(_ value: String, place: String, key: String)

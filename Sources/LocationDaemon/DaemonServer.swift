@@ -180,7 +180,7 @@ package final class DaemonServer: Sendable {
     }
     let made = TrackRecorder(
       settings: configuration.history, store: store, sources: .objects { pool.relays() },
-      clock: clock, reducer: reducer)
+      clock: clock)
     recorder.withLock { $0 = made }
     made.start()
   }

@@ -63,19 +63,14 @@ final class TrackRecorder: HubClient, @unchecked Sendable {
   ///   - store: Where points are kept.
   ///   - sources: The pool's relays.
   ///   - clock: The daemon's clock; nil: real time, timers on a queue of the recorder's own.
-  ///   - reducer: The daemon's reduced-accuracy function (unused: full accuracy).
   init(
     settings: HistorySettings, store: LocationStore, sources: LocationHub.Sources,
-    clock: (any HubClock)?, reducer: ReducedAccuracy
+    clock: (any HubClock)?
   ) {
     self.settings = settings
     self.store = store
     self.clock = clock ?? LiveClock(queue: DispatchQueue(label: "locationd history"))
-    let persistence = MemoryPersistence()
-    persistence.setAuthorization(AuthorizationSnapshot(status: .authorizedAlways), app: Self.app)
-    hub = LocationHub(
-      app: Self.app, sources: sources, persistence: persistence, policy: nil, clock: clock,
-      reducer: reducer)
+    hub = .daemonOwn(app: Self.app, sources: sources, clock: clock, reduced: nil)
   }
 
   /// Prunes past the retention and asks the sources for locations.

@@ -71,13 +71,9 @@ final class DevicePublisher: HubClient, @unchecked Sendable {
     } catch {
       throw DaemonConfigurationError(message: "[publish]: \(error.message)")
     }
-    let persistence = MemoryPersistence()
-    var authorization = AuthorizationSnapshot(status: .authorizedAlways)
-    if settings.approximate { authorization.accuracy = .reducedAccuracy }
-    persistence.setAuthorization(authorization, app: Self.app)
-    hub = LocationHub(
-      app: Self.app, sources: sources, persistence: persistence, policy: nil, clock: clock,
-      reducer: reducer)
+    hub = .daemonOwn(
+      app: Self.app, sources: sources, clock: clock,
+      reduced: settings.approximate ? reducer : nil)
   }
 
   /// What `locationctl status` shows.
@@ -127,9 +123,6 @@ final class DevicePublisher: HubClient, @unchecked Sendable {
       submitWaypointList()
     }
   }
-
-  /// Waits until a scheduled list is committed (tests).
-  func settleWaypointList() { listQueue.sync {} }
 
   func hub(_ service: any LocationService, deliver delivery: HubDelivery) {
     guard case .locations(let fixes) = delivery else { return }
