@@ -127,9 +127,8 @@ package final class OwnTracksSource: LocationSource {
   }
 
   private func receive(_ payload: [UInt8], _ context: any SourceContext) {
-    guard case .location(let location) = try? OwnTracksMessage.decode(payload),
-      location.latitude.isFinite
-    else {
+    // `decode` has checked the coordinate already (finite, in range).
+    guard case .location(let location) = try? OwnTracksMessage.decode(payload) else {
       counters.withLock { $0.skipped += 1 }
       return
     }

@@ -1,3 +1,5 @@
+import Geodesy
+
 /// Hand-written scalar parsers that read straight from bytes: decimal numbers and ISO 8601 times.
 ///
 /// They exist because the GPX decoder sees every value as a byte range inside libxml2's buffer;
@@ -124,22 +126,6 @@ enum ByteScalars {
     return value
   }
 
-  /// Days from 1970-01-01 to a date of the proleptic Gregorian calendar.
-  ///
-  /// The "days from civil" algorithm of H. Hinnant, "chrono-Compatible Low-Level Date Algorithms"
-  /// (2013): shift the year to start in March so that the leap day ends it, then count 400-year
-  /// eras of 146097 days, years of the era, and days of the year from the month by 153-day
-  /// five-month cycles.
-  static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-    let shiftedYear = month <= 2 ? year - 1 : year
-    let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
-    let yearOfEra = shiftedYear - era * 400
-    let monthFromMarch = month > 2 ? month - 3 : month + 9
-    let dayOfYear = (153 * monthFromMarch + 2) / 5 + day - 1
-    let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-    return era * 146_097 + dayOfEra - 719_468
-  }
-
   /// Days in a month of the proleptic Gregorian calendar.
   private static func daysIn(month: Int, year: Int) -> Int {
     switch month {
@@ -222,7 +208,7 @@ enum ByteScalars {
       }
     }
     if index != text.count { return nil }
-    let days = daysFromCivil(year: year, month: month, day: day)
+    let days = CivilDate.days(year: year, month: month, day: day)
     let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
     return Double(seconds) + fraction
   }

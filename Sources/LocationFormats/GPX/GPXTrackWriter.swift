@@ -103,10 +103,13 @@ package final class GPXTrackWriter {
     guard fix.hasValidCoordinate else {
       throw FormatError(.invalidValue, "a point without a valid coordinate", file: path)
     }
-    let point = Array(Self.trackPoint(fix).utf8)
-    try write(point + Self.tail, at: bodyEnd)
+    // The point and the closing tags in one buffer: one allocation, one `pwrite(2)`.
+    var bytes = Array(Self.trackPoint(fix).utf8)
+    let pointLength = bytes.count
+    bytes += Self.tail
+    try write(bytes, at: bodyEnd)
     if durable { try sync() }
-    bodyEnd += point.count
+    bodyEnd += pointLength
     pointCount += 1
   }
 

@@ -37,12 +37,14 @@ package enum GeoJSONTrackWriter {
     coordinates += "]"
     var properties = JSONObjectWriter()
     properties.add("time", GPXTrackWriter.isoTime(fix.time))
-    for (name, value) in [
-      ("horizontalAccuracy", fix.horizontalAccuracy), ("verticalAccuracy", fix.verticalAccuracy),
-      ("speed", fix.speed), ("course", fix.course),
-    ] where value >= 0 && value.isFinite {
-      properties.add(name, value)
+    // A measure when known (not negative); no array of pairs built for every point.
+    func measure(_ name: String, _ value: Double) {
+      if value >= 0 && value.isFinite { properties.add(name, value) }
     }
+    measure("horizontalAccuracy", fix.horizontalAccuracy)
+    measure("verticalAccuracy", fix.verticalAccuracy)
+    measure("speed", fix.speed)
+    measure("course", fix.course)
     return "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":"
       + coordinates + "},\"properties\":" + properties.result + "}"
   }

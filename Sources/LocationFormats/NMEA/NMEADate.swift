@@ -1,3 +1,5 @@
+import Geodesy
+
 /// A calendar date in UTC (proleptic Gregorian), as NMEA's RMC and ZDA carry it.
 package struct NMEADate: Sendable, Equatable, Hashable {
   /// Four-digit year.
@@ -23,17 +25,6 @@ package struct NMEADate: Sendable, Equatable, Hashable {
     return day <= length
   }
 
-  /// Days since 1970-01-01 (negative before it).
-  ///
-  /// H. Hinnant, "chrono-Compatible Low-Level Date Algorithms", `days_from_civil`: counts in
-  /// 400-year eras that start on 1 March, so that the leap day ends a year.
-  package var daysSinceEpoch: Int {
-    let y = month <= 2 ? year - 1 : year
-    let era = (y >= 0 ? y : y - 399) / 400
-    let yearOfEra = y - era * 400  // 0...399
-    let shiftedMonth = month > 2 ? month - 3 : month + 9  // March = 0
-    let dayOfYear = (153 * shiftedMonth + 2) / 5 + day - 1  // 0...365
-    let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear  // 0...146096
-    return era * 146_097 + dayOfEra - 719_468
-  }
+  /// Days since 1970-01-01 (negative before it); `CivilDate.days`.
+  package var daysSinceEpoch: Int { CivilDate.days(year: year, month: month, day: day) }
 }

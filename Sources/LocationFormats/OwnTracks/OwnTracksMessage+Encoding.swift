@@ -11,26 +11,28 @@ extension OwnTracksMessage {
   ///   `.invalidValue` for ``other(type:)``, which has nothing to encode.
   package func encoded() throws(FormatError) -> String {
     try validate()
-    switch self {
-    case .location(let location): return location.json
-    case .transition(let transition): return transition.json
-    case .waypoint(let waypoint): return waypoint.json(withType: true)
-    case .waypoints(let list):
-      var writer = JSONObjectWriter()
-      writer.add("_type", "waypoints")
-      writer.add("_creator", list.creator)
-      writer.add(
-        "waypoints",
-        json: "[" + list.waypoints.map { $0.json(withType: true) }.joined(separator: ",") + "]")
-      return writer.result
-    case .lastWill(let will):
-      var writer = JSONObjectWriter()
-      writer.add("_type", "lwt")
-      writer.add("tst", will.timestamp)
-      return writer.result
-    case .other(let type):
+    if case .other(let type) = self {
       throw FormatError(.invalidValue, "a message of _type '\(type)' cannot be encoded")
     }
+    var writer = JSONObjectWriter()
+    writer.add("_type", type)
+    switch self {
+    case .location(let location): location.addMembers(to: &writer)
+    case .transition(let transition): transition.addMembers(to: &writer)
+    case .waypoint(let waypoint): waypoint.addMembers(to: &writer)
+    case .waypoints(let list):
+      writer.add("_creator", list.creator)
+      let waypoints = list.waypoints.map { waypoint in
+        var element = JSONObjectWriter()
+        element.add("_type", "waypoint")
+        waypoint.addMembers(to: &element)
+        return element.result
+      }
+      writer.add("waypoints", json: "[" + waypoints.joined(separator: ",") + "]")
+    case .lastWill(let will): writer.add("tst", will.timestamp)
+    case .other: break
+    }
+    return writer.result
   }
 
   /// Checks what the decoder checks too, so that what one writes the other reads: coordinates
@@ -68,9 +70,8 @@ extension OwnTracksMessage {
 }
 
 extension OwnTracksLocation {
-  fileprivate var json: String {
-    var writer = JSONObjectWriter()
-    writer.add("_type", "location")
+  /// The members after `_type`, in alphabetical order.
+  fileprivate func addMembers(to writer: inout JSONObjectWriter) {
     writer.add("acc", accuracy)
     writer.add("alt", altitude)
     writer.add("cog", course)
@@ -81,14 +82,12 @@ extension OwnTracksLocation {
     writer.add("tst", timestamp)
     writer.add("vac", verticalAccuracy)
     writer.add("vel", velocity)
-    return writer.result
   }
 }
 
 extension OwnTracksTransition {
-  fileprivate var json: String {
-    var writer = JSONObjectWriter()
-    writer.add("_type", "transition")
+  /// The members after `_type`, in alphabetical order.
+  fileprivate func addMembers(to writer: inout JSONObjectWriter) {
     writer.add("acc", accuracy)
     writer.add("desc", name)
     writer.add("event", event.rawValue)
@@ -99,21 +98,18 @@ extension OwnTracksTransition {
     writer.add("tid", trackerID)
     writer.add("tst", timestamp)
     writer.add("wtst", waypointTimestamp)
-    return writer.result
   }
 }
 
 extension OwnTracksWaypoint {
-  fileprivate func json(withType: Bool) -> String {
-    var writer = JSONObjectWriter()
-    if withType { writer.add("_type", "waypoint") }
+  /// The members after `_type`, in alphabetical order.
+  fileprivate func addMembers(to writer: inout JSONObjectWriter) {
     writer.add("desc", name)
     writer.add("lat", latitude)
     writer.add("lon", longitude)
     writer.add("rad", radius)
     writer.add("rid", regionID)
     writer.add("tst", timestamp)
-    return writer.result
   }
 
   fileprivate func validate() throws(FormatError) {
