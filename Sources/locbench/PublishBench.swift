@@ -173,10 +173,9 @@ enum PublishBench {
     receiver.arrivals.withLock { $0.removeAll() }
 
     // The same, published directly (no store): the floor.
-    let direct = Mutex<[Int32: Int]>([:])
     let directClient = try MQTTClient(
       MQTTClient.Configuration(host: "127.0.0.1", port: Int32(port), clientID: "bench-direct")
-    ) { _ in _ = direct }
+    ) { _ in }
     directClient.start()
     usleep(300_000)
     for n in 0..<count {
