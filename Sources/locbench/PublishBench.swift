@@ -119,6 +119,11 @@ enum PublishBench {
     #"{"n":\#(n),"_type":"location","lat":52.370216,"lon":4.895168,"acc":5,"alt":2,"vac":3,"vel":36,"cog":90,"tst":1767225600,"tid":"pi"}"#
   }
 
+  /// The value at fraction `p` of the sorted `values` (index `count * p`), NaN when empty.
+  static func percentile(_ values: [Double], _ p: Double) -> Double {
+    values.isEmpty ? .nan : values[min(values.count - 1, Int(Double(values.count) * p))]
+  }
+
   static func waitUntil(_ seconds: Double, _ condition: () -> Bool) -> Bool {
     let deadline = DaemonBenchSystem.now() + UInt64(seconds * 1e9)
     while !condition() {
@@ -191,9 +196,6 @@ enum PublishBench {
       .map { Double($0.time - submitted[$0.n]) / 1e6 }.sorted()
     directClient.stop()
     receiver.arrivals.withLock { $0.removeAll() }
-    func percentile(_ values: [Double], _ p: Double) -> Double {
-      values.isEmpty ? .nan : values[min(values.count - 1, Int(Double(values.count) * p))]
-    }
     print(
       String(
         format:

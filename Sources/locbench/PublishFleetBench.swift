@@ -130,10 +130,7 @@ enum PublishFleetBench {
   }
 
   static func report(_ row: Row) {
-    func percentile(_ p: Double) -> Double {
-      row.latencies.isEmpty
-        ? .nan : row.latencies[min(row.latencies.count - 1, Int(Double(row.latencies.count) * p))]
-    }
+    func percentile(_ p: Double) -> Double { PublishBench.percentile(row.latencies, p) }
     let messages = Double(max(1, row.sent))
     print(
       String(
