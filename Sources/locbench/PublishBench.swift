@@ -178,11 +178,16 @@ enum PublishBench {
     receiver.arrivals.withLock { $0.removeAll() }
 
     // The same, published directly (no store): the floor.
+    let direct = PublishFleetBench.Counters()
     let directClient = try MQTTClient(
       MQTTClient.Configuration(host: "127.0.0.1", port: Int32(port), clientID: "bench-direct")
-    ) { _ in }
+    ) { event in
+      if case .connected = event { direct.connected.add(1, ordering: .relaxed) }
+    }
     directClient.start()
-    usleep(300_000)
+    guard waitUntil(30, { direct.connected.load(ordering: .relaxed) > 0 }) else {
+      throw BenchError("the direct client did not connect")
+    }
     for n in 0..<count {
       let due = DaemonBenchSystem.now()
       submitted[n] = due
