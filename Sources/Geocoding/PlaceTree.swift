@@ -15,31 +15,30 @@ import CPrefetch
 ///
 /// A search spends its time waiting for memory: each level of the tree is a place record on a
 /// cache line of its own, and which one comes next depends on the last. Three things shorten the
-/// wait. The splitting coordinates of the top `topLevels` levels (8,191 nodes) are copied when the
-/// file is opened, in breadth-first order (node `k` has children `2k` and `2k + 1`, the layout of
-/// Eytzinger's heap), into 32 KiB that stay in the processor's cache. The places at those nodes
-/// are not read on the way down: a node's place lies on its splitting plane, so it is put on the
-/// stack with the plane's distance and read only if that distance is still below the best once the
-/// nearer side has been searched, which it rarely is. And a subtree of at most `bucketSize`
-/// places, which the implicit layout keeps in one contiguous index range, is scanned whole, its
-/// lines fetched together instead of one after another. The range under the copied levels that
-/// the nearer sides lead to (`firstLeaf(of:)`, about 18 places) is found from the copy alone, so
-/// a caller can prefetch its lines before other work, and it is scanned first: the best place
-/// there then rules out most far sides and planes on the way down, which are not put on the stack.
+/// wait. The splitting coordinates of the top levels (at most `maximumTopLevels`, 8,191 nodes) are
+/// copied when the file is opened, in breadth-first order (node `k` has children `2k` and
+/// `2k + 1`, the layout of Eytzinger's heap), into 32 KiB that stay in the processor's cache. The
+/// places at those nodes are not read on the way down: a node's place lies on its splitting plane,
+/// so it is put on the stack with the plane's distance and read only if that distance is still
+/// below the best once the nearer side has been searched, which it rarely is. And a subtree of at
+/// most `bucketSize` places, which the implicit layout keeps in one contiguous index range, is
+/// scanned whole, its lines fetched together instead of one after another. The range under the
+/// copied levels that the nearer sides lead to (`firstLeaf(of:)`, about 18 places) is found from
+/// the copy alone, so a caller can prefetch its lines before other work, and it is scanned first:
+/// the best place there then rules out most far sides and planes on the way down, which are not
+/// put on the stack.
 package struct PlaceTree: Sendable {
   let places: ByteRegion
   let count: Int
-  /// The splitting coordinates of the top levels' nodes, breadth-first from index 1.
+  /// The splitting coordinates of the top levels' nodes, breadth-first from index 1 (so
+  /// `splits.count` is 2 to the number of levels copied).
   let splits: [Float]
-  /// How many levels `splits` holds.
-  let topLevels: Int
 
   init(places: ByteRegion) {
     self.places = places
     count = min(places.count / GazetteerFormat.placeSize, Self.maximumCount)
     var levels = 0
     while levels < Self.maximumTopLevels, count >> (levels + 1) > Self.bucketSize { levels += 1 }
-    topLevels = levels
     var splits = [Float](repeating: 0, count: 1 << levels)
     func copy(_ node: Int, _ axis: Int, _ low: Int, _ high: Int) {
       guard node < splits.count, low < high else { return }

@@ -53,19 +53,11 @@ enum PublishBench {
     return pid
   }
 
+  /// Whether something accepts a connection on 127.0.0.1:`port` now.
   static func accepts(_ port: Int) -> Bool {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { return false }
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    return withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-      }
-    }
+    guard let fd = try? DaemonBenchSystem.connectLoopback(port: port) else { return false }
+    close(fd)
+    return true
   }
 
   /// Receives `n` from every message's payload `{"n":N,...}` with its arrival time.
@@ -127,6 +119,11 @@ enum PublishBench {
     #"{"n":\#(n),"_type":"location","lat":52.370216,"lon":4.895168,"acc":5,"alt":2,"vac":3,"vel":36,"cog":90,"tst":1767225600,"tid":"pi"}"#
   }
 
+  /// The value at fraction `p` of the sorted `values` (index `count * p`), NaN when empty.
+  static func percentile(_ values: [Double], _ p: Double) -> Double {
+    values.isEmpty ? .nan : values[min(values.count - 1, Int(Double(values.count) * p))]
+  }
+
   static func waitUntil(_ seconds: Double, _ condition: () -> Bool) -> Bool {
     let deadline = DaemonBenchSystem.now() + UInt64(seconds * 1e9)
     while !condition() {
@@ -181,12 +178,16 @@ enum PublishBench {
     receiver.arrivals.withLock { $0.removeAll() }
 
     // The same, published directly (no store): the floor.
-    let direct = Mutex<[Int32: Int]>([:])
+    let direct = PublishFleetBench.Counters()
     let directClient = try MQTTClient(
       MQTTClient.Configuration(host: "127.0.0.1", port: Int32(port), clientID: "bench-direct")
-    ) { _ in _ = direct }
+    ) { event in
+      if case .connected = event { direct.connected.add(1, ordering: .relaxed) }
+    }
     directClient.start()
-    usleep(300_000)
+    guard waitUntil(30, { direct.connected.load(ordering: .relaxed) > 0 }) else {
+      throw BenchError("the direct client did not connect")
+    }
     for n in 0..<count {
       let due = DaemonBenchSystem.now()
       submitted[n] = due
@@ -200,9 +201,6 @@ enum PublishBench {
       .map { Double($0.time - submitted[$0.n]) / 1e6 }.sorted()
     directClient.stop()
     receiver.arrivals.withLock { $0.removeAll() }
-    func percentile(_ values: [Double], _ p: Double) -> Double {
-      values.isEmpty ? .nan : values[min(values.count - 1, Int(Double(values.count) * p))]
-    }
     print(
       String(
         format:

@@ -130,10 +130,7 @@ enum PublishFleetBench {
   }
 
   static func report(_ row: Row) {
-    func percentile(_ p: Double) -> Double {
-      row.latencies.isEmpty
-        ? .nan : row.latencies[min(row.latencies.count - 1, Int(Double(row.latencies.count) * p))]
-    }
+    func percentile(_ p: Double) -> Double { PublishBench.percentile(row.latencies, p) }
     let messages = Double(max(1, row.sent))
     print(
       String(
@@ -421,11 +418,14 @@ extension PublishFleetBench {
       }
     }
     try "".write(toFile: directory + "/ready" + worker, atomically: true, encoding: .utf8)
+    // The parent writes the start time when every worker is ready; a worker whose parent went
+    // away gives up rather than waiting for ever.
     var startText: String?
-    while startText == nil {
+    let told = PublishBench.waitUntil(600) {
       startText = try? String(contentsOfFile: directory + "/start", encoding: .utf8)
-      if startText == nil { usleep(1000) }
+      return startText != nil
     }
+    guard told else { throw BenchError("no start time in 600 s") }
     guard let start = startText.flatMap({ UInt64($0) }) else { throw BenchError("bad start") }
     // Each device's messages in time order: device d's k-th at start + k s + d/N s.
     var times: [(device: Int, second: Int, time: UInt64)] = []

@@ -35,6 +35,20 @@ import Testing
         let found = tree.nearest(to: target, inRegion: wanted)
         #expect(found?.chord2 == (best.isFinite ? best : nil), "at \(latitude), \(longitude)")
         if let found, wanted != nil { #expect(tree.region(found.index) == wanted) }
+        // A first leaf that is another point's is searched like any other range: the same answer.
+        let elsewhere = tree.firstLeaf(
+          of: PlaceTree.unitVector(latitude: -latitude, longitude: longitude / 2))
+        let other = tree.nearest(to: target, inRegion: wanted, leaf: elsewhere)
+        #expect(other?.chord2 == found?.chord2, "another leaf, at \(latitude), \(longitude)")
+        // `early` is called at most once, with a place of the first leaf that qualifies.
+        let leaf = tree.firstLeaf(of: target)
+        var early: [Int] = []
+        _ = tree.nearest(to: target, inRegion: wanted, leaf: leaf, early: { early.append($0) })
+        #expect(early.count <= 1)
+        for index in early {
+          #expect(leaf.contains(index))
+          #expect(wanted == nil || tree.region(index) == wanted)
+        }
       }
     }
   }
