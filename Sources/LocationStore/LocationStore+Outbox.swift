@@ -73,6 +73,10 @@ extension LocationStore {
           sequences.append(connection.lastInsertRowID)
         }
       }
+      // The span of sequences bounds the count from above and is read from the ends of the
+      // table's b-tree; the count itself (a scan of an index) is needed only when the span is
+      // over the limit, so a backlog under the limit costs no scan per message.
+      guard try Self.outboxSpan(connection) > limit else { return (sequences, 0) }
       let count = try Self.outboxCount(connection)
       guard count > limit else { return (sequences, 0) }
       let excess = count - max(0, limit)
@@ -136,6 +140,16 @@ extension LocationStore {
   package func outboxDepth() throws(StoreError) -> Int {
     try locked("outboxDepth") { (connection) throws(StoreError) in
       try Self.outboxCount(connection)
+    }
+  }
+
+  /// The newest sequence less the oldest, plus one: at least the number of messages.
+  private static func outboxSpan(_ connection: Connection) throws(StoreError) -> Int {
+    try connection.withStatement(
+      "SELECT (SELECT max(sequence) FROM publish_outbox) - (SELECT min(sequence) FROM publish_outbox) + 1"
+    ) { (statement) throws(StoreError) in
+      guard try statement.step() else { return 0 }
+      return Int(statement.int64(at: 0))
     }
   }
 
