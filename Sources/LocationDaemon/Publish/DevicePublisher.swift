@@ -120,7 +120,7 @@ final class DevicePublisher: HubClient, @unchecked Sendable {
     guard !scheduled else { return }
     listQueue.async { [self] in
       listPending.withLock { $0 = false }
-      submitWaypointList()
+      submitWaypointList(always: true)
     }
   }
 
