@@ -32,8 +32,10 @@ protocol StreamProtocol: AnyObject {
   func closed(now: EngineInstant) -> StreamEvents
 }
 
-/// Keeps one stream open: opens the endpoint, reads it with a `DispatchSourceRead` on its own
-/// serial queue (no busy loop, no thread per stream), feeds a `StreamProtocol`, and after any
+/// Keeps one stream open: opens the endpoint, reads it on a `StreamWatcher`'s thread (blocked in
+/// `poll`; the handler runs there, inside `queue.sync`, which runs a block on the calling thread
+/// when the queue is free: no hop to another thread between the last byte and the fix), feeds a
+/// `StreamProtocol`, and after any
 /// failure reopens it with `ReconnectBackoff` delays on the runtime's clock
 /// (`SourceContext.schedule`), so that a manual clock drives the retries in tests.
 ///
@@ -60,7 +62,7 @@ final class ReconnectingStream: @unchecked Sendable {
   private enum Phase {
     case idle
     case opening(generation: Int)
-    case open(fd: Int32, source: any DispatchSourceRead, generation: Int)
+    case open(fd: Int32, watcher: StreamWatcher, generation: Int)
     case waiting(generation: Int, retry: any Cancellable)
     case stopped
   }
@@ -152,11 +154,20 @@ final class ReconnectingStream: @unchecked Sendable {
       outage(error.message)
       return
     }
-    let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-    source.setEventHandler { [weak self] in self?.readable(generation: current) }
-    source.setCancelHandler { StreamOpener.close(fd) }
-    phase = .open(fd: fd, source: source, generation: current)
-    source.resume()
+    let watcher = StreamWatcher(
+      fd: fd, name: "corelocation.stream",
+      readable: { [weak self] in
+        guard let self else { return }
+        queue.sync { readable(generation: current) }
+      },
+      close: { StreamOpener.close(fd) })
+    guard let watcher else {
+      let code = errno
+      StreamOpener.close(fd)
+      outage("cannot watch the stream: \(SystemErrors.text(code))")
+      return
+    }
+    phase = .open(fd: fd, watcher: watcher, generation: current)
   }
 
   private func readable(generation current: Int) {
@@ -226,8 +237,8 @@ final class ReconnectingStream: @unchecked Sendable {
   /// Closes whatever is open and cancels a pending retry.
   private func tearDown() {
     switch phase {
-    case .open(_, let source, _):
-      source.cancel()
+    case .open(_, let watcher, _):
+      watcher.cancel()
     case .waiting(_, let retry):
       retry.cancel()
     case .idle, .opening, .stopped:
