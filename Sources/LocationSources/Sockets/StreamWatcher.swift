@@ -27,7 +27,7 @@ final class StreamWatcher: Sendable {
   /// case `fd` is left open for the caller.
   /// - Parameters:
   ///   - fd: the descriptor, owned by the watcher from now on.
-  ///   - name: the thread's name, for debuggers and `top -H`.
+  ///   - name: the thread's `Thread.name` (Foundation on Linux does not pass it to the kernel).
   ///   - readable: called on the watcher's thread when `fd` is readable.
   ///   - close: called on the watcher's thread once, after cancellation, to close `fd`.
   init?(
