@@ -150,14 +150,18 @@ final class ChildProcess: Sendable {
 /// A tiny stream server for tests, on 127.0.0.1 (a free port) or a Unix socket path: every
 /// connection it accepts gets `payload` (then, with `closeAfterPayload`, is closed gracefully;
 /// otherwise it is held open until the server stops or `dropConnections()`). One thread,
-/// blocking calls.
+/// blocking calls. A connection that thread is still writing or finishing (`busy`) is only shut
+/// down from other threads, never closed there: the thread closes it itself, so that none of its
+/// calls reaches a descriptor number that another test of the process has been given since (a
+/// `recv` here once read another test's line off its socket).
 final class PayloadServer: Sendable {
   let port: Int
   let path: String?
   private let listener: Int32
   private let payload: [UInt8]
   private let closeAfterPayload: Bool
-  private let state = Mutex<(open: [Int32], accepted: Int, stopped: Bool)>(([], 0, false))
+  private let state = Mutex<(open: [Int32], accepted: Int, stopped: Bool, busy: Int32?)>(
+    ([], 0, false, nil))
   private let finished = DispatchSemaphore(value: 0)
 
   /// Starts a TCP server on a free loopback port.
@@ -201,6 +205,7 @@ final class PayloadServer: Sendable {
         if state.stopped { return false }
         state.accepted += 1
         state.open.append(client)
+        state.busy = client
         return true
       }
       guard keep else {
@@ -215,7 +220,16 @@ final class PayloadServer: Sendable {
         if written <= 0 { break }
         offset += written
       }
-      if closeAfterPayload { finish(client) }
+      if closeAfterPayload {
+        finish(client)
+      } else {
+        // Held open: from now on only `drop` touches it, and only from here on may it close it.
+        let dropped = state.withLock { state -> Bool in
+          state.busy = nil
+          return !state.open.contains(client)
+        }
+        if dropped { close(client) }
+      }
     }
   }
 
@@ -227,19 +241,24 @@ final class PayloadServer: Sendable {
     setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     var scratch = [UInt8](repeating: 0, count: 4096)
     while scratch.withUnsafeMutableBytes({ recv(client, $0.baseAddress, $0.count, 0) }) > 0 {}
-    drop(client)
+    state.withLock { state in
+      state.busy = nil
+      state.open.removeAll { $0 == client }
+    }
+    close(client)
   }
 
+  /// Forgets a connection and ends it: closed here, or only shut down while the serving thread
+  /// still uses it (that thread closes it when done).
   private func drop(_ client: Int32) {
-    let owned = state.withLock { state -> Bool in
-      guard let index = state.open.firstIndex(of: client) else { return false }
+    let owned = state.withLock { state -> Bool? in
+      guard let index = state.open.firstIndex(of: client) else { return nil }
       state.open.remove(at: index)
-      return true
+      return state.busy != client
     }
-    if owned {
-      shutdown(client, Int32(SHUT_RDWR))
-      close(client)
-    }
+    guard let owned else { return }
+    shutdown(client, Int32(SHUT_RDWR))
+    if owned { close(client) }
   }
 
   /// Closes every open connection (the peer sees end of file).
