@@ -24,7 +24,7 @@ import Testing
     defer { close(feed) }
     let seen = Mutex<(bytes: [UInt8], onMain: Bool, closes: Int)>(([], false, 0))
     let made = StreamWatcher(
-      fd: watched, name: "test.stream",
+      fd: watched,
       readable: {
         var buffer = [UInt8](repeating: 0, count: 64)
         let count = read(watched, &buffer, buffer.count)
@@ -53,7 +53,7 @@ import Testing
     let (watched, feed) = try Self.pair()
     let ended = Mutex(false)
     let made = StreamWatcher(
-      fd: watched, name: "test.stream",
+      fd: watched,
       readable: {
         var byte: UInt8 = 0
         if read(watched, &byte, 1) == 0 { ended.withLock { $0 = true } }
@@ -71,7 +71,7 @@ import Testing
     let closed = Mutex(false)
     do {
       let watcher = StreamWatcher(
-        fd: watched, name: "test.stream", readable: {},
+        fd: watched, readable: {},
         close: {
           closed.withLock { $0 = true }
           close(watched)

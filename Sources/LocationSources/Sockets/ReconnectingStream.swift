@@ -154,7 +154,7 @@ final class ReconnectingStream: @unchecked Sendable {
       return
     }
     let watcher = StreamWatcher(
-      fd: fd, name: "corelocation.stream",
+      fd: fd,
       readable: { [weak self] in
         guard let self else { return }
         queue.sync { readable(generation: current) }

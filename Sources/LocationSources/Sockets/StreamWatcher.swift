@@ -19,20 +19,18 @@ import Foundation
 /// `readable` (a call in progress finishes), closes the descriptor with `close` on its own thread
 /// (never while `poll` may still use it), and ends.
 final class StreamWatcher: Sendable {
-  /// The write end of the pipe that wakes the watcher to end it; its read end is watched with the
-  /// stream.
+  /// One end of the socket pair that wakes the watcher to end it; the other end is watched with
+  /// the stream (and hangs up when this one is closed, so a dropped watcher ends too).
   private let wakeWrite: Int32
 
-  /// Starts watching; nil when the wake-up pipe cannot be made (descriptors exhausted), in which
-  /// case `fd` is left open for the caller.
+  /// Starts watching; nil when the wake-up socket pair cannot be made (descriptors exhausted), in
+  /// which case `fd` is left open for the caller.
   /// - Parameters:
   ///   - fd: the descriptor, owned by the watcher from now on.
-  ///   - name: the thread's `Thread.name` (Foundation on Linux does not pass it to the kernel).
   ///   - readable: called on the watcher's thread when `fd` is readable.
   ///   - close: called on the watcher's thread once, after cancellation, to close `fd`.
   init?(
-    fd: Int32, name: String, readable: @escaping @Sendable () -> Void,
-    close: @escaping @Sendable () -> Void
+    fd: Int32, readable: @escaping @Sendable () -> Void, close: @escaping @Sendable () -> Void
   ) {
     var pair: [Int32] = [-1, -1]
     let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
@@ -44,14 +42,13 @@ final class StreamWatcher: Sendable {
       close()
       _ = Glibc.close(wakeRead)
     }
-    thread.name = name
     thread.start()
   }
 
   deinit { _ = Glibc.close(wakeWrite) }
 
-  /// Ends the watch: no call to `readable` starts after this returns on the watcher's thread's
-  /// next turn, and the descriptor is closed there.
+  /// Ends the watch: once the watcher's thread sees it (at the latest when a `readable` call in
+  /// progress returns), no further `readable` call starts, and the descriptor is closed there.
   func cancel() {
     var byte: UInt8 = 1
     _ = send(wakeWrite, &byte, 1, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
