@@ -129,6 +129,8 @@ package final class DaemonClient: LocationService {
   package let socketPaths: [String]
   /// Whether the daemon is required (`CORELOCATION_DAEMON=required`): errors say so.
   package let required: Bool
+  /// The longest wait in `regions(group:)` for the daemon's `regionList`, in seconds.
+  let refreshTimeout: Double
   /// The service's clock (real time).
   package let clock: any HubClock
   let queue: DispatchQueue
@@ -142,9 +144,15 @@ package final class DaemonClient: LocationService {
   ///   - socketPaths: the sockets to try, in order, at each attempt.
   ///   - required: whether the daemon is required; the errors clients receive while it is
   ///     unreachable say so.
-  package init(socketPaths: [String], required: Bool = false) {
+  ///   - refreshTimeout: the longest wait in `regions(group:)` for the daemon's `regionList`, in
+  ///     seconds.
+  package init(
+    socketPaths: [String], required: Bool = false,
+    refreshTimeout: Double = DaemonClient.defaultRefreshTimeout
+  ) {
     self.socketPaths = socketPaths
     self.required = required
+    self.refreshTimeout = refreshTimeout
     let queue = DispatchQueue(label: "corelocation.daemon-client")
     queue.setSpecific(key: Self.queueKey, value: true)
     self.queue = queue
@@ -162,8 +170,12 @@ package final class DaemonClient: LocationService {
   /// - Parameters:
   ///   - socketPath: the daemon's socket.
   ///   - required: whether the daemon is required.
-  package convenience init(socketPath: String, required: Bool = false) {
-    self.init(socketPaths: [socketPath], required: required)
+  ///   - refreshTimeout: the longest wait for the daemon's `regionList`, in seconds.
+  package convenience init(
+    socketPath: String, required: Bool = false,
+    refreshTimeout: Double = DaemonClient.defaultRefreshTimeout
+  ) {
+    self.init(socketPaths: [socketPath], required: required, refreshTimeout: refreshTimeout)
   }
 
   /// Waits until the first connection attempt has an outcome: the daemon's welcome, or a failure.
@@ -357,8 +369,9 @@ package final class DaemonClient: LocationService {
     state.withLock { $0.mirror.regions[group]?[identifier] }
   }
 
-  /// The longest wait in `regions(group:)` for the daemon's `regionList`, in seconds.
-  static let refreshTimeout = 2.0
+  /// The longest wait in `regions(group:)` for the daemon's `regionList` unless the client is
+  /// given another, in seconds.
+  package static let defaultRefreshTimeout = 2.0
 
   /// After the daemon said another process of the app changed its regions (`regionsChanged`),
   /// asks for them (`refreshRegions`) and waits for the answer, at most `refreshTimeout`; without
@@ -376,7 +389,7 @@ package final class DaemonClient: LocationService {
     }
     guard let ask else { return }
     if ask { queue.async { [self] in write(.refreshRegions) } }
-    _ = semaphore.wait(timeout: .now() + Self.refreshTimeout)
+    _ = semaphore.wait(timeout: .now() + refreshTimeout)
   }
 
   /// Ends the waits for a `regionList` (it arrived, a welcome replaced the mirror, or the

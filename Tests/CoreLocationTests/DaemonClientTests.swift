@@ -18,7 +18,8 @@ import Testing
 
     init(welcome: String = FakeDaemon.welcomeLine()) throws {
       daemon = try FakeDaemon(welcome: welcome)
-      client = DaemonClient(socketPath: daemon.path)
+      // A generous wait for `regionList`: CI's two cores are shared with the whole suite.
+      client = DaemonClient(socketPath: daemon.path, refreshTimeout: 120)
       #expect(client.waitForConnection(timeout: 60))
       (scheduler, delegate, manager) = boundManager(client)
     }

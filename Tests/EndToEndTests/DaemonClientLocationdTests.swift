@@ -59,7 +59,8 @@ struct DaemonClientLocationdTests {
     let manager: CLLocationManager
 
     init(socketPath: String) {
-      client = DaemonClient(socketPath: socketPath)
+      // A generous wait for `regionList`: CI's two cores are shared with the whole suite.
+      client = DaemonClient(socketPath: socketPath, refreshTimeout: 120)
       (scheduler, delegate, manager) = boundManager(client)
     }
   }
