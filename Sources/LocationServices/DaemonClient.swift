@@ -369,8 +369,7 @@ package final class DaemonClient: LocationService {
     state.withLock { $0.mirror.regions[group]?[identifier] }
   }
 
-  /// The longest wait in `regions(group:)` for the daemon's `regionList` unless the client is
-  /// given another, in seconds.
+  /// The default for `refreshTimeout`, in seconds.
   package static let defaultRefreshTimeout = 2.0
 
   /// After the daemon said another process of the app changed its regions (`regionsChanged`),
