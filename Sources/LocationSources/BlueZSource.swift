@@ -112,9 +112,12 @@ package final class BlueZSource: BusSource {
     adapterAvailable(adapter: adapter, busAddress: nil)
   }
 
-  /// `adapterAvailable(adapter:)` on the bus at `busAddress` (nil: the system bus).
-  static func adapterAvailable(adapter: String?, busAddress: String?) -> Bool {
-    guard let client = try? BlueZClient(address: busAddress, timeout: 1_000_000) else {
+  /// `adapterAvailable(adapter:)` on the bus at `busAddress` (nil: the system bus), each call
+  /// waiting at most `timeout` microseconds.
+  static func adapterAvailable(
+    adapter: String?, busAddress: String?, timeout: UInt64 = 1_000_000
+  ) -> Bool {
+    guard let client = try? BlueZClient(address: busAddress, timeout: timeout) else {
       return false
     }
     defer { client.close() }

@@ -89,9 +89,10 @@ package final class IIOCompassSource: BusSource {
     isOnBus(address: nil)
   }
 
-  /// `isOnSystemBus()` on the bus at `address` (nil: the system bus).
-  static func isOnBus(address: String?) -> Bool {
-    guard let client = try? IIOCompassClient(address: address, timeout: 1_000_000) else {
+  /// `isOnSystemBus()` on the bus at `address` (nil: the system bus), each call waiting at most
+  /// `timeout` microseconds.
+  static func isOnBus(address: String?, timeout: UInt64 = 1_000_000) -> Bool {
+    guard let client = try? IIOCompassClient(address: address, timeout: timeout) else {
       return false
     }
     defer { client.close() }

@@ -124,12 +124,12 @@ package final class WifiSource: BusSource {
   }
 
   /// `isOnSystemBus()` on the bus at `busAddress` (nil: the system bus).
-  static func isOnBus(busAddress: String?) -> Bool {
-    guard let client = try? NetworkManagerClient(address: busAddress, timeout: shortTimeout) else {
+  static func isOnBus(busAddress: String?, timeout: UInt64 = shortTimeout) -> Bool {
+    guard let client = try? NetworkManagerClient(address: busAddress, timeout: timeout) else {
       return false
     }
     defer { client.close() }
-    return (try? client.serviceHasOwner(timeout: shortTimeout)) ?? false
+    return (try? client.serviceHasOwner(timeout: timeout)) ?? false
   }
 
   /// Starts a run: connects on the source's queue and emits into `context`.

@@ -123,7 +123,7 @@ final class IIOCompassRecordingContext: SourceContext, @unchecked Sendable {
       return
     }
     defer { harness.stop() }
-    #expect(IIOCompassSource.isOnBus(address: harness.busAddress))
+    #expect(IIOCompassSource.isOnBus(address: harness.busAddress, timeout: 60_000_000))
 
     let source = IIOCompassSource(busAddress: harness.busAddress)
     let context = IIOCompassRecordingContext()
@@ -166,7 +166,7 @@ final class IIOCompassRecordingContext: SourceContext, @unchecked Sendable {
       return
     }
     defer { harness.stop() }
-    #expect(!IIOCompassSource.isOnBus(address: harness.busAddress))
+    #expect(!IIOCompassSource.isOnBus(address: harness.busAddress, timeout: 60_000_000))
 
     let source = IIOCompassSource(busAddress: harness.busAddress)
     let context = IIOCompassRecordingContext()
@@ -191,7 +191,7 @@ final class IIOCompassRecordingContext: SourceContext, @unchecked Sendable {
       return
     }
     defer { harness.stop() }
-    #expect(!IIOCompassSource.isOnBus(address: harness.busAddress))
+    #expect(!IIOCompassSource.isOnBus(address: harness.busAddress, timeout: 60_000_000))
 
     let source = IIOCompassSource(busAddress: harness.busAddress)
     let context = IIOCompassRecordingContext()

@@ -252,7 +252,7 @@ final class WifiRecordingContext: SourceContext, @unchecked Sendable {
   @Test func noNetworkManagerOnTheBusSaysSo() throws {
     guard let harness = try Self.harness(withMock: false) else { return }
     defer { harness.stop() }
-    #expect(!WifiSource.isOnBus(busAddress: harness.busAddress))
+    #expect(!WifiSource.isOnBus(busAddress: harness.busAddress, timeout: 60_000_000))
     let source = WifiSource(interface: nil, busAddress: harness.busAddress)
     let context = WifiRecordingContext()
     source.start(context: context)
@@ -271,7 +271,7 @@ final class WifiRecordingContext: SourceContext, @unchecked Sendable {
     guard let harness = try Self.harness() else { return }
     defer { harness.stop() }
     _ = try Self.populate(harness)
-    #expect(WifiSource.isOnBus(busAddress: harness.busAddress))
+    #expect(WifiSource.isOnBus(busAddress: harness.busAddress, timeout: 60_000_000))
 
     let source = WifiSource(interface: "wlan0", busAddress: harness.busAddress)
     let context = WifiRecordingContext()
