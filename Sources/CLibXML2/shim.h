@@ -22,6 +22,15 @@ static inline int clx_current_line(xmlParserCtxtPtr ctxt) {
   return (ctxt != NULL && ctxt->input != NULL) ? ctxt->input->line : 0;
 }
 
+/// How many bytes from `pointer` may be read: up to the end of the parser's current input buffer
+/// when `pointer` lies inside it (an attribute value libxml2 did not have to copy), else 0.
+static inline long clx_readable_from(xmlParserCtxtPtr ctxt, const xmlChar *pointer) {
+  if (ctxt == NULL || ctxt->input == NULL || ctxt->input->base == NULL || ctxt->input->end == NULL)
+    return 0;
+  if (pointer < ctxt->input->base || pointer > ctxt->input->end) return 0;
+  return (long)(ctxt->input->end - pointer);
+}
+
 /// Stops the parser: no further SAX callbacks (xmlStopParser, as a named helper for clarity).
 static inline void clx_stop(xmlParserCtxtPtr ctxt) {
   if (ctxt != NULL) xmlStopParser(ctxt);

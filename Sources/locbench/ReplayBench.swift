@@ -9,6 +9,8 @@
 // empty callbacks and the decoder's options (the cost of XML itself). For scale, Python's gpxpy
 // decodes about 6 MB/s on such a file and ElementTree's iterparse about 29 MB/s (figures from the
 // brief, not measured here).
+//
+// `locbench replay feed` only decodes the track five times with `feed` (for `perf record`).
 import CLibXML2
 import Foundation
 import LocationFormats
@@ -41,6 +43,12 @@ enum ReplayBench {
       "GPX track: \(pointCount) points, \(String(format: "%.1f", megabytes)) MB "
         + "(generated in \(String(format: "%.1f", seconds(ContinuousClock.now - generationStart))) s)"
     )
+    if CommandLine.arguments.count > 2 && CommandLine.arguments[2] == "feed" {
+      var points = 0
+      for _ in 0..<5 { points += streamingDecode(track) }
+      print("feed: \(points) points")
+      return
+    }
 
     let scan = Variant("baseline: byte scan counting '<'", "tags") { countOpenBrackets(track) }
     let emptyPush = Variant("baseline: libxml2 SAX2 push, empty callbacks", "elements") {

@@ -47,6 +47,60 @@ import Testing
     }
   }
 
+  /// The number as `decimal(_:readable:)` reads it inside a larger buffer: the value followed by
+  /// `after` (which the eight-byte loads may see but must not read as part of the value).
+  static func decimal(_ text: String, followedBy after: String) -> Double? {
+    let bytes = Array((text + after).utf8)
+    let count = text.utf8.count
+    return bytes.withUnsafeBufferPointer { buffer in
+      ByteScalars.decimal(UnsafeBufferPointer(rebasing: buffer[..<count]), readable: buffer.count)
+    }
+  }
+
+  /// Whatever follows a value in the buffer (a quote, digits of an older value, a point), the
+  /// eight-byte reader gives what the byte loops give.
+  @Test(arguments: ["\"        ", "12345678", ".5555555", "        ", "e5      "])
+  func decimalsReadWideAgreeWhateverFollows(after: String) {
+    var generator = SplitMix64(seed: 7)
+    let fixed = [
+      "0", "-0", "5.", ".5", "-.5", "1234567", "12345678", "1.1234567", "1.12345678", "-", ".", "",
+      "+3", " 4", "4 ", "1e3", "7.5e1", "0007.50", "-122.084823", "47.3765981",
+    ]
+    var texts = fixed
+    for _ in 0..<5_000 {
+      let places = Int(generator.next() % 10)
+      let whole = Int(generator.next() % 2_000_000) - 1_000_000
+      var fraction = ""
+      for _ in 0..<places { fraction += String(generator.next() % 10) }
+      texts.append(places == 0 ? "\(whole)" : "\(whole).\(fraction)")
+    }
+    for text in texts {
+      let wide = Self.decimal(text, followedBy: after)
+      let narrow = Self.decimal(text)
+      #expect(wide == narrow && wide?.sign == narrow?.sign, "\(text) followed by \(after)")
+    }
+  }
+
+  /// The usual UTC shape (`YYYY-MM-DDThh:mm:ss[.f]Z`, read by its own fast path) agrees with the
+  /// same time written with an explicit zero offset (read by the general one).
+  @Test func usualUTCTimesAgreeWithTheGeneralReader() {
+    var generator = SplitMix64(seed: 11)
+    for _ in 0..<5_000 {
+      let year = 1900 + Int(generator.next() % 200)
+      let month = 1 + Int(generator.next() % 12)
+      let day = 1 + Int(generator.next() % 31)
+      let second = Int(generator.next() % 61)
+      let places = Int(generator.next() % 11)
+      var fraction = ""
+      for _ in 0..<places { fraction += String(generator.next() % 10) }
+      func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+      let stamp =
+        "\(year)-\(two(month))-\(two(day))T\(two(Int(generator.next() % 24))):"
+        + "\(two(Int(generator.next() % 60))):\(two(second))" + (places > 0 ? "." + fraction : "")
+      #expect(Self.time(stamp + "Z") == Self.time(stamp + "+00:00"), "\(stamp)")
+    }
+  }
+
   @Test(arguments: [
     ("1970-01-01T00:00:00Z", 0.0),
     ("2024-06-01T08:00:00Z", 1_717_228_800),

@@ -30,6 +30,92 @@ enum ByteScalars {
   /// - Parameter bytes: the value's bytes.
   /// - Returns: the value, or nil when the bytes are not a decimal number.
   static func decimal(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+    decimal(bytes, readable: bytes.count)
+  }
+
+  /// `decimal(_:)`, allowed to load up to `readable` bytes from the value's start (at least its
+  /// count): then its digits are read eight at a time.
+  static func decimal(_ bytes: UnsafeBufferPointer<UInt8>, readable: Int) -> Double? {
+    if let value = wideDecimal(bytes, readable: readable) { return value }
+    if let value = plainDecimal(bytes) { return value }
+    return anyDecimal(bytes)
+  }
+
+  /// `plainDecimal` eight bytes at a time: the integer digits and the fraction digits are each
+  /// one run of fewer than eight digits, found and converted by `NMEAFieldCursor.digitRun` (the
+  /// SWAR conversion of Muła and Lemire), which may look at bytes past the value up to `readable`.
+  /// Nil when a run is longer, or goes on past the value's end (a digit after it), or any other
+  /// shape: the byte loops decide.
+  @inline(__always)
+  private static func wideDecimal(_ bytes: UnsafeBufferPointer<UInt8>, readable: Int) -> Double? {
+    guard let base = bytes.baseAddress, bytes.count > 0 else { return nil }
+    let end = bytes.count
+    let negative = base[0] == UInt8(ascii: "-")
+    var index = negative ? 1 : 0
+    guard index &+ 8 <= readable else { return nil }
+    let (count, whole) = NMEAFieldCursor.digitRun(NMEAFieldCursor.load8(base + index))
+    index &+= count
+    guard count < 8, index <= end else { return nil }
+    var mantissa = whole
+    var digits = count
+    var fractionDigits = 0
+    if index < end {
+      guard base[index] == UInt8(ascii: "."), index &+ 9 <= readable else { return nil }
+      index &+= 1
+      let (fraction, value) = NMEAFieldCursor.digitRun(NMEAFieldCursor.load8(base + index))
+      index &+= fraction
+      guard fraction < 8 else { return nil }
+      mantissa = mantissa &* NMEAFieldCursor.integerPowerOfTen(fraction) &+ value
+      fractionDigits = fraction
+      digits &+= fraction
+    }
+    // 14 digits at most: below 2^53, exact in a Double.
+    guard index == end, digits >= 1 else { return nil }
+    let value = Double(mantissa) / exactPowersOfTen[fractionDigits]
+    return negative ? -value : value
+  }
+
+  /// The usual shape of a GPX number, `[-]digits[.digits]` with 1 to 19 digits in all whose
+  /// integer is at most 2^53 and no whitespace: one loop per part without a branch per digit,
+  /// then Clinger's fast path as in `anyDecimal`. Nil when the bytes have another shape (they may
+  /// still be a number: `anyDecimal` decides).
+  @inline(__always)
+  private static func plainDecimal(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+    guard let base = bytes.baseAddress, bytes.count > 0 else { return nil }
+    let end = bytes.count
+    let negative = base[0] == UInt8(ascii: "-")
+    var index = negative ? 1 : 0
+    var mantissa: UInt64 = 0
+    let integerStart = index
+    while index < end {
+      let digit = base[index] &- 0x30
+      if digit >= 10 { break }
+      mantissa = mantissa &* 10 &+ UInt64(digit)
+      index &+= 1
+    }
+    var digits = index &- integerStart
+    var fractionDigits = 0
+    if index < end && base[index] == UInt8(ascii: ".") {
+      index &+= 1
+      let fractionStart = index
+      while index < end {
+        let digit = base[index] &- 0x30
+        if digit >= 10 { break }
+        mantissa = mantissa &* 10 &+ UInt64(digit)
+        index &+= 1
+      }
+      fractionDigits = index &- fractionStart
+      digits &+= fractionDigits
+    }
+    // At most 19 digits cannot overflow 64 bits.
+    guard index == end, digits >= 1, digits <= 19, mantissa <= 1 << 53 else { return nil }
+    let value = Double(mantissa) / exactPowersOfTen[fractionDigits]
+    return negative ? -value : value
+  }
+
+  /// `decimal(_:)` for every shape: surrounding whitespace, a sign, leading zeros, more than 19
+  /// digits, an exponent.
+  private static func anyDecimal(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
     var start = 0
     var end = bytes.count
     while start < end && isSpace(bytes[start]) { start += 1 }
@@ -147,6 +233,62 @@ enum ByteScalars {
   /// - Parameter bytes: the value's bytes (surrounding XML whitespace is ignored).
   /// - Returns: seconds since the epoch, or nil when the text is not such a time.
   static func iso8601(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+    if let value = plainUTC(bytes) { return value }
+    return anyISO8601(bytes)
+  }
+
+  /// The usual shape of a GPX time, `YYYY-MM-DDThh:mm:ss[.fraction]Z` with at most nine digits
+  /// of fraction and no whitespace: its fourteen digits and five separators checked together,
+  /// with one branch, and the value computed as `anyISO8601` computes it. Nil when the bytes have
+  /// another shape or an impossible date (`anyISO8601` decides).
+  @inline(__always)
+  private static func plainUTC(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+    guard let text = bytes.baseAddress, bytes.count >= 20, bytes.count <= 30,
+      text[bytes.count &- 1] == UInt8(ascii: "Z")
+    else { return nil }
+    @inline(__always) func digit(_ index: Int) -> UInt8 { text[index] &- 0x30 }
+    // A byte is a digit when it and it plus 6 are both below 16.
+    @inline(__always) func flag(_ value: UInt8) -> UInt8 { value | (value &+ 6) }
+    let (y0, y1, y2, y3) = (digit(0), digit(1), digit(2), digit(3))
+    let (m0, m1, d0, d1) = (digit(5), digit(6), digit(8), digit(9))
+    let (h0, h1, n0, n1, s0, s1) = (
+      digit(11), digit(12), digit(14), digit(15), digit(17), digit(18)
+    )
+    let flags =
+      flag(y0) | flag(y1) | flag(y2) | flag(y3) | flag(m0) | flag(m1) | flag(d0) | flag(d1)
+      | flag(h0) | flag(h1) | flag(n0) | flag(n1) | flag(s0) | flag(s1)
+    let separators =
+      (text[4] ^ UInt8(ascii: "-")) | (text[7] ^ UInt8(ascii: "-")) | (text[10] ^ UInt8(ascii: "T"))
+      | (text[13] ^ UInt8(ascii: ":")) | (text[16] ^ UInt8(ascii: ":"))
+    guard flags & 0xF0 == 0, separators == 0 else { return nil }
+    let year = Int(y0) * 1000 + Int(y1) * 100 + Int(y2) * 10 + Int(y3)
+    let month = Int(m0) * 10 + Int(m1)
+    let day = Int(d0) * 10 + Int(d1)
+    let hour = Int(h0) * 10 + Int(h1)
+    let minute = Int(n0) * 10 + Int(n1)
+    let second = Int(s0) * 10 + Int(s1)
+    guard month >= 1 && month <= 12 && day >= 1 && day <= daysIn(month: month, year: year),
+      hour <= 23 && minute <= 59 && second <= 60
+    else { return nil }
+    var fraction = 0.0
+    let zone = bytes.count &- 1
+    if zone > 19 {
+      guard text[19] == UInt8(ascii: "."), zone > 20 else { return nil }
+      var numerator = 0
+      for index in 20..<zone {
+        let value = digit(index)
+        guard value < 10 else { return nil }
+        numerator = numerator * 10 + Int(value)
+      }
+      fraction = Double(numerator) / exactPowersOfTen[zone &- 20]
+    }
+    let days = CivilDate.days(year: year, month: month, day: day)
+    let seconds = days * 86_400 + hour * 3600 + minute * 60 + second
+    return Double(seconds) + fraction
+  }
+
+  /// `iso8601(_:)` for every shape it accepts.
+  private static func anyISO8601(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
     var start = 0
     var end = bytes.count
     while start < end && isSpace(bytes[start]) { start += 1 }

@@ -131,7 +131,9 @@ struct GPXParseState {
 
   init(file: String?) {
     self.file = file
-    textBuffer = UnsafeMutablePointer<UInt8>.allocate(capacity: Self.maximumValueLength + 1)
+    textBuffer = UnsafeMutablePointer<UInt8>.allocate(capacity: Self.textCapacity)
+    // Initialized whole: the number reader may load bytes past a value (`textCapacity`).
+    textBuffer.initialize(repeating: 0, count: Self.textCapacity)
   }
 
   /// Frees the text buffer; called once, by the decoder's deinit.
@@ -210,6 +212,9 @@ struct GPXParseState {
 
   /// The longest child value accepted, in bytes; a longer one is ignored with a warning.
   static let maximumValueLength = 256
+  /// The text buffer's size: a value that is too long, and one more byte, and eight bytes more
+  /// for the number reader's eight-byte loads.
+  static let textCapacity = maximumValueLength + 1 + 8
 
   // MARK: Points
 
@@ -258,12 +263,12 @@ struct GPXParseState {
           && name[3] == 0
         {
           latSeen = true
-          lat = ByteScalars.decimal(attribute.value)
+          lat = ByteScalars.decimal(attribute.value, readable: readable(attribute.value))
         } else if name[0] == UInt8(ascii: "l") && name[1] == UInt8(ascii: "o")
           && name[2] == UInt8(ascii: "n") && name[3] == 0
         {
           lonSeen = true
-          lon = ByteScalars.decimal(attribute.value)
+          lon = ByteScalars.decimal(attribute.value, readable: readable(attribute.value))
         }
       }
     }
@@ -295,6 +300,13 @@ struct GPXParseState {
           .invalidValue, "\(what) skipped: \(which) is not a decimal number", file: file,
           line: line))
     }
+  }
+
+  /// How many bytes from an attribute value's start may be loaded (at least its count).
+  @inline(__always)
+  private func readable(_ value: UnsafeBufferPointer<UInt8>) -> Int {
+    guard let start = value.baseAddress else { return 0 }
+    return max(value.count, clx_readable_from(context, start))
   }
 
   private static func describe(_ kind: GPXPoint.Kind) -> String {
@@ -392,7 +404,7 @@ struct GPXParseState {
         warn(valueWarning("sat is not a satellite count"))
       }
     case .ele, .speed, .course, .hdop, .vdop, .pdop:
-      let parsed = ByteScalars.decimal(text)
+      let parsed = ByteScalars.decimal(text, readable: Self.textCapacity)
       guard let value = parsed, value.isFinite else {
         warn(valueWarning("\(Self.name(of: element)) is not a decimal number"))
         return
