@@ -263,6 +263,25 @@ func fixes(_ outputs: [NMEAOutput]) -> [Fix] {
     #expect(views[1].satellites == [NMEASatellite(id: 65, elevation: 10, azimuth: 100)])
   }
 
+  /// With satellites off, GSV's plain fields are only scanned; a field that is not plain digits
+  /// is read as a number, so a sentence counts as good or malformed as it does with satellites on.
+  @Test(arguments: [
+    ("GPGSV,1,1,02,01,40,083,46,02,17,308,41", true),
+    ("GPGSV,1,1,02,01,40,083,46,02,17,308,", true),
+    ("GPGSV,1,1,01,01,-3,083.5,+46,1", true),
+    ("GPGSV,1,1,01,0123456789,40,083,46", true),
+    ("GPGSV,1,1,01,01,123456789012345678,083,46", false),
+    ("GPGSV,1,1,01,01,4O,083,46", false),
+    ("GPGSV,1,1,01,01,40,083,-", false),
+  ])
+  func satellitesOffChecksGSVAsSatellitesOnDoes(body: String, good: Bool) {
+    for reportSatellites in [false, true] {
+      let result = decode(nmea(body), options: .init(reportSatellites: reportSatellites))
+      #expect(result.statistics.malformed == (good ? 0 : 1), "\(body), on: \(reportSatellites)")
+      #expect(result.statistics.sentences == (good ? 1 : 0), "\(body), on: \(reportSatellites)")
+    }
+  }
+
   @Test func gnsModes() throws {
     let log =
       nmea("GNGNS,014035.00,4332.69262,S,17235.48549,E,RR,13,0.9,25.63,11.24,,")

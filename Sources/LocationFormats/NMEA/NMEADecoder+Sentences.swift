@@ -323,6 +323,10 @@ extension NMEADecoder {
       return false
     }
     if !options.reportSatellites {
+      // Plain digits (nearly always) need no closer look; anything else is read as numbers.
+      var plain = fields
+      while !plain.exhausted { _ = plain.plainInteger() }
+      if !plain.irregular { return true }
       while !fields.exhausted { _ = fields.number() }
       return !fields.bad
     }

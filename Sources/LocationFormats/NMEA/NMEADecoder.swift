@@ -182,6 +182,9 @@ package struct NMEADecoder: Sendable {
   package mutating func decode(bytes: UnsafeRawBufferPointer) -> [NMEAOutput] {
     var out: [NMEAOutput] = []
     guard let raw = bytes.baseAddress, bytes.count > 0 else { return out }
+    // Room for what a chunk of a log usually completes (a fix and a satellite view per epoch of
+    // a few hundred bytes), so that the array does not grow, copying itself, as it fills.
+    if bytes.count >= 1024 { out.reserveCapacity(bytes.count / 256) }
     let base = raw.assumingMemoryBound(to: UInt8.self)
     let count = bytes.count
     var start = 0

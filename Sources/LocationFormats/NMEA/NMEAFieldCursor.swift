@@ -26,6 +26,8 @@ struct NMEAFieldCursor {
   /// Start and end of the field read last.
   var fieldStart = 0
   var fieldEnd = 0
+  /// Set by `plainInteger()` when a field was not plain digits.
+  var irregular = false
 
   /// One past the last byte that may be read from `base` (the end of the line): eight-byte loads
   /// stay below it.
@@ -290,6 +292,40 @@ struct NMEAFieldCursor {
       return Int(value.mantissa / NMEAFieldCursor.integerPowerOfTen(value.scale))
     }
     return Int(value.mantissa)
+  }
+
+  /// The next field when it is empty or one to nine digits and nothing else (as GSV's satellite
+  /// fields nearly always are), read in one byte loop without the checks of `fixedPoint()`; nil
+  /// when empty. Any other field (a sign, a point, another byte, ten digits or more) sets
+  /// `irregular`, and the value means nothing: the caller then reads the same fields again from a
+  /// copy of the cursor made before, with `integer()` and `number()`, which decide. For a plain
+  /// field both give the same value as this.
+  @inline(__always)
+  mutating func plainInteger() -> Int? {
+    var index = position
+    fieldStart = index
+    var value = 0
+    while index < end {
+      let byte = base[index]
+      if byte == UInt8(ascii: ",") { break }
+      let digit = byte &- UInt8(ascii: "0")
+      if digit >= 10 {
+        irregular = true
+        break
+      }
+      value = value &* 10 &+ Int(digit)
+      index &+= 1
+    }
+    let digits = index &- fieldStart
+    if digits > 9 { irregular = true }
+    fieldEnd = index
+    if index < end {
+      position = index &+ 1
+    } else {
+      position = end
+      exhausted = true
+    }
+    return digits == 0 ? nil : value
   }
 
   /// The next field as a UTC time of day `hhmmss[.s...]`, in microseconds since midnight.
