@@ -273,6 +273,15 @@ func fixes(_ outputs: [NMEAOutput]) -> [Fix] {
     ("GPGSV,1,1,01,01,123456789012345678,083,46", false),
     ("GPGSV,1,1,01,01,4O,083,46", false),
     ("GPGSV,1,1,01,01,40,083,-", false),
+    ("GPGSV,1,1,x1,01,40,083,46", false),
+    ("GPGSV,1,1,01,01,40,083,46,,,,,,,,", true),
+    ("GPGSV,1,1,01,01,4000000000,083,46", true),
+    ("GPGSV,1,1,01,01,400000000,083,46", true),
+    ("GPGSV,1,1,01,01,40,083,4600000000", true),
+    ("GPGSV,1,1,01,01,40,083,460000000", true),
+    ("GPGSV,1,1,01,0100000000,40,083,46", true),
+    ("GPGSV,1,1,01,01,40,083,46;", false),
+    ("GPGSV,1,1,01,01,40,083,46 ", false),
   ])
   func satellitesOffChecksGSVAsSatellitesOnDoes(body: String, good: Bool) {
     for reportSatellites in [false, true] {

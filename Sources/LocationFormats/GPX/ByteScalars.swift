@@ -86,25 +86,22 @@ enum ByteScalars {
     let negative = base[0] == UInt8(ascii: "-")
     var index = negative ? 1 : 0
     var mantissa: UInt64 = 0
-    let integerStart = index
-    while index < end {
-      let digit = base[index] &- 0x30
-      if digit >= 10 { break }
-      mantissa = mantissa &* 10 &+ UInt64(digit)
-      index &+= 1
-    }
-    var digits = index &- integerStart
-    var fractionDigits = 0
-    if index < end && base[index] == UInt8(ascii: ".") {
-      index &+= 1
-      let fractionStart = index
+    // The digits from `index` on, appended to `mantissa`; how many there were.
+    func digitRun() -> Int {
+      let start = index
       while index < end {
         let digit = base[index] &- 0x30
         if digit >= 10 { break }
         mantissa = mantissa &* 10 &+ UInt64(digit)
         index &+= 1
       }
-      fractionDigits = index &- fractionStart
+      return index &- start
+    }
+    var digits = digitRun()
+    var fractionDigits = 0
+    if index < end && base[index] == UInt8(ascii: ".") {
+      index &+= 1
+      fractionDigits = digitRun()
       digits &+= fractionDigits
     }
     // At most 19 digits cannot overflow 64 bits.

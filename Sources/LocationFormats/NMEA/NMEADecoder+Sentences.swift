@@ -326,7 +326,7 @@ extension NMEADecoder {
       // Plain digits (nearly always) need no closer look; anything else is read as numbers.
       var plain = fields
       while !plain.exhausted { _ = plain.plainInteger() }
-      if !plain.irregular { return true }
+      if !plain.irregular { return !plain.bad }
       while !fields.exhausted { _ = fields.number() }
       return !fields.bad
     }

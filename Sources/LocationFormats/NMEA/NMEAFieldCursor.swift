@@ -109,6 +109,12 @@ struct NMEAFieldCursor {
       return
     }
     while index < end && base[index] != UInt8(ascii: ",") { index &+= 1 }
+    endField(at: index)
+  }
+
+  /// Ends the field read last at `index` (a comma, or the end of the data part) and moves past it.
+  @inline(__always)
+  mutating func endField(at index: Int) {
     fieldEnd = index
     if index < end {
       position = index &+ 1
@@ -183,13 +189,7 @@ struct NMEAFieldCursor {
       // The byte at `end` is the `*`, a trimmed control byte or past the line, never a digit, a
       // point or a comma: the digits stop at `end` at the latest, and a comma is before it.
       if usual && (stop == UInt8(ascii: ",") || next == end) {
-        fieldEnd = next
-        if next < end {
-          position = next &+ 1
-        } else {
-          position = end
-          exhausted = true
-        }
+        endField(at: next)
         if next == fieldStart { return nil }
         if count &+ scale == 0 {
           bad = true
@@ -243,13 +243,7 @@ struct NMEAFieldCursor {
       while index < end && base[index] != UInt8(ascii: ",") { index &+= 1 }
     }
     let digits = integerDigits &+ fractionDigits
-    fieldEnd = index
-    if index < end {
-      position = index &+ 1
-    } else {
-      position = end
-      exhausted = true
-    }
+    endField(at: index)
     if fieldEnd == fieldStart { return nil }
     if invalid || digits == 0 {
       bad = true
@@ -318,13 +312,7 @@ struct NMEAFieldCursor {
     }
     let digits = index &- fieldStart
     if digits > 9 { irregular = true }
-    fieldEnd = index
-    if index < end {
-      position = index &+ 1
-    } else {
-      position = end
-      exhausted = true
-    }
+    endField(at: index)
     return digits == 0 ? nil : value
   }
 
