@@ -42,6 +42,12 @@ enum GeocodeBench {
       return
     }
     let points = samplePoints(gazetteer, count: pointCount, seed: 16)
+    // `locbench geocode reverse` only times reverse passes (for `perf record`).
+    if CommandLine.arguments.count > 2 && CommandLine.arguments[2] == "reverse" {
+      for _ in 0..<200 { _ = reversePass(gazetteer, points) }
+      print("reverse: \(micro(reversePass(gazetteer, points).stats.median)) median")
+      return
+    }
     print("gazetteer: \(gazetteer.placeCount) places, \(gazetteer.file.size) bytes")
     print("points: \(points.count) seeded points within 1 km of GeoNames places")
 
