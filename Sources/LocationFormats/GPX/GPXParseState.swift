@@ -273,26 +273,24 @@ struct GPXParseState {
       }
     }
     skip = true
+    // The usual case first, with nothing to say.
+    if let lat, let lon, abs(lat) <= 90, abs(lon) <= 180 {
+      latitude = lat
+      longitude = lon
+      skip = false
+      return
+    }
     let what = Self.describe(kind)
     if !latSeen || !lonSeen {
       let missing = latSeen ? "lon" : "lat"
       warn(
         FormatError(
           .missingField, "\(what) skipped: no \(missing) attribute", file: file, line: line))
-    } else if let lat, let lon {
-      if abs(lat) > 90 {
-        warn(
-          FormatError(
-            .invalidValue, "\(what) skipped: latitude out of range", file: file, line: line))
-      } else if abs(lon) > 180 {
-        warn(
-          FormatError(
-            .invalidValue, "\(what) skipped: longitude out of range", file: file, line: line))
-      } else {
-        latitude = lat
-        longitude = lon
-        skip = false
-      }
+    } else if let lat, lon != nil {
+      let which = abs(lat) > 90 ? "latitude" : "longitude"
+      warn(
+        FormatError(
+          .invalidValue, "\(what) skipped: \(which) out of range", file: file, line: line))
     } else {
       let which = lat == nil ? "latitude" : "longitude"
       warn(
