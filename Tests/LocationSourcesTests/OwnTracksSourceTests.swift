@@ -85,7 +85,7 @@ import Testing
     source.start(context: context)
     defer { source.stop() }
     #expect(
-      await eventually(timeout: 10) { context.state.withLock { $0.fixes.count } == 1 },
+      await eventually(timeout: 60) { context.state.withLock { $0.fixes.count } == 1 },
       "\(source.counts) \(context.state.withLock { $0.failures }) \(broker.log())")
     let fix = try #require(context.state.withLock { $0.fixes.first })
     #expect(fix.horizontalAccuracy == 12 && fix.quality == .network)
