@@ -43,6 +43,16 @@ package enum DaemonProtocol {
     guard bytes.count <= limit else {
       throw DaemonProtocolError(code: .tooLarge, message: "a line is longer than \(limit) bytes")
     }
+    if let message = bytes.withUnsafeBufferPointer({ fastLocations($0) }) { return message }
+    return try decodeGenerally(bytes)
+  }
+
+  /// `decode(line:limit:)` without the fast path for `locations` lines: the JSON tree, then the
+  /// message's members.
+  /// - Parameter bytes: the line without its line end, within the limit.
+  /// - Returns: The message.
+  /// - Throws: ``DaemonProtocolError``, as `decode(line:limit:)`.
+  static func decodeGenerally(_ bytes: [UInt8]) throws(DaemonProtocolError) -> DaemonMessage {
     let json = try DaemonJSON.parse(bytes)
     guard case .object(let members) = json else {
       throw DaemonProtocolError(code: .malformed, message: "a message must be a JSON object")
