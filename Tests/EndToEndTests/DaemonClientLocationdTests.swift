@@ -59,8 +59,9 @@ struct DaemonClientLocationdTests {
     let manager: CLLocationManager
 
     init(socketPath: String) {
-      // A generous wait for `regionList`: CI's two cores are shared with the whole suite.
-      client = DaemonClient(socketPath: socketPath, refreshTimeout: 120)
+      // The default wait for `regionList` (2 s): `monitoredRegions` blocks its caller, here a
+      // thread of the tests' shared pool, and the tests poll it until it holds anyway.
+      client = DaemonClient(socketPath: socketPath)
       (scheduler, delegate, manager) = boundManager(client)
     }
   }
