@@ -59,6 +59,9 @@ package final class FakeDaemon: Sendable {
     var connection: Int32?
     var connections = 0
     var stopped = false
+    /// The listener is closed (by `stop()` or the thread that accepted on it), under the lock, as
+    /// every shutdown of it is: its number is never touched once it may belong to someone else.
+    var listenerClosed = false
   }
 
   /// The socket's path.
@@ -66,6 +69,9 @@ package final class FakeDaemon: Sendable {
   /// The private directory holding it.
   package let directory: String
   private let listener: Int32
+  /// Whether a thread of the fake accepts on `listener`: then that thread closes it as it ends,
+  /// never `stop()` (see `stop()`).
+  private let listenerHasThread: Bool
   private let welcome: String
   private let state = Mutex(State())
   private let log = LineLog()
@@ -122,10 +128,15 @@ package final class FakeDaemon: Sendable {
     scriptDone.signal()
     guard listen else {
       listener = try UnixSocket.bound(path: path)
+      listenerHasThread = false
       return
     }
     listener = try UnixSocket.listening(path: path)
-    Thread.detachNewThread { [self] in answerConnections() }
+    listenerHasThread = true
+    Thread.detachNewThread { [self] in
+      answerConnections()
+      closeListener()
+    }
   }
 
   /// A scripted fake: runs `script` on the first connection, on a thread of its own.
@@ -134,8 +145,10 @@ package final class FakeDaemon: Sendable {
     path = directory + "/socket"
     welcome = Self.controlWelcome
     listener = try UnixSocket.listening(path: path, backlog: 4)
+    listenerHasThread = true
     Thread.detachNewThread { [self] in
       defer { scriptDone.signal() }
+      defer { closeListener() }
       var descriptor = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
       guard poll(&descriptor, 1, 30_000) == 1, let fd = accept() else { return }
       UnixSocket.setReceiveTimeout(fd, seconds: 30)
@@ -229,15 +242,37 @@ package final class FakeDaemon: Sendable {
   }
 
   /// Stops listening, drops the connection and removes the socket and its directory.
+  ///
+  /// The listener is shut down here (a pending or later `accept` then fails) but closed by the
+  /// thread that accepts on it, once that thread has ended: closed here, its number could be given
+  /// to another test's socket before the thread's next `accept`, which would then take (and, the
+  /// fake being stopped, close) that test's connections.
   package func stop() {
-    state.withLock { state in
-      state.stopped = true
+    let firstStop = state.withLock { state -> Bool in
+      defer { state.stopped = true }
       if let fd = state.connection { shutdown(fd, Int32(SHUT_RDWR)) }
+      guard !state.stopped else { return false }
+      if !state.listenerClosed {
+        shutdown(listener, Int32(SHUT_RDWR))
+        if !listenerHasThread {
+          close(listener)
+          state.listenerClosed = true
+        }
+      }
+      return true
     }
-    shutdown(listener, Int32(SHUT_RDWR))
-    close(listener)
+    guard firstStop else { return }
     unlink(path)
     rmdir(directory)
+  }
+
+  /// Closes the listener once (the accepting thread, as it ends).
+  private func closeListener() {
+    state.withLock { state in
+      guard !state.listenerClosed else { return }
+      close(listener)
+      state.listenerClosed = true
+    }
   }
 
   /// Waits for the script to end, stops the fake and returns every line the client sent.
