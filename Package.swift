@@ -46,6 +46,8 @@ let package = Package(
     ),
     // The compiler's prefetch hint, which Swift lacks, for the gazetteer's nearest-place search.
     .systemLibrary(name: "CPrefetch"),
+    // epoll(7), which Glibc's module leaves out, for the daemon client's reading.
+    .systemLibrary(name: "CEpoll"),
     // libxml2's SAX2 interface: the real XML parser behind the GPX decoder.
     .systemLibrary(
       name: "CLibXML2",
@@ -92,7 +94,7 @@ let package = Package(
       name: "LocationServices",
       dependencies: [
         "LocationEngine", "LocationSources", "LocationStore", "LocationFormats", "LocationModel",
-        "LocationProtocol", "Geodesy", "Geocoding",
+        "LocationProtocol", "Geodesy", "Geocoding", "CEpoll",
       ],
       swiftSettings: swiftSettings
     ),

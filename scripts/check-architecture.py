@@ -50,7 +50,7 @@ FORBIDDEN = {
 }
 PRODUCT_MODULES = {"CoreLocation", "CoreLocationTesting", "Contacts"}
 NO_DEFAULT = ["LocationEngine", "LocationProtocol", "LocationServices", "LocationDaemon"]
-C_TARGETS = {"CSQLite", "CSystemd", "CLibXML2", "CMosquitto", "CPrefetch"}
+C_TARGETS = {"CSQLite", "CSystemd", "CLibXML2", "CMosquitto", "CPrefetch", "CEpoll"}
 
 
 def main():

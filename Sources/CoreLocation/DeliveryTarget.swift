@@ -1,8 +1,14 @@
 import Foundation
 import LocationServices
+import Synchronization
 
 /// Where a manager's delegate calls run: the run loop of a thread (Apple's rule), the main dispatch
 /// queue when that thread is the main thread, or a scheduler installed by a simulated environment.
+///
+/// A delivery made on the target's own thread while the daemon client's reading run loop reads
+/// there (`RunLoopReadingDeliveries`) runs as soon as that reading is done, in the same turn of the
+/// run loop, when none of this target's earlier deliveries still waits: the order of one
+/// manager's deliveries is kept.
 struct DeliveryTarget: @unchecked Sendable {
   // @unchecked: RunLoop is not Sendable, but `perform(_:)` is the documented way to hand work to
   // another thread's run loop; nothing else of the run loop is touched off its thread.
@@ -13,6 +19,8 @@ struct DeliveryTarget: @unchecked Sendable {
   }
 
   private let kind: Kind
+  /// Deliveries scheduled and not run yet.
+  private let waiting = WaitingCount()
 
   /// The target for the calling thread (or the environment's scheduler).
   static func current(_ environment: HubEnvironment) -> DeliveryTarget {
@@ -25,13 +33,36 @@ struct DeliveryTarget: @unchecked Sendable {
   func run(_ work: @escaping @Sendable () -> Void) {
     switch kind {
     case .mainQueue:
-      DispatchQueue.main.async(execute: work)
+      if RunLoopReadingDeliveries.isCollecting, Thread.isMainThread, taken(work) { return }
+      let waiting = waiting
+      waiting.count.add(1, ordering: .relaxed)
+      DispatchQueue.main.async {
+        work()
+        waiting.count.subtract(1, ordering: .relaxed)
+      }
     case .runLoop(let runLoop):
-      runLoop.perform(work)
+      if RunLoopReadingDeliveries.isCollecting, RunLoop.current === runLoop, taken(work) { return }
+      let waiting = waiting
+      waiting.count.add(1, ordering: .relaxed)
+      runLoop.perform {
+        work()
+        waiting.count.subtract(1, ordering: .relaxed)
+      }
     case .scheduler(let scheduler):
       scheduler.schedule(work)
     }
   }
+
+  /// Hands `work` to the reading run loop's turn on this thread, when nothing of this target
+  /// waits (called on the target's thread, where the count only grows by other threads).
+  private func taken(_ work: @escaping @Sendable () -> Void) -> Bool {
+    waiting.count.load(ordering: .relaxed) == 0 && RunLoopReadingDeliveries.take(work)
+  }
+}
+
+/// A count shared by the copies of one `DeliveryTarget`.
+private final class WaitingCount: Sendable {
+  let count = Atomic<Int>(0)
 }
 
 /// Locations handed from the hub's executor to the delivery thread. `CLLocation` is immutable.

@@ -1,51 +1,223 @@
+import CEpoll
 import Foundation
+import LocationEngine
 import LocationModel
 import LocationProtocol
 import Synchronization
 
-// The connection's reader: a thread of its own, blocked in `read`, decoding lines.
+// The connection's reading: a thread of its own, and, while the reading run loop (the main run
+// loop by default) waits, that run loop.
 extension DaemonClient {
-  /// Reads the connection on a thread of its own until it ends. Every message is handled on
-  /// `queue`, in order, except `locations`: when nothing the reader handed to `queue` is still
-  /// waiting there, a `locations` line is delivered from the reader thread at once, sparing the
-  /// wake-up of another thread on the way from the receiver to the app (`locbench latency`); it
-  /// cannot overtake an earlier message, and a manager's deliveries are hopped to its own thread
-  /// anyway.
+  /// Reads the connection until it ends. Every message is handled on `queue`, in order, except
+  /// `locations`: when nothing read before still waits there, a `locations` line is delivered at
+  /// once by whoever read it, sparing the wake-up of another thread on the way from the receiver
+  /// to the app (`locbench latency`); it cannot overtake an earlier message, and a manager's
+  /// deliveries are hopped to its own thread anyway.
+  ///
+  /// Who reads: a thread of its own, waiting for the socket's new bytes (edge-triggered). When the
+  /// client has a reading run loop (`DaemonRunLoopReading`), bytes that arrive while that run loop
+  /// waits are read by the run loop itself, so that a delegate on the main thread gets its
+  /// location after one wake-up instead of two.
   func startReader(fd: Int32, generation: Int) {
+    let reading = DaemonConnectionReading(fd: fd, generation: generation)
+    let edges = cepoll_watching(fd, 1)
+    let runLoop =
+      edges >= 0
+      ? readingRunLoop.flatMap {
+        DaemonRunLoopReading.install(fd: fd, threadInstance: edges, on: $0) { [self] in
+          reading.drain(self, onRunLoop: true)
+        }
+      } : nil
+    state.withLock { $0.runLoopReading = runLoop }
     Thread.detachNewThread { [self] in
-      var reader = DaemonLineReader(limit: Self.lineLimit)
-      var buffer = [UInt8](repeating: 0, count: 65_536)
+      while !reading.ended.load(ordering: .acquiring) {
+        if edges >= 0 {
+          if cepoll_wait(edges, -1) < 0 { break }
+        } else {
+          // No epoll instance: a plain level-triggered wait.
+          var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+          if poll(&descriptor, 1, -1) < 0, errno != EINTR { break }
+        }
+        reading.drain(self, onRunLoop: false)
+      }
+      runLoop?.uninstall()
+      if let runLoop { runLoop.closeThreadInstance() } else if edges >= 0 { Glibc.close(edges) }
+      state.withLock { state in
+        if state.runLoopReading === runLoop { state.runLoopReading = nil }
+      }
+      queue.async { [self] in readerEnded(fd: fd, generation: generation) }
+    }
+  }
+
+  /// The connection ended: close it, tell the clients whose services were running, reconnect.
+  func readerEnded(fd: Int32, generation: Int) {
+    let (current, wasWelcomed) = state.withLock { state -> (Bool, Bool) in
+      guard state.generation == generation, state.fd == fd else { return (false, false) }
+      state.fd = nil
+      let was = state.welcomed
+      state.welcomed = false
+      endRefresh(&state)
+      return (true, was)
+    }
+    DaemonClientSocket.close(fd)
+    guard current, !state.withLock({ $0.closed }) else { return }
+    guard wasWelcomed else {
+      let refusal = state.withLock { $0.refusal }
+      connectionFailed(
+        reason: refusal.map { "locationd refused the connection: \($0)" }
+          ?? "locationd closed the connection before its welcome")
+      return
+    }
+    let problem =
+      required
+      ? Self.requiredMessage(paths: socketPaths, reason: "the connection was lost")
+      : "locationd went away; reconnecting"
+    let affected = state.withLock { state -> [(Int, Record)] in
+      state.problem = problem
+      var affected: [(Int, Record)] = []
+      for (number, record) in state.clients.sorted(by: { $0.key < $1.key }) {
+        affected.append((number, record))
+        state.clients[number]?.locationRequest = nil
+        state.clients[number]?.deferring = false
+      }
+      return affected
+    }
+    HubLog.write(.info, "daemon", "connection lost; reconnecting")
+    declineTemporaryRequests(problem)
+    for (number, record) in affected {
+      if record.deferring {
+        deliver(.deferredFinished(DeferredUpdates.Failure.deferredFailed.rawValue), to: number)
+      }
+      if record.updates != nil || record.locationRequest != nil || record.heading != nil
+        || record.significantChanges
+      {
+        deliver(.error(.locationUnknown, message: problem), to: number)
+      }
+    }
+    let (delay, closed) = state.withLock { state -> (Double, Bool) in
+      let delay = state.backoff
+      state.backoff = min(Self.maximumBackoff, state.backoff * 2)
+      return (delay, state.closed)
+    }
+    guard !closed else { return }
+    queue.asyncAfter(deadline: .now() + delay) { [self] in connect() }
+  }
+
+  /// Before a wait on the reading run loop's thread for something the daemon sends: the run loop
+  /// cannot read while its thread waits, so the reader thread reads (until the run loop waits
+  /// again).
+  func yieldRunLoopReading() {
+    state.withLock { $0.runLoopReading }?.threadReadsIfCurrent()
+  }
+
+  /// The longest line accepted from the daemon: a welcome lists every region of the app, up to
+  /// 50,000 by default with identifiers of up to 1 KiB.
+  static let lineLimit = 64 << 20
+}
+
+/// What one connection has read: the bytes of an unfinished line, and whether the connection
+/// ended. Its reader thread and its reading run loop read under its lock, one at a time, so that
+/// lines are handed on in the order they came.
+final class DaemonConnectionReading: Sendable {
+  let fd: Int32
+  let generation: Int
+  /// Set once the socket has ended (end of stream, an error, a line over the limit); the
+  /// descriptor is not used for reading after that, and the reader thread stops.
+  let ended = Atomic<Bool>(false)
+
+  private struct Buffer: ~Copyable {
+    var lines = DaemonLineReader(limit: DaemonClient.lineLimit)
+    var bytes = [UInt8](repeating: 0, count: 65_536)
+    var ended = false
+  }
+
+  private let buffer = Mutex(Buffer())
+
+  init(fd: Int32, generation: Int) {
+    self.fd = fd
+    self.generation = generation
+  }
+
+  /// Reads what the socket holds now, without blocking, and hands each complete line on.
+  /// - Parameters:
+  ///   - client: the client the lines are for.
+  ///   - onRunLoop: whether the reading run loop reads: it decodes only `locations` lines in the
+  ///     daemon's own shape and leaves every other line to `queue`, so that a long line (a welcome
+  ///     with many regions) never holds the app's main thread.
+  func drain(_ client: DaemonClient, onRunLoop: Bool) {
+    let end = buffer.withLock { buffer -> Bool in
+      guard !buffer.ended else { return false }
       reading: while true {
-        let count = DaemonClientSocket.read(fd, into: &buffer)
-        if count == 0 { break }
-        reader.append(buffer[0..<count])
-        while let item = reader.next() {
+        let count = buffer.bytes.withUnsafeMutableBytes { raw in
+          recv(fd, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT))
+        }
+        if count < 0 {
+          let code = errno
+          if code == EINTR { continue }
+          if code == EAGAIN || code == EWOULDBLOCK { return false }
+        }
+        guard count > 0 else { break }
+        buffer.lines.append(buffer.bytes[0..<count])
+        while let item = buffer.lines.next() {
           switch item {
           case .line(let line):
-            let decoded = Result { () throws(DaemonProtocolError) -> DaemonMessage in
-              try DaemonProtocol.decode(line: line, limit: Self.lineLimit)
-            }
-            if LatencyTrace.isOn { Self.traceRead(decoded) }
-            if case .success(.locations) = decoded, readerBacklog.load(ordering: .acquiring) == 0 {
-              received(decoded, generation: generation)
-              continue
-            }
-            readerBacklog.add(1, ordering: .releasing)
-            queue.async { [self] in
-              received(decoded, generation: generation)
-              readerBacklog.subtract(1, ordering: .releasing)
-            }
+            client.handle(line: line, generation: generation, onRunLoop: onRunLoop)
           case .tooLarge, .truncated:
             HubLog.write(.info, "daemon", "a line from locationd is too long; disconnecting")
             break reading
           }
         }
       }
-      queue.async { [self] in readerEnded(fd: fd, generation: generation) }
+      buffer.ended = true
+      return true
+    }
+    guard end else { return }
+    ended.store(true, ordering: .releasing)
+    // Wakes the reader thread if the run loop saw the end first.
+    DaemonClientSocket.shutdown(fd)
+  }
+}
+
+extension DaemonClient {
+  /// Hands one line on: a `locations` line at once when nothing read before still waits on
+  /// `queue`, anything else to `queue`, in order.
+  fileprivate func handle(line: [UInt8], generation: Int, onRunLoop: Bool) {
+    if onRunLoop {
+      linesReadByRunLoop.add(1, ordering: .relaxed)
+    } else {
+      linesReadByThread.add(1, ordering: .relaxed)
+    }
+    if onRunLoop {
+      if readerBacklog.load(ordering: .acquiring) == 0,
+        let message = DaemonProtocol.decodeLocations(line: line)
+      {
+        if LatencyTrace.isOn { Self.traceRead(.success(message)) }
+        received(.success(message), generation: generation)
+        return
+      }
+      readerBacklog.add(1, ordering: .releasing)
+      queue.async { [self] in
+        received(Self.decode(line), generation: generation)
+        readerBacklog.subtract(1, ordering: .releasing)
+      }
+      return
+    }
+    let decoded = Self.decode(line)
+    if LatencyTrace.isOn { Self.traceRead(decoded) }
+    if case .success(.locations) = decoded, readerBacklog.load(ordering: .acquiring) == 0 {
+      received(decoded, generation: generation)
+      return
+    }
+    readerBacklog.add(1, ordering: .releasing)
+    queue.async { [self] in
+      received(decoded, generation: generation)
+      readerBacklog.subtract(1, ordering: .releasing)
     }
   }
 
-  /// The longest line accepted from the daemon: a welcome lists every region of the app, up to
-  /// 50,000 by default with identifiers of up to 1 KiB.
-  static let lineLimit = 64 << 20
+  private static func decode(_ line: [UInt8]) -> Result<DaemonMessage, DaemonProtocolError> {
+    Result { () throws(DaemonProtocolError) -> DaemonMessage in
+      try DaemonProtocol.decode(line: line, limit: lineLimit)
+    }
+  }
 }

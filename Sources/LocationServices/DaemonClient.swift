@@ -117,10 +117,15 @@ package final class DaemonClient: LocationService {
     /// Temporary full accuracy requests waiting for their answer, by `id`.
     var temporaryRequests: [Int: @Sendable (String?) -> Void] = [:]
     var nextTemporaryRequest = 1
+    /// The reading run loop's side of the current connection, if it reads.
+    var runLoopReading: DaemonRunLoopReading?
   }
 
   /// Lines the reader thread handed to `queue` and `queue` has not handled yet.
   let readerBacklog = Atomic<Int>(0)
+  /// Lines read by the reader thread and by the reading run loop, since the client was made.
+  package let linesReadByThread = Atomic<Int>(0)
+  package let linesReadByRunLoop = Atomic<Int>(0)
 
   static let initialBackoff = 0.05
   static let maximumBackoff = 5.0
@@ -131,6 +136,8 @@ package final class DaemonClient: LocationService {
   package let required: Bool
   /// The longest wait in `regions(group:)` for the daemon's `regionList`, in seconds.
   let refreshTimeout: Double
+  /// The run loop that reads the socket while it waits (`DaemonRunLoopReading`), if any.
+  let readingRunLoop: ReadingRunLoop?
   /// The service's clock (real time).
   package let clock: any HubClock
   let queue: DispatchQueue
@@ -146,13 +153,18 @@ package final class DaemonClient: LocationService {
   ///     unreachable say so.
   ///   - refreshTimeout: the longest wait in `regions(group:)` for the daemon's `regionList`, in
   ///     seconds.
+  ///   - readingRunLoop: the run loop that reads the socket itself while it waits (the main run
+  ///     loop by default, where `CLLocationManager` delegates usually run); nil: only the reader
+  ///     thread reads.
   package init(
     socketPaths: [String], required: Bool = false,
-    refreshTimeout: Double = DaemonClient.defaultRefreshTimeout
+    refreshTimeout: Double = DaemonClient.defaultRefreshTimeout,
+    readingRunLoop: ReadingRunLoop? = .main
   ) {
     self.socketPaths = socketPaths
     self.required = required
     self.refreshTimeout = refreshTimeout
+    self.readingRunLoop = readingRunLoop
     let queue = DispatchQueue(label: "corelocation.daemon-client")
     queue.setSpecific(key: Self.queueKey, value: true)
     self.queue = queue
@@ -171,17 +183,23 @@ package final class DaemonClient: LocationService {
   ///   - socketPath: the daemon's socket.
   ///   - required: whether the daemon is required.
   ///   - refreshTimeout: the longest wait for the daemon's `regionList`, in seconds.
+  ///   - readingRunLoop: the run loop that reads the socket while it waits (the main run loop by
+  ///     default), or nil.
   package convenience init(
     socketPath: String, required: Bool = false,
-    refreshTimeout: Double = DaemonClient.defaultRefreshTimeout
+    refreshTimeout: Double = DaemonClient.defaultRefreshTimeout,
+    readingRunLoop: ReadingRunLoop? = .main
   ) {
-    self.init(socketPaths: [socketPath], required: required, refreshTimeout: refreshTimeout)
+    self.init(
+      socketPaths: [socketPath], required: required, refreshTimeout: refreshTimeout,
+      readingRunLoop: readingRunLoop)
   }
 
   /// Waits until the first connection attempt has an outcome: the daemon's welcome, or a failure.
   /// - Parameter timeout: the longest wait, in seconds.
   /// - Returns: whether the client is connected and welcomed now.
   package func waitForConnection(timeout: Double) -> Bool {
+    yieldRunLoopReading()
     _ = firstAttempt.wait(timeout: .now() + timeout)
     return isConnected
   }
@@ -388,6 +406,7 @@ package final class DaemonClient: LocationService {
     }
     guard let ask else { return }
     if ask { queue.async { [self] in write(.refreshRegions) } }
+    yieldRunLoopReading()
     _ = semaphore.wait(timeout: .now() + refreshTimeout)
   }
 
@@ -487,62 +506,6 @@ package final class DaemonClient: LocationService {
     }
     HubLog.write(.info, "daemon", reason)
     if first { firstAttempt.leave() }
-    guard !closed else { return }
-    queue.asyncAfter(deadline: .now() + delay) { [self] in connect() }
-  }
-
-  /// Reads the connection on a thread of its own; messages are handled on the queue, in order.
-
-  /// The connection ended: close it, tell the clients whose services were running, reconnect.
-  func readerEnded(fd: Int32, generation: Int) {
-    let (current, wasWelcomed) = state.withLock { state -> (Bool, Bool) in
-      guard state.generation == generation, state.fd == fd else { return (false, false) }
-      state.fd = nil
-      let was = state.welcomed
-      state.welcomed = false
-      endRefresh(&state)
-      return (true, was)
-    }
-    DaemonClientSocket.close(fd)
-    guard current, !state.withLock({ $0.closed }) else { return }
-    guard wasWelcomed else {
-      let refusal = state.withLock { $0.refusal }
-      connectionFailed(
-        reason: refusal.map { "locationd refused the connection: \($0)" }
-          ?? "locationd closed the connection before its welcome")
-      return
-    }
-    let problem =
-      required
-      ? Self.requiredMessage(paths: socketPaths, reason: "the connection was lost")
-      : "locationd went away; reconnecting"
-    let affected = state.withLock { state -> [(Int, Record)] in
-      state.problem = problem
-      var affected: [(Int, Record)] = []
-      for (number, record) in state.clients.sorted(by: { $0.key < $1.key }) {
-        affected.append((number, record))
-        state.clients[number]?.locationRequest = nil
-        state.clients[number]?.deferring = false
-      }
-      return affected
-    }
-    HubLog.write(.info, "daemon", "connection lost; reconnecting")
-    declineTemporaryRequests(problem)
-    for (number, record) in affected {
-      if record.deferring {
-        deliver(.deferredFinished(DeferredUpdates.Failure.deferredFailed.rawValue), to: number)
-      }
-      if record.updates != nil || record.locationRequest != nil || record.heading != nil
-        || record.significantChanges
-      {
-        deliver(.error(.locationUnknown, message: problem), to: number)
-      }
-    }
-    let (delay, closed) = state.withLock { state -> (Double, Bool) in
-      let delay = state.backoff
-      state.backoff = min(Self.maximumBackoff, state.backoff * 2)
-      return (delay, state.closed)
-    }
     guard !closed else { return }
     queue.asyncAfter(deadline: .now() + delay) { [self] in connect() }
   }

@@ -1,0 +1,49 @@
+#ifndef CORELOCATION_CEPOLL_SHIM_H
+#define CORELOCATION_CEPOLL_SHIM_H
+
+// epoll(7) for the daemon client's reading (Glibc's Swift module leaves <sys/epoll.h> out, and
+// `struct epoll_event` is packed on x86-64, which Swift does not import): an epoll instance
+// watching one descriptor for input, and a wait that only counts what is ready.
+
+#include <errno.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+/// A new epoll instance (close-on-exec) watching `fd` for input and for the peer's hangup,
+/// edge-triggered when `edge` is not 0; -1 with `errno` set when it cannot be made.
+static inline int cepoll_watching(int fd, int edge) {
+  int instance = epoll_create1(EPOLL_CLOEXEC);
+  if (instance < 0) return -1;
+  struct epoll_event event = {0};
+  event.events = EPOLLIN | EPOLLRDHUP | (edge ? EPOLLET : 0);
+  event.data.fd = fd;
+  if (epoll_ctl(instance, EPOLL_CTL_ADD, fd, &event) != 0) {
+    int saved = errno;
+    close(instance);
+    errno = saved;
+    return -1;
+  }
+  return instance;
+}
+
+/// Changes what `instance` watches `fd` for: input and hangup, edge-triggered, when `input` is not
+/// 0; else nothing but errors and hangup (which epoll always reports). 0, or -1 with `errno` set.
+static inline int cepoll_watch_input(int instance, int fd, int input) {
+  struct epoll_event event = {0};
+  event.events = input ? (EPOLLIN | EPOLLRDHUP | EPOLLET) : EPOLLET;
+  event.data.fd = fd;
+  return epoll_ctl(instance, EPOLL_CTL_MOD, fd, &event);
+}
+
+/// Waits on `instance` up to `milliseconds` (-1: no limit), retrying `EINTR`; the number of
+/// ready descriptors (0 on timeout), or -1 on another error.
+static inline int cepoll_wait(int instance, int milliseconds) {
+  struct epoll_event events[4];
+  int count;
+  do {
+    count = epoll_wait(instance, events, 4, milliseconds);
+  } while (count < 0 && errno == EINTR);
+  return count;
+}
+
+#endif

@@ -1,0 +1,237 @@
+import CEpoll
+import CoreFoundation
+import Foundation
+import Synchronization
+
+/// A thread's run loop, as the daemon client's reading run loop (`DaemonRunLoopReading`).
+package struct ReadingRunLoop: @unchecked Sendable {
+  // @unchecked: Core Foundation's run loop functions may be called from any thread.
+  let runLoop: CFRunLoop
+
+  /// The main thread's run loop.
+  package static var main: ReadingRunLoop { ReadingRunLoop(runLoop: CFRunLoopGetMain()) }
+
+  /// The calling thread's run loop.
+  package static var current: ReadingRunLoop { ReadingRunLoop(runLoop: CFRunLoopGetCurrent()) }
+}
+
+/// A run loop (the main run loop by default) reading the daemon's socket itself while it waits,
+/// so that a manager whose delegate runs there gets each location after one wake-up, the run
+/// loop's own, instead of two (the reader thread's, then the run loop's to run what the thread
+/// handed it): `locbench latency`, through `locationd`.
+///
+/// How: a version-1 run loop source whose port is an epoll instance watching the socket. On Linux,
+/// Core Foundation's run loop waits on an epoll set of its sources' ports (`CFRunLoopSourceContext1`'s
+/// `getPort` gives a descriptor), so the socket's bytes wake the waiting run loop directly, and the
+/// source's `perform` reads them. The run loop acknowledges a wake-up by reading eight bytes from
+/// the port, as from an eventfd; from an epoll instance that read fails (`EINVAL`) and takes
+/// nothing, which is why the port is not the socket itself.
+///
+/// Which of the two reads: the reader thread waits on an epoll instance of its own, edge-triggered,
+/// and an observer of the run loop turns its interest in the socket's input off when the run loop
+/// is about to wait (`epoll_ctl`, no wake-up of the thread), and on again when the run loop wakes
+/// without bytes on the socket (for something else: it may stay busy), after its source has read,
+/// and when it leaves the run loop. So bytes that arrive while the run loop waits wake it alone,
+/// and bytes that arrive while it is busy wake the thread. Left to the run loop: bytes that arrive
+/// in the moment after it woke with bytes of its own (it reads them all) and, when it woke with
+/// bytes and for something else at once and runs the other first, until that is done. A wait on the
+/// run loop's thread for the daemon's answer turns the thread's interest on first
+/// (`DaemonClient.yieldRunLoopReading`). Both read under one lock (`DaemonConnectionReading`), so
+/// lines keep their order whoever reads them.
+final class DaemonRunLoopReading: @unchecked Sendable {
+  // @unchecked: `source`, `observer` and `runLoop` are Core Foundation objects, safe to use from
+  // any thread; they are set once at `install` and only released after `uninstall`.
+
+  /// The reader thread's epoll instance (-1 once closed) and whether it watches the socket's input.
+  private struct Thread {
+    var instance: Int32
+    var reads = true
+  }
+
+  private let thread: Mutex<Thread>
+  private let fd: Int32
+  /// The source's port: an epoll instance watching `fd` (level-triggered).
+  private let port: Int32
+  private let read: @Sendable () -> Void
+  private let runLoop: CFRunLoop
+  private var source: CFRunLoopSource?
+  private var observer: CFRunLoopObserver?
+
+  private init(
+    fd: Int32, port: Int32, threadInstance: Int32, runLoop: CFRunLoop,
+    read: @escaping @Sendable () -> Void
+  ) {
+    self.fd = fd
+    self.port = port
+    self.thread = Mutex(Thread(instance: threadInstance))
+    self.runLoop = runLoop
+    self.read = read
+  }
+
+  deinit { Glibc.close(port) }
+
+  /// Adds the source and the observer to `runLoop`'s common modes.
+  /// - Parameters:
+  ///   - fd: the connected socket.
+  ///   - threadInstance: the reader thread's epoll instance, watching `fd`'s input
+  ///     (edge-triggered); the reading closes it (`closeThreadInstance`).
+  ///   - target: the run loop that reads while it waits.
+  ///   - read: reads what the socket holds, on the run loop's thread.
+  /// - Returns: the reading, or nil when no epoll instance could be made (the thread reads
+  ///   everything then).
+  static func install(
+    fd: Int32, threadInstance: Int32, on target: ReadingRunLoop,
+    read: @escaping @Sendable () -> Void
+  ) -> DaemonRunLoopReading? {
+    let port = cepoll_watching(fd, 0)
+    guard port >= 0 else { return nil }
+    let runLoop = target.runLoop
+    let reading = DaemonRunLoopReading(
+      fd: fd, port: port, threadInstance: threadInstance, runLoop: runLoop, read: read)
+    let info = Unmanaged.passUnretained(reading).toOpaque()
+    var context = CFRunLoopSourceContext1()
+    context.version = 1
+    context.info = info
+    context.retain = { info in
+      guard let info else { return nil }
+      _ = Unmanaged<DaemonRunLoopReading>.fromOpaque(info).retain()
+      return info
+    }
+    context.release = { info in
+      guard let info else { return }
+      Unmanaged<DaemonRunLoopReading>.fromOpaque(info).release()
+    }
+    context.getPort = { info in
+      guard let info else { return -1 }
+      return Unmanaged<DaemonRunLoopReading>.fromOpaque(info).takeUnretainedValue().port
+    }
+    context.perform = { info in
+      guard let info else { return }
+      Unmanaged<DaemonRunLoopReading>.fromOpaque(info).takeUnretainedValue().perform()
+    }
+    // A version-1 context is passed where the version-0 type is declared; `version` tells them
+    // apart.
+    let source = withUnsafeMutablePointer(to: &context) { pointer in
+      pointer.withMemoryRebound(to: CFRunLoopSourceContext.self, capacity: 1) {
+        CFRunLoopSourceCreate(nil, 0, $0)
+      }
+    }
+    var observing = CFRunLoopObserverContext(
+      version: 0, info: info,
+      retain: { info in
+        guard let info else { return nil }
+        _ = Unmanaged<DaemonRunLoopReading>.fromOpaque(info).retain()
+        return info
+      },
+      release: { info in
+        guard let info else { return }
+        Unmanaged<DaemonRunLoopReading>.fromOpaque(info).release()
+      }, copyDescription: nil)
+    let activities = CFRunLoopActivity([.beforeWaiting, .afterWaiting, .exit]).rawValue
+    let observer = CFRunLoopObserverCreate(
+      nil, activities, true, 0,
+      { _, activity, info in
+        guard let info else { return }
+        Unmanaged<DaemonRunLoopReading>.fromOpaque(info).takeUnretainedValue().observe(activity)
+      }, &observing)
+    guard let source, let observer else { return nil }
+    reading.source = source
+    reading.observer = observer
+    CFRunLoopAddObserver(runLoop, observer, kCFRunLoopCommonModes)
+    CFRunLoopAddSource(runLoop, source, kCFRunLoopCommonModes)
+    return reading
+  }
+
+  /// Removes the source and the observer (from any thread); the run loop no longer reads, and the
+  /// thread watches the socket's input again.
+  func uninstall() {
+    if let source { CFRunLoopSourceInvalidate(source) }
+    if let observer { CFRunLoopObserverInvalidate(observer) }
+    threadReads(true)
+  }
+
+  /// Closes the reader thread's epoll instance (the thread, as it ends); nothing changes it after.
+  func closeThreadInstance() {
+    thread.withLock { thread in
+      guard thread.instance >= 0 else { return }
+      Glibc.close(thread.instance)
+      thread.instance = -1
+    }
+  }
+
+  /// Turns the reader thread's interest in the socket's input on or off. Turned on, epoll looks at
+  /// the socket at once: bytes already there wake the thread.
+  func threadReads(_ on: Bool) {
+    thread.withLock { thread in
+      guard thread.instance >= 0, thread.reads != on else { return }
+      if cepoll_watch_input(thread.instance, fd, on ? 1 : 0) == 0 { thread.reads = on }
+    }
+  }
+
+  /// `threadReads(true)` when called on the run loop's thread (before it waits for the daemon).
+  func threadReadsIfCurrent() {
+    if CFRunLoopGetCurrent() === runLoop { threadReads(true) }
+  }
+
+  /// Whether `fd` has bytes (or an end) to read now.
+  static func readable(_ fd: Int32) -> Bool {
+    var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+    return poll(&descriptor, 1, 0) > 0
+  }
+
+  private func observe(_ activity: CFRunLoopActivity) {
+    if activity.contains(.beforeWaiting) {
+      threadReads(false)
+    } else if activity.contains(.afterWaiting) {
+      // Bytes on the socket: the source reads them next; else the run loop woke for something
+      // else and may stay busy.
+      if !Self.readable(fd) { threadReads(true) }
+    } else {
+      threadReads(true)
+    }
+  }
+
+  private func perform() {
+    let works = RunLoopReadingDeliveries.collect(read)
+    threadReads(true)
+    for work in works { work() }
+  }
+}
+
+/// Deliveries a reading run loop's `perform` runs itself, after it has read: a delivery for the
+/// run loop's own thread, made while that thread reads, runs there at once instead of in a later
+/// turn of the run loop (which costs tens of microseconds on a cold cache), and never under the
+/// reading's lock (a delegate may call back into the client and wait for the daemon).
+package enum RunLoopReadingDeliveries {
+  private final class Collected {
+    var works: [@Sendable () -> Void] = []
+  }
+
+  private static let key: pthread_key_t = {
+    var key = pthread_key_t()
+    pthread_key_create(&key, nil)
+    return key
+  }()
+
+  /// Whether the calling thread is reading in a run loop's `perform`.
+  package static var isCollecting: Bool { pthread_getspecific(key) != nil }
+
+  /// Takes `work` to run when the calling thread's reading is done, if the thread is reading in a
+  /// run loop's `perform`.
+  /// - Returns: whether `work` was taken (else the caller schedules it as it would otherwise).
+  package static func take(_ work: @escaping @Sendable () -> Void) -> Bool {
+    guard let pointer = pthread_getspecific(key) else { return false }
+    Unmanaged<Collected>.fromOpaque(pointer).takeUnretainedValue().works.append(work)
+    return true
+  }
+
+  /// Runs `read` with deliveries for this thread taken; returns them, in order.
+  static func collect(_ read: () -> Void) -> [@Sendable () -> Void] {
+    let collected = Collected()
+    let previous = pthread_getspecific(key)
+    pthread_setspecific(key, Unmanaged.passUnretained(collected).toOpaque())
+    read()
+    pthread_setspecific(key, previous)
+    return collected.works
+  }
+}
