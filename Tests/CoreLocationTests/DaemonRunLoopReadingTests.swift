@@ -90,13 +90,7 @@ import Testing
       self.client = client
       self.manager = manager
       made.store(true, ordering: .releasing)
-      // A timer keeps the run loop running before the source is added and after it goes.
-      let keepAlive = Timer(timeInterval: 0.05, repeats: true) { _ in }
-      RunLoop.current.add(keepAlive, forMode: .default)
-      while !finish.load(ordering: .acquiring) {
-        _ = RunLoop.current.run(mode: .default, before: Date(timeIntervalSinceNow: 0.05))
-      }
-      keepAlive.invalidate()
+      runCurrentRunLoop { finish.load(ordering: .acquiring) }
       client.close()
       ended.store(true, ordering: .releasing)
     }

@@ -55,13 +55,7 @@ import Testing
       manager.delegate = delegate
       self.manager = manager
       made.store(true, ordering: .releasing)
-      // A timer keeps the run loop running while it waits for the delegate call.
-      let keepAlive = Timer(timeInterval: 0.05, repeats: true) { _ in }
-      RunLoop.current.add(keepAlive, forMode: .default)
-      while !finish.load(ordering: .acquiring) {
-        _ = RunLoop.current.run(mode: .default, before: Date(timeIntervalSinceNow: 0.05))
-      }
-      keepAlive.invalidate()
+      runCurrentRunLoop { finish.load(ordering: .acquiring) }
     }
   }
 
