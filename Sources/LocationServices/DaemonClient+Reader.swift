@@ -24,7 +24,9 @@ extension DaemonClient {
     let runLoop =
       edges >= 0
       ? readingRunLoop.flatMap {
-        DaemonRunLoopReading.install(fd: fd, threadInstance: edges, on: $0) { [self] in
+        DaemonRunLoopReading.install(
+          fd: fd, threadInstance: edges, on: $0, alive: runLoopReadings
+        ) { [self] in
           reading.drain(self, onRunLoop: true)
         }
       } : nil

@@ -126,6 +126,9 @@ package final class DaemonClient: LocationService {
   /// Lines read by the reader thread and by the reading run loop, since the client was made.
   package let linesReadByThread = Atomic<Int>(0)
   package let linesReadByRunLoop = Atomic<Int>(0)
+  /// The reading run loop's objects alive, one per connection at most (each holds two epoll
+  /// instances until Core Foundation lets go of it).
+  package let runLoopReadings = LiveCount()
 
   static let initialBackoff = 0.05
   static let maximumBackoff = 5.0

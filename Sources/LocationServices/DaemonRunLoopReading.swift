@@ -40,7 +40,8 @@ package struct ReadingRunLoop: @unchecked Sendable {
 /// lines keep their order whoever reads them.
 final class DaemonRunLoopReading: @unchecked Sendable {
   // @unchecked: `source`, `observer` and `runLoop` are Core Foundation objects, safe to use from
-  // any thread; they are set once at `install` and only released after `uninstall`.
+  // any thread; `source` and `observer` are set at `install`, before the reader thread starts,
+  // and cleared by that thread's `uninstall`; nothing else touches them.
 
   /// The reader thread's epoll instance (-1 once closed) and whether it watches the socket's input.
   private struct Thread {
@@ -56,19 +57,26 @@ final class DaemonRunLoopReading: @unchecked Sendable {
   private let runLoop: CFRunLoop
   private var source: CFRunLoopSource?
   private var observer: CFRunLoopObserver?
+  /// The client's count of readings alive (`DaemonClient.runLoopReadings`).
+  private let alive: LiveCount
 
   private init(
     fd: Int32, port: Int32, threadInstance: Int32, runLoop: CFRunLoop,
-    read: @escaping @Sendable () -> Void
+    alive: LiveCount, read: @escaping @Sendable () -> Void
   ) {
     self.fd = fd
     self.port = port
     self.thread = Mutex(Thread(instance: threadInstance))
     self.runLoop = runLoop
     self.read = read
+    self.alive = alive
+    alive.value.add(1, ordering: .relaxed)
   }
 
-  deinit { Glibc.close(port) }
+  deinit {
+    Glibc.close(port)
+    alive.value.subtract(1, ordering: .relaxed)
+  }
 
   /// Adds the source and the observer to `runLoop`'s common modes.
   /// - Parameters:
@@ -76,18 +84,20 @@ final class DaemonRunLoopReading: @unchecked Sendable {
   ///   - threadInstance: the reader thread's epoll instance, watching `fd`'s input
   ///     (edge-triggered); the reading closes it (`closeThreadInstance`).
   ///   - target: the run loop that reads while it waits.
+  ///   - alive: the client's count of readings alive.
   ///   - read: reads what the socket holds, on the run loop's thread.
   /// - Returns: the reading, or nil when no epoll instance could be made (the thread reads
   ///   everything then).
   static func install(
-    fd: Int32, threadInstance: Int32, on target: ReadingRunLoop,
+    fd: Int32, threadInstance: Int32, on target: ReadingRunLoop, alive: LiveCount,
     read: @escaping @Sendable () -> Void
   ) -> DaemonRunLoopReading? {
     let port = cepoll_watching(fd, 0)
     guard port >= 0 else { return nil }
     let runLoop = target.runLoop
     let reading = DaemonRunLoopReading(
-      fd: fd, port: port, threadInstance: threadInstance, runLoop: runLoop, read: read)
+      fd: fd, port: port, threadInstance: threadInstance, runLoop: runLoop, alive: alive,
+      read: read)
     let info = Unmanaged.passUnretained(reading).toOpaque()
     var context = CFRunLoopSourceContext1()
     context.version = 1
@@ -142,11 +152,15 @@ final class DaemonRunLoopReading: @unchecked Sendable {
     return reading
   }
 
-  /// Removes the source and the observer (from any thread); the run loop no longer reads, and the
-  /// thread watches the socket's input again.
+  /// Removes the source and the observer; the run loop no longer reads, and the thread watches the
+  /// socket's input again. Called once, by the reader thread as it ends: the source and the observer hold this object
+  /// (their `info`), so they are let go of here, and its port is closed when Core Foundation lets
+  /// go of them in turn.
   func uninstall() {
     if let source { CFRunLoopSourceInvalidate(source) }
     if let observer { CFRunLoopObserverInvalidate(observer) }
+    source = nil
+    observer = nil
     threadReads(true)
   }
 
@@ -196,6 +210,11 @@ final class DaemonRunLoopReading: @unchecked Sendable {
     threadReads(true)
     for work in works { work() }
   }
+}
+
+/// A count of live objects, shared with the objects counted.
+package final class LiveCount: Sendable {
+  package let value = Atomic<Int>(0)
 }
 
 /// Deliveries a reading run loop's `perform` runs itself, after it has read: a delivery for the
