@@ -16,11 +16,13 @@ import Testing
     let delegate: DaemonDelegate
     let manager: CLLocationManager
 
-    init(welcome: String = FakeDaemon.welcomeLine()) throws {
+    init(welcome: String = FakeDaemon.welcomeLine()) async throws {
       daemon = try FakeDaemon(welcome: welcome)
       // A generous wait for `regionList`: CI's two cores are shared with the whole suite.
-      client = DaemonClient(socketPath: daemon.path, refreshTimeout: 120)
-      #expect(client.waitForConnection(timeout: 60))
+      let client = DaemonClient(socketPath: daemon.path, refreshTimeout: 120)
+      self.client = client
+      // Waited for without holding a thread of the shared cooperative pool.
+      #expect(await eventually { client.isConnected })
       (scheduler, delegate, manager) = boundManager(client)
     }
 
@@ -38,7 +40,7 @@ import Testing
   /// welcome (before the requests a reconnection sends again, one of which may make the daemon
   /// ask its agent).
   @Test func thePurposeIsSentAndSentAgainFirstAfterAReconnection() async throws {
-    let setup = try Setup()
+    let setup = try await Setup()
     defer { setup.stop() }
     setPurpose(setup.manager, "Shows your boat on the chart")
     #expect(
@@ -58,7 +60,7 @@ import Testing
   }
 
   @Test func locationsAndAuthorizationReachTheDelegate() async throws {
-    let setup = try Setup()
+    let setup = try await Setup()
     defer { setup.stop() }
     #expect(await setup.until { setup.delegate.contains("authorization 4") })
     #expect(setup.manager.authorizationStatus == .authorizedWhenInUse)
@@ -93,7 +95,7 @@ import Testing
   }
 
   @Test func regionsAreMirroredAndAdded() async throws {
-    let setup = try Setup(
+    let setup = try await Setup(
       welcome: FakeDaemon.welcomeLine(
         status: 3, regions: [FakeDaemon.regionEntry("home", state: "inside")]))
     defer { setup.stop() }
@@ -125,7 +127,7 @@ import Testing
   /// delegate hears of it (no manager of this process asked). An event naming a region the copy
   /// lacks still reaches the delegate, with the region the event carries.
   @Test func regionChangesByAnotherProcessAreFetchedWhenListed() async throws {
-    let setup = try Setup(
+    let setup = try await Setup(
       welcome: FakeDaemon.welcomeLine(
         status: 3, regions: [FakeDaemon.regionEntry("home", state: "inside")]))
     defer { setup.stop() }
@@ -168,7 +170,7 @@ import Testing
   }
 
   @Test func pendingEventsAreAcknowledgedAndARedeliveryIsDropped() async throws {
-    let setup = try Setup(
+    let setup = try await Setup(
       welcome: FakeDaemon.welcomeLine(status: 3, regions: [FakeDaemon.regionEntry("home")]))
     defer { setup.stop() }
     #expect(await setup.until { !setup.daemon.messages("register").isEmpty })
@@ -204,7 +206,7 @@ import Testing
     defer { daemon.stop() }
     let client = DaemonClient(socketPath: daemon.path)
     defer { client.close() }
-    #expect(client.waitForConnection(timeout: 60))
+    #expect(await eventually { client.isConnected })
     daemon.send(
       #"{"type":"regionEvents","group":"manager","events":[{"identifier":"home","kind":"enter","#
         + #""state":"inside","date":1767225600}],"sequence":3}"#)
@@ -228,7 +230,7 @@ import Testing
     defer { daemon.stop() }
     let client = DaemonClient(socketPath: daemon.path)
     defer { client.close() }
-    #expect(client.waitForConnection(timeout: 60))
+    #expect(await eventually { client.isConnected })
     let visit =
       #"{"type":"visit","visit":{"latitude":52,"longitude":5,"horizontalAccuracy":20,"#
       + #""arrival":null,"departure":1767229200},"sequence":4}"#
@@ -264,7 +266,7 @@ import Testing
     defer { daemon.stop() }
     let client = DaemonClient(socketPath: daemon.path)
     defer { client.close() }
-    #expect(client.waitForConnection(timeout: 60))
+    #expect(await eventually { client.isConnected })
     // A manager (group "manager") does not take the monitor's event.
     let manager = HubEnvironment.$bound.withValue(HubEnvironment(hub: client, scheduler: nil)) {
       CLLocationManager()
@@ -312,7 +314,7 @@ import Testing
     defer { daemon.stop() }
     let client = DaemonClient(socketPath: daemon.path)
     defer { client.close() }
-    #expect(client.waitForConnection(timeout: 60))
+    #expect(await eventually { client.isConnected })
     let (scheduler, delegate, manager) = boundManager(client)
     #expect(await eventually { !daemon.messages("register").isEmpty })
     // 5 waits for a monitor named X; 6 is for the manager, handed over at once but not
@@ -337,7 +339,7 @@ import Testing
   }
 
   @Test func reconnectsAndResumesAfterTheDaemonGoesAway() async throws {
-    let setup = try Setup()
+    let setup = try await Setup()
     defer { setup.stop() }
     setup.manager.startUpdatingLocation()
     #expect(await setup.until { !setup.daemon.messages("startUpdates").isEmpty })
@@ -361,7 +363,7 @@ import Testing
   }
 
   @Test func headingsThroughTheDaemon() async throws {
-    let setup = try Setup()
+    let setup = try await Setup()
     defer { setup.stop() }
     setup.manager.headingFilter = 5
     setup.manager.startUpdatingHeading()
@@ -382,7 +384,7 @@ import Testing
     defer { daemon.stop() }
     let client = DaemonClient(socketPath: daemon.path)
     defer { client.close() }
-    #expect(client.waitForConnection(timeout: 60))
+    #expect(await eventually { client.isConnected })
     let updates = HubEnvironment.$bound.withValue(HubEnvironment(hub: client, scheduler: nil)) {
       CLLocationUpdate.liveUpdates()
     }

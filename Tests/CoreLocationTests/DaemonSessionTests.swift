@@ -18,7 +18,7 @@ import Testing
       client.close()
       daemon.stop()
     }
-    #expect(client.waitForConnection(timeout: 60))
+    #expect(await eventually { client.isConnected })
     let (scheduler, delegate, manager) = boundManager(client)
     #expect(manager.accuracyAuthorization == .reducedAccuracy)
     manager.requestTemporaryFullAccuracyAuthorization(withPurposeKey: "Docking") { error in
@@ -80,7 +80,7 @@ import Testing
       client.close()
       daemon.stop()
     }
-    #expect(client.waitForConnection(timeout: 60))
+    #expect(await eventually { client.isConnected })
     let environment = HubEnvironment(hub: client, scheduler: PumpedScheduler())
     let session = HubEnvironment.$bound.withValue(environment) {
       CLServiceSession(authorization: .always)

@@ -74,7 +74,7 @@ struct DaemonClientLocationdTests {
     #expect(await eventually { FileManager.default.fileExists(atPath: daemon.socketPath) })
 
     let first = App(socketPath: daemon.socketPath)
-    #expect(first.client.waitForConnection(timeout: 60))
+    #expect(await eventually { first.client.isConnected })
     let pumpHere = {
       feed.feed(latitude: Self.here.latitude, longitude: Self.here.longitude)
       first.scheduler.pump()
@@ -115,7 +115,7 @@ struct DaemonClientLocationdTests {
     // The next manager of the app hears it, once, and the daemon forgets it.
     let second = App(socketPath: daemon.socketPath)
     defer { second.client.close() }
-    #expect(second.client.waitForConnection(timeout: 60))
+    #expect(await eventually { second.client.isConnected })
     #expect(
       await eventually(pump: second.scheduler.pump) { second.delegate.contains("enter there") })
     #expect(await eventually(interval: 0.05) { pending() == 0 })
@@ -133,8 +133,8 @@ struct DaemonClientLocationdTests {
     defer { first.client.close() }
     let second = App(socketPath: daemon.socketPath)
     defer { second.client.close() }
-    #expect(first.client.waitForConnection(timeout: 60))
-    #expect(second.client.waitForConnection(timeout: 60))
+    #expect(await eventually { first.client.isConnected })
+    #expect(await eventually { second.client.isConnected })
     #expect(second.manager.monitoredRegions.isEmpty)
 
     first.manager.requestAlwaysAuthorization()
@@ -170,7 +170,7 @@ struct DaemonClientLocationdTests {
     #expect(await eventually { FileManager.default.fileExists(atPath: daemon.socketPath) })
     let app = App(socketPath: daemon.socketPath)
     defer { app.client.close() }
-    #expect(app.client.waitForConnection(timeout: 60))
+    #expect(await eventually { app.client.isConnected })
     let pump = {
       feed.feed(latitude: Self.here.latitude, longitude: Self.here.longitude)
       app.scheduler.pump()

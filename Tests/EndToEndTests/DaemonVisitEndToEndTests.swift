@@ -76,7 +76,7 @@ struct DaemonVisitEndToEndTests {
 
     // The app asks for always authorization, starts visit monitoring and goes away.
     let first = DaemonClient(socketPath: socketPath)
-    #expect(first.waitForConnection(timeout: 60))
+    #expect(await eventually { first.isConnected })
     let (firstScheduler, firstDelegate, firstManager) = boundManager(first)
     firstManager.requestAlwaysAuthorization()
     #expect(
@@ -100,7 +100,7 @@ struct DaemonVisitEndToEndTests {
     // The next manager of the app hears the three, once each, and the daemon forgets them.
     let second = DaemonClient(socketPath: socketPath)
     defer { second.close() }
-    #expect(second.waitForConnection(timeout: 60))
+    #expect(await eventually { second.isConnected })
     let (scheduler, delegate, manager) = boundManager(second)
     defer { withExtendedLifetime(manager) {} }
     #expect(await eventually(pump: scheduler.pump) { delegate.visits.withLock { $0.count } >= 3 })
