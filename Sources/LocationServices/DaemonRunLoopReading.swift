@@ -44,12 +44,12 @@ final class DaemonRunLoopReading: @unchecked Sendable {
   // and cleared by that thread's `uninstall`; nothing else touches them.
 
   /// The reader thread's epoll instance (-1 once closed) and whether it watches the socket's input.
-  private struct Thread {
+  private struct ThreadInterest {
     var instance: Int32
     var reads = true
   }
 
-  private let thread: Mutex<Thread>
+  private let thread: Mutex<ThreadInterest>
   private let fd: Int32
   /// The source's port: an epoll instance watching `fd` (level-triggered).
   private let port: Int32
@@ -66,7 +66,7 @@ final class DaemonRunLoopReading: @unchecked Sendable {
   ) {
     self.fd = fd
     self.port = port
-    self.thread = Mutex(Thread(instance: threadInstance))
+    self.thread = Mutex(ThreadInterest(instance: threadInstance))
     self.runLoop = runLoop
     self.read = read
     self.alive = alive
@@ -188,7 +188,7 @@ final class DaemonRunLoopReading: @unchecked Sendable {
   }
 
   /// Whether `fd` has bytes (or an end) to read now.
-  static func readable(_ fd: Int32) -> Bool {
+  private static func readable(_ fd: Int32) -> Bool {
     var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
     return poll(&descriptor, 1, 0) > 0
   }
