@@ -78,13 +78,18 @@ import Testing
     attack.standardOutput = output
     attack.standardInput = FileHandle.nullDevice
     try runWithEmptySignalMask(attack)
+    // The victim (the child, running `sleep 60`) is killed with the attacker: Foundation's
+    // `waitUntilExit()` waits for every process that holds the descriptor it watches.
+    var victimPID: pid_t?
     defer {
+      if let victimPID { kill(victimPID, SIGKILL) }
       if attack.isRunning { attack.terminate() }
       attack.waitUntilExit()
     }
     let lines = DeadlineLineReader(fd: output.fileHandleForReading.fileDescriptor)
     let ready = try #require(try lines.next(timeout: 60).flatMap(Self.object))
     #expect(ready["type"] as? String == "attack")
+    victimPID = (ready["child"] as? Int).map { pid_t($0) }
     // The child is the victim now; the parent has said hello. Let the daemon accept it.
     filler?.shutdownWrite()
     _ = try filler?.readUntilClosed()

@@ -15,6 +15,7 @@ Written for this project; standard library only.
 """
 import json
 import os
+import signal
 import socket
 import sys
 
@@ -40,6 +41,11 @@ def exec_after_connect(path, victim):
     child = os.fork()
     if child == 0:
         sock.connect(path)
+        # Keep only the socket and the standard streams: any other descriptor this process was
+        # started with (such as the one by which Foundation's Process learns that its child has
+        # ended) would otherwise live on in the victim and outlast this process.
+        os.closerange(3, sock.fileno())
+        os.closerange(sock.fileno() + 1, os.sysconf("SC_OPEN_MAX"))
         os.execv(victim, [victim, "60"])
     # Wait until the child runs the victim's executable (bounded: about 10 s).
     for _ in range(10000):
@@ -50,8 +56,12 @@ def exec_after_connect(path, victim):
             pass
         os.sched_yield()
     print(json.dumps({"type": "attack", "child": child}), flush=True)
-    converse(sock, "app", [])
-    os.kill(child, 9)
+    # A test that is done sends SIGTERM: the victim goes with this process.
+    signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(1))
+    try:
+        converse(sock, "app", [])
+    finally:
+        os.kill(child, 9)
 
 
 if __name__ == "__main__":
