@@ -263,6 +263,29 @@ func fixes(_ outputs: [NMEAOutput]) -> [Fix] {
     #expect(views[1].satellites == [NMEASatellite(id: 65, elevation: 10, azimuth: 100)])
   }
 
+  /// Plain digits take a shorter reader than other numbers: a group mixing both, a decimal or a
+  /// sign in the middle of a sentence, and a signal ID, give the same satellites as
+  /// the general reader gives them.
+  @Test func satellitesOfPlainAndOtherFieldsAgree() throws {
+    let log =
+      nmea("GPGSV,3,1,06,01,40,083,46,02,17,308,41")
+      + nmea("GPGSV,3,2,06,03,07.5,344,39,04,-2,228,+45")
+      + nmea("GPGSV,3,3,06,05,,,,06,90,000,00,1")
+    let views = decode(log).outputs.compactMap {
+      if case .satellites(let view) = $0 { view } else { nil }
+    }
+    try #require(views.count == 1)
+    #expect(
+      views[0].satellites == [
+        NMEASatellite(id: 1, elevation: 40, azimuth: 83, snr: 46),
+        NMEASatellite(id: 2, elevation: 17, azimuth: 308, snr: 41),
+        NMEASatellite(id: 3, elevation: 7.5, azimuth: 344, snr: 39),
+        NMEASatellite(id: 4, elevation: -2, azimuth: 228, snr: 45),
+        NMEASatellite(id: 5),
+        NMEASatellite(id: 6, elevation: 90, azimuth: 0, snr: 0),
+      ])
+  }
+
   /// With satellites off, GSV's plain fields are only scanned; a field that is not plain digits
   /// is read as a number, so a sentence counts as good or malformed as it does with satellites on.
   @Test(arguments: [
@@ -282,6 +305,12 @@ func fixes(_ outputs: [NMEAOutput]) -> [Fix] {
     ("GPGSV,1,1,01,0100000000,40,083,46", true),
     ("GPGSV,1,1,01,01,40,083,46;", false),
     ("GPGSV,1,1,01,01,40,083,46 ", false),
+    // NMEA 4.11's signal ID, the lone last field, is hexadecimal.
+    ("GBGSV,1,1,01,01,40,083,46,B", true),
+    ("GPGSV,1,1,01,01,40,083,46,10", true),
+    ("GPGSV,1,1,01,01,40,083,46,G", false),
+    ("GPGSV,1,1,01,01,40,083,46,b", true),
+    ("GPGSV,1,1,01,01,40,083,46,1.5", false),
   ])
   func satellitesOffChecksGSVAsSatellitesOnDoes(body: String, good: Bool) {
     for reportSatellites in [false, true] {

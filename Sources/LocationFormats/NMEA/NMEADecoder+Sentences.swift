@@ -327,7 +327,7 @@ extension NMEADecoder {
       var plain = fields
       while !plain.exhausted { _ = plain.plainInteger() }
       if !plain.irregular { return !plain.bad }
-      while !fields.exhausted { _ = fields.number() }
+      readSatellites(&fields, keep: false)
       return !fields.bad
     }
     if number == 1 {
@@ -339,23 +339,77 @@ extension NMEADecoder {
     }
     let inGroup = skyTotal == total && skyNext == number && skyTalker == talker
     let before = skySatellites.count
-    // Blocks of four until the fields run out; a lone last field is the 4.11 signal ID.
-    while !fields.exhausted {
-      let id = fields.integer()
-      if fields.exhausted { break }
-      let elevation = fields.number()
-      let azimuth = fields.number()
-      let snr = fields.number()
-      if let id, inGroup {
-        skySatellites.append(
-          NMEASatellite(id: id, elevation: elevation, azimuth: azimuth, snr: snr))
-      }
+    if !readPlainSatellites(&fields, into: inGroup) {
+      readSatellites(&fields, keep: inGroup)
     }
     if fields.bad {
       skySatellites.removeSubrange(before..<skySatellites.count)
       skyTotal = 0
       return false
     }
+    return finishGSV(inGroup, total, number, talker, &out)
+  }
+
+  /// The satellites of a GSV sentence, appended when `keep`: blocks of four fields (ID,
+  /// elevation, azimuth, SNR) until the fields run out. A lone last field is NMEA 4.11's signal
+  /// ID, hexadecimal (one digit in the standard; BeiDou's go past 9); anything else sets `bad`.
+  private mutating func readSatellites(_ fields: inout NMEAFieldCursor, keep: Bool) {
+    while !fields.exhausted {
+      let start = fields
+      let id = fields.integer()
+      if fields.exhausted {
+        fields = start
+        _ = fields.hexadecimal()
+        return
+      }
+      let elevation = fields.number()
+      let azimuth = fields.number()
+      let snr = fields.number()
+      if let id, keep {
+        skySatellites.append(
+          NMEASatellite(id: id, elevation: elevation, azimuth: azimuth, snr: snr))
+      }
+    }
+  }
+
+  /// The satellites of a GSV sentence whose fields are all plain digits or empty (nearly every
+  /// receiver's), read by `plainInteger()` in blocks of four, appended when `keep`. False, with
+  /// nothing appended and `fields` untouched, when a field is anything else: `readSatellites`
+  /// then reads them, and gives the same values for plain fields.
+  @inline(__always)
+  private mutating func readPlainSatellites(_ fields: inout NMEAFieldCursor, into keep: Bool)
+    -> Bool
+  {
+    var plain = fields
+    let before = skySatellites.count
+    while !plain.exhausted {
+      let id = plain.plainInteger()
+      // A lone last field is the 4.11 signal ID.
+      if plain.exhausted { break }
+      let elevation = plain.plainInteger()
+      let azimuth = plain.plainInteger()
+      let snr = plain.plainInteger()
+      if plain.irregular { break }
+      if let id, keep {
+        skySatellites.append(
+          NMEASatellite(
+            id: id, elevation: elevation.map { Double($0) }, azimuth: azimuth.map { Double($0) },
+            snr: snr.map { Double($0) }))
+      }
+    }
+    guard !plain.irregular else {
+      skySatellites.removeSubrange(before..<skySatellites.count)
+      return false
+    }
+    fields = plain
+    return true
+  }
+
+  /// The end of a GSV sentence read without error: the group goes on, or ends with its view.
+  private mutating func finishGSV(
+    _ inGroup: Bool, _ total: Int, _ number: Int, _ talker: (UInt8, UInt8),
+    _ out: inout [NMEAOutput]
+  ) -> Bool {
     guard inGroup else {
       skyTotal = 0
       return true

@@ -142,6 +142,33 @@ struct NMEAFieldCursor {
     return base[fieldStart]
   }
 
+  /// The next field as a hexadecimal number of one to eight digits (`0`-`9`, `A`-`F`, `a`-`f`), nil when
+  /// empty; anything else sets `bad`.
+  mutating func hexadecimal() -> UInt32? {
+    advance()
+    let count = fieldEnd &- fieldStart
+    if count == 0 { return nil }
+    guard count <= 8 else {
+      bad = true
+      return nil
+    }
+    var value: UInt32 = 0
+    for index in fieldStart..<fieldEnd {
+      let byte = base[index]
+      let digit: UInt8
+      switch byte {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte &- UInt8(ascii: "0")
+      case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte &- UInt8(ascii: "A") &+ 10
+      case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte &- UInt8(ascii: "a") &+ 10
+      default:
+        bad = true
+        return nil
+      }
+      value = value &<< 4 | UInt32(digit)
+    }
+    return value
+  }
+
   /// The next field as a fixed-point number: digits `mantissa`, `scale` of them after the point.
   /// Returns nil for an empty field; sets `bad` for anything but `[-+]digits[.digits]`.
   /// Scans and converts in one pass over the field's bytes.
