@@ -245,14 +245,17 @@ func fixes(_ outputs: [NMEAOutput]) -> [Fix] {
     #expect(heading.time == NMEADate(year: 1994, month: 3, day: 23).secondsSinceEpoch + 45_319)
   }
 
-  @Test func satelliteGroups() throws {
-    let log =
-      nmea("GPGSV,2,1,05,01,40,083,46,02,17,308,41,12,07,344,39,14,22,228,45")
-      + nmea("GPGSV,2,2,05,15,,,")
-      + nmea("GLGSV,1,1,01,65,10,100,,1")
-    let views = decode(log).outputs.compactMap {
+  /// The sky views decoded from GSV sentences (bodies without `$` and checksum).
+  func skyViews(_ bodies: String...) -> [NMEASkyView] {
+    decode(bodies.map(nmea).joined()).outputs.compactMap {
       if case .satellites(let view) = $0 { view } else { nil }
     }
+  }
+
+  @Test func satelliteGroups() throws {
+    let views = skyViews(
+      "GPGSV,2,1,05,01,40,083,46,02,17,308,41,12,07,344,39,14,22,228,45", "GPGSV,2,2,05,15,,,",
+      "GLGSV,1,1,01,65,10,100,,1")
     #expect(views.count == 2)
     #expect(views[0].talker == "GP")
     #expect(views[0].inView == 5)
@@ -267,13 +270,9 @@ func fixes(_ outputs: [NMEAOutput]) -> [Fix] {
   /// sign in the middle of a sentence, and a signal ID, give the same satellites as
   /// the general reader gives them.
   @Test func satellitesOfPlainAndOtherFieldsAgree() throws {
-    let log =
-      nmea("GPGSV,3,1,06,01,40,083,46,02,17,308,41")
-      + nmea("GPGSV,3,2,06,03,07.5,344,39,04,-2,228,+45")
-      + nmea("GPGSV,3,3,06,05,,,,06,90,000,00,1")
-    let views = decode(log).outputs.compactMap {
-      if case .satellites(let view) = $0 { view } else { nil }
-    }
+    let views = skyViews(
+      "GPGSV,3,1,06,01,40,083,46,02,17,308,41", "GPGSV,3,2,06,03,07.5,344,39,04,-2,228,+45",
+      "GPGSV,3,3,06,05,,,,06,90,000,00,1")
     try #require(views.count == 1)
     #expect(
       views[0].satellites == [
