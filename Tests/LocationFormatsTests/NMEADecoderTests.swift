@@ -411,6 +411,25 @@ func fixes(_ outputs: [NMEAOutput]) -> [Fix] {
       #expect(result.statistics.lines > 0, "\(name)")
     }
   }
+
+  /// A real receiver's BeiDou sky view, whose GSV sentences end in the signal ID `B` (ST's Teseo
+  /// LIV4F, from gpsd's regression captures): every sentence counts and the view is whole.
+  @Test func beidouSignalIDFromARealReceiver() throws {
+    let file = Paths.fixtureFolder("gpsd-regress").appendingPathComponent("st-teseo-liv4f.log")
+    let log = String(decoding: try Data(contentsOf: file), as: UTF8.self)
+    let sentences = log.split(separator: "\n").filter { $0.contains("BDGSV") && $0.contains(",B*") }
+    try #require(sentences.count == 2)
+    let result = decode(
+      sentences.map { String($0.drop { $0 == "$" }) }.map { "$" + $0 + "\n" }.joined(),
+      options: .init(reportSatellites: true))
+    #expect(result.statistics.malformed == 0)
+    let views = result.outputs.compactMap {
+      if case .satellites(let view) = $0 { view } else { nil }
+    }
+    let view = try #require(views.first { $0.talker == "BD" })
+    #expect(view.satellites.map(\.id) == [44, 34, 25, 23, 38, 43])
+    #expect(view.satellites[0] == NMEASatellite(id: 44, elevation: 61, azimuth: 62, snr: 10))
+  }
 }
 
 extension NMEADate {
