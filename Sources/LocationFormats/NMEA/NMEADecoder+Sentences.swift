@@ -339,7 +339,7 @@ extension NMEADecoder {
     }
     let inGroup = skyTotal == total && skyNext == number && skyTalker == talker
     let before = skySatellites.count
-    if !readPlainSatellites(&fields, into: inGroup) {
+    if !readPlainSatellites(&fields, keep: inGroup) {
       readSatellites(&fields, keep: inGroup)
     }
     if fields.bad {
@@ -377,7 +377,7 @@ extension NMEADecoder {
   /// nothing appended and `fields` untouched, when a field is anything else: `readSatellites`
   /// then reads them, and gives the same values for plain fields.
   @inline(__always)
-  private mutating func readPlainSatellites(_ fields: inout NMEAFieldCursor, into keep: Bool)
+  private mutating func readPlainSatellites(_ fields: inout NMEAFieldCursor, keep: Bool)
     -> Bool
   {
     var plain = fields

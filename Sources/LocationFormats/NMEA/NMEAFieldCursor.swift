@@ -142,8 +142,8 @@ struct NMEAFieldCursor {
     return base[fieldStart]
   }
 
-  /// The next field as a hexadecimal number of one to eight digits (`0`-`9`, `A`-`F`, `a`-`f`), nil when
-  /// empty; anything else sets `bad`.
+  /// The next field as a hexadecimal number of one to eight digits (`0`-`9`, `A`-`F`, `a`-`f`),
+  /// nil when empty; anything else sets `bad`.
   mutating func hexadecimal() -> UInt32? {
     advance()
     let count = fieldEnd &- fieldStart
