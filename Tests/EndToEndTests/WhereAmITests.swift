@@ -21,23 +21,23 @@ struct WhereAmITests {
     line.wholeMatch(of: #/-?\d{1,2}\.\d{6} -?\d{1,3}\.\d{6}/#) != nil
   }
 
-  func run(_ arguments: [String], _ environment: [String: String] = [:]) throws
+  func run(_ arguments: [String], _ environment: [String: String] = [:]) async throws
     -> Runner.Result
   {
-    let result = try Runner.run(arguments, environment: environment)
+    let result = try await Runner.runOffPool(arguments, environment: environment)
     #expect(!result.killed, "whereami had to be killed: \(arguments)")
     return result
   }
 
-  @Test func binaryIsBuilt() throws {
+  @Test func binaryIsBuilt() async throws {
     try #require(BuiltPrograms.whereami != nil, "\(Runner.NotBuilt())")
   }
 
   // MARK: Interface
 
   @Test(arguments: ["--help", "-h", "-help"])
-  func help(_ flag: String) throws {
-    let result = try run([flag])
+  func help(_ flag: String) async throws {
+    let result = try await run([flag])
     #expect(result.status == 0)
     #expect(result.stdout.hasPrefix("USAGE: whereami"))
     for text in ["--watch", "--json", "--source URL", "EXIT STATUS", "4 timed out"] {
@@ -46,8 +46,8 @@ struct WhereAmITests {
     #expect(result.stderr.isEmpty)
   }
 
-  @Test func version() throws {
-    let result = try run(["--version"])
+  @Test func version() async throws {
+    let result = try await run(["--version"])
     #expect(result.status == 0)
     #expect(
       result.stdout.wholeMatch(of: #/whereami \d+\.\d+\.\d+ \(CoreLocation for Linux\)\n/#) != nil)
@@ -66,16 +66,16 @@ struct WhereAmITests {
     (["--accuracy", "perfect"], "--accuracy takes best, navigation"),
     (["--speed", "-1"], "--speed needs a factor > 0"),
   ])
-  func usageError(_ arguments: [String], _ message: String) throws {
-    let result = try run(arguments)
+  func usageError(_ arguments: [String], _ message: String) async throws {
+    let result = try await run(arguments)
     #expect(result.status == 2)
     #expect(result.stdout.isEmpty)
     #expect(result.stderr.hasPrefix("whereami: "))
     #expect(result.stderr.contains(message), "stderr: \(result.stderr)")
   }
 
-  @Test func speedWithAStaticSourceIsAUsageError() throws {
-    let result = try run(["--source", "static:///etc/geolocation", "--speed", "2"])
+  @Test func speedWithAStaticSourceIsAUsageError() async throws {
+    let result = try await run(["--source", "static:///etc/geolocation", "--speed", "2"])
     #expect(result.status == 2)
     #expect(result.stdout.isEmpty)
     #expect(
@@ -83,16 +83,16 @@ struct WhereAmITests {
         "--speed and --instant apply to replay:// and beacons+replay:// sources only"))
   }
 
-  @Test func instantWithASourceListIsAUsageError() throws {
-    let result = try run(["--instant"], ["CORELOCATION_SOURCE": "/a.gpx,/b.gpx"])
+  @Test func instantWithASourceListIsAUsageError() async throws {
+    let result = try await run(["--instant"], ["CORELOCATION_SOURCE": "/a.gpx,/b.gpx"])
     #expect(result.status == 2)
     #expect(result.stderr.contains("--speed and --instant need one replay source"))
   }
 
   // MARK: Locations
 
-  @Test func oneShotOnTheBundledTrack() throws {
-    let result = try run(["--source", "replay://" + Paths.ijsselmeer])
+  @Test func oneShotOnTheBundledTrack() async throws {
+    let result = try await run(["--source", "replay://" + Paths.ijsselmeer])
     #expect(result.status == 0, "stderr: \(result.stderr)")
     #expect(result.lines.count == 1)
     let line = try #require(result.lines.first)
@@ -106,15 +106,15 @@ struct WhereAmITests {
   }
 
   @Test(arguments: ["replay://", ""])
-  func sourceFromTheEnvironment(_ prefix: String) throws {
-    let result = try run([], ["CORELOCATION_SOURCE": prefix + Paths.ijsselmeer])
+  func sourceFromTheEnvironment(_ prefix: String) async throws {
+    let result = try await run([], ["CORELOCATION_SOURCE": prefix + Paths.ijsselmeer])
     #expect(result.status == 0, "stderr: \(result.stderr)")
     #expect(result.lines.count == 1)
     #expect(result.lines.first.map(Self.isOneShot) == true)
   }
 
-  @Test func watchInstantCountWithAFormat() throws {
-    let result = try run([
+  @Test func watchInstantCountWithAFormat() async throws {
+    let result = try await run([
       "--source", "replay://" + Paths.ijsselmeer, "--watch", "--instant", "--count", "5", "-f",
       "%latitude,%longitude\\n",
     ])
@@ -126,16 +126,18 @@ struct WhereAmITests {
     }
   }
 
-  @Test func formatTokensAndEscapes() throws {
-    let result = try run([
+  @Test func formatTokensAndEscapes() async throws {
+    let result = try await run([
       "--source", Self.north, "--format=%time|%altitude|%h_accuracy|%simulated|100%%|%locality\\t.",
     ])
     #expect(result.status == 0)
     #expect(result.stdout == "2024-05-01 12:00:00 +0000|1.00|5|1|100%|IJsselstein\t.\n")
   }
 
-  @Test func jsonOverAGPXTrack() throws {
-    let result = try run(["--source", "replay://" + Self.north, "--watch", "--instant", "--json"])
+  @Test func jsonOverAGPXTrack() async throws {
+    let result = try await run([
+      "--source", "replay://" + Self.north, "--watch", "--instant", "--json",
+    ])
     #expect(result.status == 0, "exit 0 at the end of the track; stderr: \(result.stderr)")
     #expect(result.stderr.isEmpty)
     let keys = [
@@ -180,9 +182,9 @@ struct WhereAmITests {
 
   /// The hike with seven points of interest: whereami says on standard error that they are not
   /// played, and plays the walk from its first track point, with full-precision JSON coordinates.
-  @Test func hikeWithWaypointsPlaysItsTrackAndSaysSo() throws {
+  @Test func hikeWithWaypointsPlaysItsTrackAndSaysSo() async throws {
     let hike = Paths.fixture("gpx", "gpxpy-cerknicko-jezero.gpx")
-    let result = try run(["--source", "replay://" + hike, "--watch", "--instant", "--json"])
+    let result = try await run(["--source", "replay://" + hike, "--watch", "--instant", "--json"])
     #expect(result.status == 0, "stderr: \(result.stderr)")
     #expect(result.stderr == "whereami: \(hike): 7 waypoints not replayed: a track is present\n")
     #expect(result.lines.count == 296)
@@ -210,17 +212,17 @@ struct WhereAmITests {
     ("gpxpy-unicode_with_bom.gpx", "43.309634 3.515386", nil),
     ("gpxgo-iso8859-1encoded.gpx", "44.280548 20.540280", nil),
   ])
-  func firstLocationOfARealFile(_ name: String, _ first: String, _ leftOut: String?) throws {
+  func firstLocationOfARealFile(_ name: String, _ first: String, _ leftOut: String?) async throws {
     let path = Paths.fixture("gpx", name)
-    let result = try run(["--source", "replay://" + path + "?instant=1"])
+    let result = try await run(["--source", "replay://" + path + "?instant=1"])
     #expect(result.status == 0, "stderr: \(result.stderr)")
     #expect(result.lines == [first])
     let notice = leftOut.map { "whereami: \(path): \($0) not replayed: a track is present\n" }
     #expect(result.stderr == (notice ?? ""))
   }
 
-  @Test func watchOverTheWholeBundledTrackEndsWithSuccess() throws {
-    let result = try run([
+  @Test func watchOverTheWholeBundledTrackEndsWithSuccess() async throws {
+    let result = try await run([
       "--source", "replay://" + Paths.ijsselmeer + "?instant=1", "--watch", "-f", "%time",
     ])
     #expect(result.status == 0)
@@ -229,8 +231,8 @@ struct WhereAmITests {
     #expect(result.lines == result.lines.sorted(), "the recording's times, in order")
   }
 
-  @Test func loopedInstantReplayStopsAtTheCount() throws {
-    let result = try run([
+  @Test func loopedInstantReplayStopsAtTheCount() async throws {
+    let result = try await run([
       "--source", "replay://" + Self.north + "?loop=1&instant=1", "--count", "25", "-f",
       "%latitude",
     ])
@@ -240,8 +242,8 @@ struct WhereAmITests {
   }
 
   /// `make demo`'s command, cut to three locations: real-time pacing at 30x on the live clock.
-  @Test func demoCommandAtThirtyTimesSpeed() throws {
-    let result = try run([
+  @Test func demoCommandAtThirtyTimesSpeed() async throws {
+    let result = try await run([
       "--watch", "--source", "replay://" + Paths.ijsselmeer, "--speed", "30", "--count", "3",
       "--format", "%time  %latitude %longitude  %speed m/s  course %direction",
     ])
@@ -254,8 +256,8 @@ struct WhereAmITests {
     }
   }
 
-  @Test func addressTokensPrintTheReverseGeocodedPlace() throws {
-    let result = try run([
+  @Test func addressTokensPrintTheReverseGeocodedPlace() async throws {
+    let result = try await run([
       "--source", Self.north, "-v", "-f",
       "%address|%latitude|%locality|%isoCountryCode|%timeZone|%time_local|%postalCode",
     ])
@@ -267,26 +269,26 @@ struct WhereAmITests {
     #expect(result.stderr.contains("whereami: authorization"))
   }
 
-  @Test func geocodePrintsTheCandidatesBestFirst() throws {
-    let result = try run(["--geocode", "Zürich"])
+  @Test func geocodePrintsTheCandidatesBestFirst() async throws {
+    let result = try await run(["--geocode", "Zürich"])
     #expect(result.status == 0, "stderr: \(result.stderr)")
     #expect(result.lines.first == "47.366670 8.550000  Zürich, Zurich, Switzerland")
-    let texas = try run([
+    let texas = try await run([
       "--geocode", "Paris, Texas", "-f", "%locality %administrativeArea %timeZone",
     ])
     #expect(texas.lines.first == "Paris Texas America/Chicago")
-    let json = try run(["--geocode", "Munich", "--json"])
+    let json = try await run(["--geocode", "Munich", "--json"])
     let object = try #require(
       try JSONSerialization.jsonObject(with: Data((json.lines.first ?? "").utf8)) as? [String: Any])
     #expect(object["isoCountryCode"] as? String == "DE")
-    let none = try run(["--geocode", "qqqxz zzqk"])
+    let none = try await run(["--geocode", "qqqxz zzqk"])
     #expect(none.status == 1)
     #expect(none.stdout.isEmpty)
     #expect(none.stderr.contains("no place matches"))
   }
 
-  @Test func aMissingOrCorruptGazetteerIsNoResultNotACrash() throws {
-    let missing = try run(
+  @Test func aMissingOrCorruptGazetteerIsNoResultNotACrash() async throws {
+    let missing = try await run(
       ["--geocode", "Zürich"], ["CORELOCATION_GAZETTEER": "/nonexistent/gazetteer.clgz"])
     #expect(missing.status == 1)
     #expect(missing.stderr.contains("gazetteer"), "stderr: \(missing.stderr)")
@@ -294,19 +296,19 @@ struct WhereAmITests {
       "corrupt-\(getpid()).clgz")
     try Data("CLGAZ\0\0\u{1}garbage".utf8).write(to: corrupt)
     defer { try? FileManager.default.removeItem(at: corrupt) }
-    let bad = try run(["--geocode", "Zürich"], ["CORELOCATION_GAZETTEER": corrupt.path])
+    let bad = try await run(["--geocode", "Zürich"], ["CORELOCATION_GAZETTEER": corrupt.path])
     #expect(bad.status == 1)
     // Locations still print; the address tokens are empty.
-    let located = try run(
+    let located = try await run(
       ["--source", Self.north, "-f", "%latitude|%locality|"],
       ["CORELOCATION_GAZETTEER": corrupt.path])
     #expect(located.status == 0)
     #expect(located.stdout == "52.000000||\n")
   }
 
-  @Test func distanceFilter() throws {
+  @Test func distanceFilter() async throws {
     // The points are 11.13 m apart: with 20 m, every second one.
-    let result = try run([
+    let result = try await run([
       "--source", Self.north, "--watch", "--instant", "--distance-filter", "20", "-f",
       "%latitude",
     ])
@@ -314,40 +316,40 @@ struct WhereAmITests {
     #expect(result.lines == ["52.000000", "52.000200", "52.000400", "52.000600", "52.000800"])
   }
 
-  @Test func staticFile() throws {
-    let result = try run(["--source", "static://" + Paths.fixture("static", "good")])
+  @Test func staticFile() async throws {
+    let result = try await run(["--source", "static://" + Paths.fixture("static", "good")])
     #expect(result.status == 0, "stderr: \(result.stderr)")
     #expect(result.stdout == "48.858400 2.294500\n")
   }
 
   /// Issue 15: a location kept by an earlier run of another source (the static file's position)
   /// is not the first location of a replay: the replay's own first point is.
-  @Test func cachedLocationOfAnotherSourceIsNotOffered() throws {
-    try withTemporaryDirectory { directory in
+  @Test func cachedLocationOfAnotherSourceIsNotOffered() async throws {
+    try await withTemporaryDirectoryAsync { directory in
       let store = ["CORELOCATION_STORE": directory + "/store.sqlite"]
-      let first = try run(["--source", "static://" + Paths.fixture("static", "good")], store)
+      let first = try await run(["--source", "static://" + Paths.fixture("static", "good")], store)
       #expect(first.stdout == "48.858400 2.294500\n", "stderr: \(first.stderr)")
-      let again = try run(["--source", "static://" + Paths.fixture("static", "good")], store)
+      let again = try await run(["--source", "static://" + Paths.fixture("static", "good")], store)
       #expect(again.status == 0 && again.stdout == first.stdout)
-      let replay = try run(["--source", Self.north, "--watch", "--instant"], store)
+      let replay = try await run(["--source", Self.north, "--watch", "--instant"], store)
       #expect(replay.status == 0, "stderr: \(replay.stderr)")
       #expect(replay.lines.first == "52.000000 5.000000")
       #expect(!replay.stdout.contains("48.858400"))
       // The same static file again: its own kept location may come first.
-      let watched = try run(
+      let watched = try await run(
         ["--source", "static://" + Paths.fixture("static", "good"), "--watch", "--count", "1"],
         store)
       #expect(watched.lines.first == "48.858400 2.294500")
     }
   }
 
-  @Test func staticFileInATemporaryDirectory() throws {
+  @Test func staticFileInATemporaryDirectory() async throws {
     let directory = NSTemporaryDirectory() + "whereami-static-" + UUID().uuidString
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let path = directory + "/geolocation"
     try Data("# test\n-33.8568\n151.2153\n3\n100\n".utf8).write(to: URL(fileURLWithPath: path))
-    let result = try run(["--json"], ["CORELOCATION_SOURCE": "static://" + path])
+    let result = try await run(["--json"], ["CORELOCATION_SOURCE": "static://" + path])
     #expect(result.status == 0)
     let object = try #require(
       try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
@@ -358,30 +360,30 @@ struct WhereAmITests {
 
   // MARK: Failures
 
-  @Test func unknownSchemeFails() throws {
-    let result = try run(["--source", "bogus://127.0.0.1:2947"])
+  @Test func unknownSchemeFails() async throws {
+    let result = try await run(["--source", "bogus://127.0.0.1:2947"])
     #expect(result.status == 1)
     #expect(result.stdout.isEmpty)
     #expect(result.stderr.contains("unknown source scheme 'bogus'"), "stderr: \(result.stderr)")
   }
 
-  @Test func unknownSchemeFailsAWatchToo() throws {
-    let result = try run(["--watch"], ["CORELOCATION_SOURCE": "bogus://system"])
+  @Test func unknownSchemeFailsAWatchToo() async throws {
+    let result = try await run(["--watch"], ["CORELOCATION_SOURCE": "bogus://system"])
     #expect(result.status == 1)
     #expect(result.stderr.contains("CORELOCATION_SOURCE: unknown source scheme 'bogus'"))
   }
 
-  @Test func missingFileFailsNamingIt() throws {
+  @Test func missingFileFailsNamingIt() async throws {
     let path = "/nonexistent/whereami-tests/ride.gpx"
-    let result = try run(["--source", "replay://" + path])
+    let result = try await run(["--source", "replay://" + path])
     #expect(result.status == 1)
     #expect(result.stdout.isEmpty)
     #expect(result.stderr.contains(path), "stderr: \(result.stderr)")
   }
 
-  @Test func missingFileFailsAWatchNamingIt() throws {
+  @Test func missingFileFailsAWatchNamingIt() async throws {
     let path = "/nonexistent/whereami-tests/ride.gpx"
-    let result = try run(["--source", path, "--watch", "--instant"])
+    let result = try await run(["--source", path, "--watch", "--instant"])
     #expect(result.status == 1)
     #expect(result.stderr.contains(path), "stderr: \(result.stderr)")
     // One diagnostic: the file is missing for good, so nothing says "still trying".
@@ -389,18 +391,18 @@ struct WhereAmITests {
     #expect(result.stderr.split(separator: "\n").count == 1, "stderr: \(result.stderr)")
   }
 
-  @Test func malformedGPXFailsNamingFileAndLine() throws {
+  @Test func malformedGPXFailsNamingFileAndLine() async throws {
     let path = Paths.fixture("replay", "malformed.gpx")
-    let result = try run(["--source", "replay://" + path])
+    let result = try await run(["--source", "replay://" + path])
     #expect(result.status == 1)
     #expect(result.stdout.isEmpty)
     #expect(result.stderr.contains(path + ":8:"), "stderr: \(result.stderr)")
   }
 
   @Test(arguments: [("empty", nil), ("latitude91", 2), ("three_values", 4)] as [(String, Int?)])
-  func badStaticFileFails(_ name: String, _ line: Int?) throws {
+  func badStaticFileFails(_ name: String, _ line: Int?) async throws {
     let path = Paths.fixture("static", name)
-    let result = try run([], ["CORELOCATION_SOURCE": "static://" + path])
+    let result = try await run([], ["CORELOCATION_SOURCE": "static://" + path])
     #expect(result.status == 1)
     #expect(result.stdout.isEmpty)
     let place = line.map { "\(path):\($0):" } ?? path
@@ -410,19 +412,19 @@ struct WhereAmITests {
   /// Issue 15: a serial device that is not there. Without --watch, requestLocation's 10 s end
   /// the wait, and the message says how long and what failed; with --watch, the failure is said at
   /// once and the run goes on trying until its --timeout.
-  @Test func missingSerialDeviceIsSaid() throws {
+  @Test func missingSerialDeviceIsSaid() async throws {
     let device = "/nonexistent/whereami-tests/ttyUSB7"
-    let once = try run(["--source", "nmea://" + device])
+    let once = try await run(["--source", "nmea://" + device])
     #expect(once.status == 1)
     #expect(once.stderr.contains("whereami: no location after 10 s: "), "\(once.stderr)")
     #expect(once.stderr.contains(device) && once.stderr.contains("no such file"), "\(once.stderr)")
-    let watched = try run(["--source", "nmea://" + device, "--watch", "--timeout", "2"])
+    let watched = try await run(["--source", "nmea://" + device, "--watch", "--timeout", "2"])
     #expect(watched.status == 4)
     #expect(watched.stderr.contains(device + ": open: no such file or directory; still trying"))
   }
 
-  @Test func deniedAuthorizationExitsThree() throws {
-    let result = try run(
+  @Test func deniedAuthorizationExitsThree() async throws {
+    let result = try await run(
       ["--source", Self.north], ["CORELOCATION_AUTHORIZATION": "deny"])
     #expect(result.status == 3)
     #expect(result.stdout.isEmpty)
@@ -431,8 +433,10 @@ struct WhereAmITests {
 
   /// The one test that waits in real time: `--timeout 1` of a real program, after its first
   /// location, with a replay so slow that the second never comes.
-  @Test func timeoutAfterTheLastLocationExitsFour() throws {
-    let result = try run(["--source", Self.north, "--watch", "--speed", "0.0001", "--timeout", "1"])
+  @Test func timeoutAfterTheLastLocationExitsFour() async throws {
+    let result = try await run([
+      "--source", Self.north, "--watch", "--speed", "0.0001", "--timeout", "1",
+    ])
     #expect(result.status == 4)
     #expect(result.lines == ["52.000000 5.000000"])
     #expect(result.stderr.contains("no location within 1 s of the last one"))
