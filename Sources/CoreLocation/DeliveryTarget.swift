@@ -33,30 +33,32 @@ struct DeliveryTarget: @unchecked Sendable {
   func run(_ work: @escaping @Sendable () -> Void) {
     switch kind {
     case .mainQueue:
-      if RunLoopReadingDeliveries.isCollecting, Thread.isMainThread, taken(work) { return }
-      let waiting = waiting
-      waiting.count.add(1, ordering: .relaxed)
-      DispatchQueue.main.async {
-        work()
-        waiting.count.subtract(1, ordering: .relaxed)
-      }
+      hand(work, onThisThread: Thread.isMainThread) { DispatchQueue.main.async(execute: $0) }
     case .runLoop(let runLoop):
-      if RunLoopReadingDeliveries.isCollecting, RunLoop.current === runLoop, taken(work) { return }
-      let waiting = waiting
-      waiting.count.add(1, ordering: .relaxed)
-      runLoop.perform {
-        work()
-        waiting.count.subtract(1, ordering: .relaxed)
-      }
+      hand(work, onThisThread: RunLoop.current === runLoop) { runLoop.perform($0) }
     case .scheduler(let scheduler):
       scheduler.schedule(work)
     }
   }
 
-  /// Hands `work` to the reading run loop's turn on this thread, when nothing of this target
-  /// waits (called on the target's thread, where the count only grows by other threads).
-  private func taken(_ work: @escaping @Sendable () -> Void) -> Bool {
-    waiting.count.load(ordering: .relaxed) == 0 && RunLoopReadingDeliveries.take(work)
+  /// Runs `work` in the reading run loop's turn when called on the target's thread while that
+  /// thread reads and nothing of this target waits (the count only grows on other threads then);
+  /// else schedules it, counted while it waits.
+  private func hand(
+    _ work: @escaping @Sendable () -> Void, onThisThread: Bool,
+    schedule: (@escaping @Sendable () -> Void) -> Void
+  ) {
+    if onThisThread, RunLoopReadingDeliveries.isCollecting,
+      waiting.count.load(ordering: .relaxed) == 0, RunLoopReadingDeliveries.take(work)
+    {
+      return
+    }
+    let waiting = waiting
+    waiting.count.add(1, ordering: .relaxed)
+    schedule {
+      work()
+      waiting.count.subtract(1, ordering: .relaxed)
+    }
   }
 }
 

@@ -182,37 +182,27 @@ final class DaemonConnectionReading: Sendable {
 
 extension DaemonClient {
   /// Hands one line on: a `locations` line at once when nothing read before still waits on
-  /// `queue`, anything else to `queue`, in order.
+  /// `queue`, anything else to `queue`, in order. The reading run loop decodes only `locations`
+  /// lines in the daemon's own shape; `queue` decodes every other line it reads.
   fileprivate func handle(line: [UInt8], generation: Int, onRunLoop: Bool) {
     if onRunLoop {
       linesReadByRunLoop.add(1, ordering: .relaxed)
     } else {
       linesReadByThread.add(1, ordering: .relaxed)
     }
-    if onRunLoop {
-      if readerBacklog.load(ordering: .acquiring) == 0,
-        let message = DaemonProtocol.decodeLocations(line: line)
-      {
-        if LatencyTrace.isOn { Self.traceRead(.success(message)) }
-        received(.success(message), generation: generation)
-        return
-      }
-      readerBacklog.add(1, ordering: .releasing)
-      queue.async { [self] in
-        received(Self.decode(line), generation: generation)
-        readerBacklog.subtract(1, ordering: .releasing)
-      }
-      return
-    }
-    let decoded = Self.decode(line)
-    if LatencyTrace.isOn { Self.traceRead(decoded) }
-    if case .success(.locations) = decoded, readerBacklog.load(ordering: .acquiring) == 0 {
+    let decoded =
+      onRunLoop
+      ? DaemonProtocol.decodeLocations(line: line).map { .success($0) } : Self.decode(line)
+    if let decoded, LatencyTrace.isOn { Self.traceRead(decoded) }
+    if let decoded, case .success(.locations) = decoded,
+      readerBacklog.load(ordering: .acquiring) == 0
+    {
       received(decoded, generation: generation)
       return
     }
     readerBacklog.add(1, ordering: .releasing)
     queue.async { [self] in
-      received(decoded, generation: generation)
+      received(decoded ?? Self.decode(line), generation: generation)
       readerBacklog.subtract(1, ordering: .releasing)
     }
   }

@@ -102,15 +102,8 @@ final class DaemonRunLoopReading: @unchecked Sendable {
     var context = CFRunLoopSourceContext1()
     context.version = 1
     context.info = info
-    context.retain = { info in
-      guard let info else { return nil }
-      _ = Unmanaged<DaemonRunLoopReading>.fromOpaque(info).retain()
-      return info
-    }
-    context.release = { info in
-      guard let info else { return }
-      Unmanaged<DaemonRunLoopReading>.fromOpaque(info).release()
-    }
+    context.retain = retainInfo
+    context.release = releaseInfo
     context.getPort = { info in
       guard let info else { return -1 }
       return Unmanaged<DaemonRunLoopReading>.fromOpaque(info).takeUnretainedValue().port
@@ -127,16 +120,7 @@ final class DaemonRunLoopReading: @unchecked Sendable {
       }
     }
     var observing = CFRunLoopObserverContext(
-      version: 0, info: info,
-      retain: { info in
-        guard let info else { return nil }
-        _ = Unmanaged<DaemonRunLoopReading>.fromOpaque(info).retain()
-        return info
-      },
-      release: { info in
-        guard let info else { return }
-        Unmanaged<DaemonRunLoopReading>.fromOpaque(info).release()
-      }, copyDescription: nil)
+      version: 0, info: info, retain: retainInfo, release: releaseInfo, copyDescription: nil)
     let activities = CFRunLoopActivity([.beforeWaiting, .afterWaiting, .exit]).rawValue
     let observer = CFRunLoopObserverCreate(
       nil, activities, true, 0,
@@ -152,10 +136,22 @@ final class DaemonRunLoopReading: @unchecked Sendable {
     return reading
   }
 
+  /// The source's and the observer's hold on the reading (their `info`).
+  private static let retainInfo: @convention(c) (UnsafeRawPointer?) -> UnsafeRawPointer? = {
+    info in
+    guard let info else { return nil }
+    _ = Unmanaged<DaemonRunLoopReading>.fromOpaque(info).retain()
+    return info
+  }
+  private static let releaseInfo: @convention(c) (UnsafeRawPointer?) -> Void = { info in
+    guard let info else { return }
+    Unmanaged<DaemonRunLoopReading>.fromOpaque(info).release()
+  }
+
   /// Removes the source and the observer; the run loop no longer reads, and the thread watches the
-  /// socket's input again. Called once, by the reader thread as it ends: the source and the observer hold this object
-  /// (their `info`), so they are let go of here, and its port is closed when Core Foundation lets
-  /// go of them in turn.
+  /// socket's input again. Called once, by the reader thread as it ends: the source and the
+  /// observer hold this object (their `info`), so they are let go of here, and its port is closed
+  /// when Core Foundation lets go of them in turn.
   func uninstall() {
     if let source { CFRunLoopSourceInvalidate(source) }
     if let observer { CFRunLoopObserverInvalidate(observer) }

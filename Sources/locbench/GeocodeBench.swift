@@ -328,22 +328,8 @@ enum GeocodeBench {
   /// The resident size of this process's mapping of `path` (its `Rss` in /proc/self/smaps): the
   /// file's pages this process has touched, whatever else the page cache holds.
   static func mappedResidentBytes(path: String) -> Double {
-    // Read to the end: /proc files report a size of 0, and a sized read stops at one page.
-    guard let handle = FileHandle(forReadingAtPath: "/proc/self/smaps") else { return 0 }
-    let text = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
-    try? handle.close()
     let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
-    var inside = false
-    var total = 0.0
-    for line in text.split(separator: "\n") {
-      if let first = line.first, first.isHexDigit, line.contains("-") {
-        inside = line.hasSuffix(resolved) || line.hasSuffix(path)
-      } else if inside, line.hasPrefix("Rss:") {
-        let number = line.split(separator: " ").dropFirst().first.flatMap { Double($0) } ?? 0
-        total += number * 1024
-      }
-    }
-    return total
+    return smapsResident { header in header.hasSuffix(resolved) || header.hasSuffix(path) }
   }
 
   /// glibc's `malloc_trim`, looked up with `dlsym` (Swift's Glibc module leaves out malloc.h).
@@ -353,20 +339,29 @@ enum GeocodeBench {
   }()
 
   /// The resident size of this process's anonymous mappings (`[heap]` and those without a file:
-  /// the heap's arenas and its large blocks), from /proc/self/smaps, after `malloc_trim(0)` has
-  /// given freed pages back, so that what is left is about the heap in use.
+  /// the heap's arenas and its large blocks), after `malloc_trim(0)` has given freed pages back,
+  /// so that what is left is about the heap in use.
   static func heapInUse() -> Double {
     _ = mallocTrim?(0)
+    return smapsResident { header in
+      let fields = header.split(separator: " ", omittingEmptySubsequences: true)
+      return fields.count == 5 || (fields.count == 6 && fields[5] == "[heap]")
+    }
+  }
+
+  /// The resident size (`Rss` in /proc/self/smaps) of this process's mappings whose header line
+  /// (`address perms offset device inode [path]`) satisfies `counted`.
+  static func smapsResident(_ counted: (Substring) -> Bool) -> Double {
+    // Read to the end: /proc files report a size of 0, and a sized read stops at one page.
     guard let handle = FileHandle(forReadingAtPath: "/proc/self/smaps") else { return 0 }
     let text = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
     try? handle.close()
-    var anonymous = false
+    var inside = false
     var total = 0.0
     for line in text.split(separator: "\n") {
       if let first = line.first, first.isHexDigit, line.contains("-") {
-        let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-        anonymous = fields.count == 5 || (fields.count == 6 && fields[5] == "[heap]")
-      } else if anonymous, line.hasPrefix("Rss:") {
+        inside = counted(line)
+      } else if inside, line.hasPrefix("Rss:") {
         let number = line.split(separator: " ").dropFirst().first.flatMap { Double($0) } ?? 0
         total += number * 1024
       }

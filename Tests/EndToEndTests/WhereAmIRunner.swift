@@ -36,10 +36,13 @@ enum WhereAmIRunner {
   static func run(
     _ arguments: [String], environment extra: [String: String] = [:], limit: Double = 60
   ) throws -> Result {
-    let home = try makeHome()
+    guard let binary = BuiltPrograms.whereami else { throw NotBuilt() }
+    let home = NSTemporaryDirectory() + "whereami-tests-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: home) }
+
     return try runProgram(
-      try binary(), arguments, environment: environment(home: home, extra), currentDirectory: home,
+      binary, arguments, environment: environment(home: home, extra), currentDirectory: home,
       limit: limit)
   }
 
@@ -47,22 +50,6 @@ enum WhereAmIRunner {
   static func runOffPool(
     _ arguments: [String], environment extra: [String: String] = [:], limit: Double = 60
   ) async throws -> Result {
-    let home = try makeHome()
-    defer { try? FileManager.default.removeItem(atPath: home) }
-    return try await runProgramOffPool(
-      try binary(), arguments, environment: environment(home: home, extra), currentDirectory: home,
-      limit: limit)
-  }
-
-  private static func binary() throws -> String {
-    guard let binary = BuiltPrograms.whereami else { throw NotBuilt() }
-    return binary
-  }
-
-  /// A fresh temporary home for one run.
-  private static func makeHome() throws -> String {
-    let home = NSTemporaryDirectory() + "whereami-tests-" + UUID().uuidString
-    try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
-    return home
+    try await offThePool { try run(arguments, environment: extra, limit: limit) }
   }
 }

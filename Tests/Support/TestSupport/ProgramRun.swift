@@ -99,21 +99,12 @@ package func runProgram(
     killed: killed.load(ordering: .sequentiallyConsistent))
 }
 
-/// `runProgram` on a thread of its own, the calling task suspended meanwhile: a run that lasts
-/// seconds then holds none of the two threads that Swift's shared pool has on a 2-core machine,
-/// which every other test in the suite needs (see "Tests" in docs/architecture.md).
-package func runProgramOffPool(
-  _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-  currentDirectory: String? = nil, input: String? = nil, limit: Double = 60
-) async throws -> ProgramResult {
+/// `body` on a thread of its own, the calling task suspended meanwhile: a blocking wait that
+/// lasts seconds (a program's run) then holds none of the two threads that Swift's shared pool
+/// has on a 2-core machine, which every other test in the suite needs (see "Tests" in
+/// docs/architecture.md).
+package func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
   try await withCheckedThrowingContinuation { continuation in
-    Thread {
-      continuation.resume(
-        with: Result {
-          try runProgram(
-            executable, arguments, environment: environment, currentDirectory: currentDirectory,
-            input: input, limit: limit)
-        })
-    }.start()
+    Thread { continuation.resume(with: Result { try body() }) }.start()
   }
 }
