@@ -167,7 +167,7 @@ extension Gazetteer {
       }
     }
     let county = placeAdmin2(place)
-    if let name = GazetteerNames.lookup(names.admin2Names, county),
+    if let name = admin2Name(county),
       PlaceNameKey.fold(name) == qualifier
     {
       return true
@@ -176,7 +176,7 @@ extension Gazetteer {
   }
 
   func countryMatches(_ index: Int, key: String, locale: Locale?) -> Bool {
-    countryKeys.table(self)[key]?.contains(index) ?? false
+    countryKeys.table(self).countries(key).contains(index)
       || localizedCountryMatches(index, key: key, locale: locale)
   }
 
@@ -190,7 +190,7 @@ extension Gazetteer {
   /// The countries named by `key`: their GeoNames name, ISO codes, aliases, or (with a locale)
   /// their name in the locale's language or in English.
   func countries(withKey key: String, locale: Locale?) -> [Int] {
-    var found = countryKeys.table(self)[key] ?? []
+    var found = countryKeys.table(self).countries(key)
     if locale != nil, let code = localizedCountries.names(for: locale)[key] {
       for index in 0..<(countries.count / GazetteerFormat.countrySize)
       where countryCode(index) == code && !found.contains(index) {
@@ -202,8 +202,8 @@ extension Gazetteer {
 
   /// The keys that name each country: its GeoNames name's key (also without a leading "The"), its
   /// ISO alpha-2 and alpha-3 codes in lower case, and its aliases.
-  func makeCountryKeys() -> [String: [Int]] {
-    var table: [String: [Int]] = [:]
+  func makeCountryKeys() -> [(key: String, country: Int)] {
+    var table: [(key: String, country: Int)] = []
     for index in 0..<(countries.count / GazetteerFormat.countrySize) {
       let record = index * GazetteerFormat.countrySize
       var keys: [String] = []
@@ -218,7 +218,7 @@ extension Gazetteer {
       if let aliases = string(countries.u32(record + 14)) {
         keys += aliases.split(separator: "|").map(String.init)
       }
-      for key in Set(keys) where !key.isEmpty { table[key, default: []].append(index) }
+      for key in Set(keys) where !key.isEmpty { table.append((key, index)) }
     }
     return table
   }

@@ -89,9 +89,7 @@ package final class Gazetteer: PlaceGeocoder {
     nameHashes = file.section("NAMH")
     namePlaces = file.section("NAMP")
     sections = file.section("SECT")
-    names = GazetteerNames(
-      strings: strings, countries: countries, admin1: admin1, admin2: admin2,
-      timeZones: timeZones)
+    names = GazetteerNames(strings: strings, countries: countries, timeZones: timeZones)
     sectionBits = SectionBits(sections: sections, placeCount: tree.count)
   }
 
@@ -233,17 +231,37 @@ package final class Gazetteer: PlaceGeocoder {
     return index >= 0 && record + GazetteerFormat.admin1Size <= admin1.count ? record : nil
   }
 
+  /// The name of a first-level area.
+  func admin1Name(_ index: Int) -> String? {
+    admin1Record(index).flatMap { string(admin1.u32($0 + 4)) }
+  }
+
+  /// The name of a second-level area (0: none).
+  func admin2Name(_ index: Int) -> String? {
+    index > 0 ? string(admin2.u32(index * 4)) : nil
+  }
+
   /// Starts fetching what answering with a place reads beyond its record (its name, its areas'
-  /// entries in the name tables), so that it arrives while the search goes on (the place is the
-  /// first leaf's best, nearly always the answer) rather than one line after another.
+  /// records), so that it arrives while the search goes on (the place is the first leaf's best,
+  /// nearly always the answer) rather than one line after another.
   func prefetchNames(place index: Int) {
     let record = placeRecord(index)
     strings.prefetch(Int(tree.places.u32(record + 12)))
-    names.prefetchAreas(Int(tree.places.u16(record + 20)), Int(tree.places.u16(record + 22)))
+    admin1.prefetch(Int(tree.places.u16(record + 20)) * GazetteerFormat.admin1Size + 4)
+    admin2.prefetch(Int(tree.places.u16(record + 22)) * 4)
   }
 
-  /// Fills in what a place's record says: country, areas, time zone (all from the tables decoded
-  /// when the file was opened).
+  /// Starts fetching the areas' names, once `prefetchNames(place:)` has brought their records:
+  /// they arrive while the place's own name is decoded.
+  func prefetchAreaNames(place index: Int) {
+    let record = placeRecord(index)
+    if let area = admin1Record(Int(tree.places.u16(record + 20))) {
+      strings.prefetch(Int(admin1.u32(area + 4)))
+    }
+    strings.prefetch(Int(admin2.u32(Int(tree.places.u16(record + 22)) * 4)))
+  }
+
+  /// Fills in what a place's record says: country, areas, time zone.
   func describe(place index: Int, into answer: inout GeocodedPlace, locale: Locale?) {
     let record = placeRecord(index)
     let country = placeCountry(index)
@@ -252,11 +270,11 @@ package final class Gazetteer: PlaceGeocoder {
     let zone = Int(tree.places.u16(record + 24))
     answer.isoCountryCode = countryCode(country)
     answer.country = countryName(country, locale: locale)
-    answer.administrativeArea = GazetteerNames.lookup(names.admin1Names, area)
-    if country == names.unitedStates {
-      answer.administrativeAreaCode = GazetteerNames.lookup(names.admin1Codes, area)
+    answer.administrativeArea = admin1Name(area)
+    if country == names.unitedStates, let record = admin1Record(area) {
+      answer.administrativeAreaCode = string(admin1.u32(record + 12))
     }
-    answer.subAdministrativeArea = GazetteerNames.lookup(names.admin2Names, county)
+    answer.subAdministrativeArea = admin2Name(county)
     answer.timeZone = GazetteerNames.lookup(names.timeZones, zone)
   }
 
@@ -342,6 +360,7 @@ package final class Gazetteer: PlaceGeocoder {
         let nearest = tree.nearest(
           to: target, inRegion: region, leaf: leaf, early: { prefetchNames(place: $0) })
       {
+        prefetchAreaNames(place: nearest.index)
         if nearest.chord2 <= localityChord2 {
           setLocality(place: nearest.index, into: &answer)
         }
@@ -401,13 +420,63 @@ package final class Gazetteer: PlaceGeocoder {
 
 /// The country key table, made at the first forward request and kept.
 final class CountryKeys: Sendable {
-  let table = Mutex<[String: [Int]]?>(nil)
+  let table = Mutex<CountryKeyTable?>(nil)
 
-  func table(_ gazetteer: Gazetteer) -> [String: [Int]] {
+  func table(_ gazetteer: Gazetteer) -> CountryKeyTable {
     if let made = table.withLock({ $0 }) { return made }
-    let made = gazetteer.makeCountryKeys()
+    let made = CountryKeyTable(gazetteer.makeCountryKeys())
     table.withLock { $0 = made }
     return made
+  }
+}
+
+/// The keys that name countries, sorted, in one byte array: about 1,000 keys in 16 KB of heap,
+/// where a dictionary of strings to arrays held 120 KB.
+struct CountryKeyTable: Sendable {
+  private struct Entry {
+    var start: UInt32
+    var length: UInt16
+    var country: UInt16
+  }
+  private let bytes: [UInt8]
+  /// Sorted by the key's bytes, then by country.
+  private let entries: [Entry]
+
+  /// - Parameter pairs: Each key (a `PlaceNameKey`) with a country record it names.
+  init(_ pairs: [(key: String, country: Int)]) {
+    let sorted = pairs.map { (Array($0.key.utf8), $0.country) }.sorted {
+      $0.0 == $1.0 ? $0.1 < $1.1 : $0.0.lexicographicallyPrecedes($1.0)
+    }
+    var bytes: [UInt8] = []
+    var entries: [Entry] = []
+    for (key, country) in sorted where key.count <= Int(UInt16.max) && country <= Int(UInt16.max) {
+      entries.append(
+        Entry(start: UInt32(bytes.count), length: UInt16(key.count), country: UInt16(country)))
+      bytes += key
+    }
+    self.bytes = bytes
+    self.entries = entries
+  }
+
+  /// The countries that `key` names, in record order.
+  func countries(_ key: String) -> [Int] {
+    let key = Array(key.utf8)
+    func entryKey(_ index: Int) -> ArraySlice<UInt8> {
+      let start = Int(entries[index].start)
+      return bytes[start..<start + Int(entries[index].length)]
+    }
+    var low = 0
+    var high = entries.count
+    while low < high {
+      let middle = (low + high) / 2
+      if entryKey(middle).lexicographicallyPrecedes(key) { low = middle + 1 } else { high = middle }
+    }
+    var found: [Int] = []
+    while low < entries.count, entryKey(low).elementsEqual(key) {
+      found.append(Int(entries[low].country))
+      low += 1
+    }
+    return found
   }
 }
 

@@ -1,28 +1,19 @@
-import CPrefetch
-
-/// The names of the gazetteer's tables (countries, first- and second-level areas, time zones),
-/// decoded once when the file is opened, so that an answer takes them without decoding or reading
-/// the mapping: about 22,000 short strings, most of them stored inline (at most 15 bytes of UTF-8),
-/// decoded in one or two milliseconds. Place names, of which there are 147,000, stay in the mapping
-/// and are decoded per answer.
+/// The names of the gazetteer's small tables (countries, time zones), decoded once when the file
+/// is opened, so that an answer takes them without decoding or reading the mapping: about 900
+/// short strings, 30 KB of heap. The areas' names (3,600 first-level and 17,500 second-level
+/// areas) and the places' (147,000) stay in the mapping and are decoded per answer: decoded up
+/// front they held 1.1 MB of heap, more than the pages of the mapping that an answer touches to
+/// decode them.
 struct GazetteerNames: Sendable {
   /// Per country record: its ISO code and its English name.
   let countryCodes: [String?]
   let countryNames: [String?]
-  /// Per first-level area record: its name and its postal code (US states).
-  let admin1Names: [String?]
-  let admin1Codes: [String?]
-  /// Per second-level area record: its name (index 0: none).
-  let admin2Names: [String?]
   /// Per time zone: its IANA identifier.
   let timeZones: [String?]
   /// The country record of the United States (whose answers carry the state's code), or -1.
   let unitedStates: Int
 
-  init(
-    strings: ByteRegion, countries: ByteRegion, admin1: ByteRegion, admin2: ByteRegion,
-    timeZones: ByteRegion
-  ) {
+  init(strings: ByteRegion, countries: ByteRegion, timeZones: ByteRegion) {
     func string(_ offset: UInt32) -> String? {
       let text = strings.string(Int(offset))
       return text.isEmpty ? nil : text
@@ -41,24 +32,8 @@ struct GazetteerNames: Sendable {
     countryNames = (0..<countryCount).map {
       string(countries.u32($0 * GazetteerFormat.countrySize + 6))
     }
-    let areaCount = admin1.count / GazetteerFormat.admin1Size
-    admin1Names = (0..<areaCount).map { string(admin1.u32($0 * GazetteerFormat.admin1Size + 4)) }
-    admin1Codes = (0..<areaCount).map { string(admin1.u32($0 * GazetteerFormat.admin1Size + 12)) }
-    admin2Names = (0..<(admin2.count / 4)).map { $0 == 0 ? nil : string(admin2.u32($0 * 4)) }
     self.timeZones = (0..<(timeZones.count / 4)).map { string(timeZones.u32($0 * 4)) }
     unitedStates = countryCodes.firstIndex(of: "US") ?? -1
-  }
-
-  /// Starts fetching the first- and second-level areas' name table entries without waiting.
-  func prefetchAreas(_ area: Int, _ county: Int) {
-    admin1Names.withUnsafeBufferPointer { table in
-      guard let start = table.baseAddress, area >= 0, area < table.count else { return }
-      cprefetch_read(start + area)
-    }
-    admin2Names.withUnsafeBufferPointer { table in
-      guard let start = table.baseAddress, county >= 0, county < table.count else { return }
-      cprefetch_read(start + county)
-    }
   }
 
   /// The element at `index`, or nil out of range (a corrupt record's index).

@@ -108,6 +108,9 @@ enum GeocodeBench {
     for _ in 0..<3 { passes.append(reversePass(gazetteer, points).stats) }
     let reverse = passes.min { $0.median < $1.median } ?? Stats([])
     let worst = passes.max { $0.median < $1.median } ?? Stats([])
+    print(
+      "reverse passes' medians (3 before Python's, 3 after): "
+        + passes.map { micro($0.median) }.joined(separator: ", "))
 
     print("")
     print("| measure | ours | reverse_geocoder (Python) | ratio |")
@@ -139,15 +142,15 @@ enum GeocodeBench {
       print(
         "| resident: the mapped file after 10,000 reverse + 1,000 forward | "
           + String(
-            format: "%.1f MB of a %.1f MB file |", first.mappingResident / 1e6,
+            format: "%.2f MB of a %.2f MB file |", first.mappingResident / 1e6,
             first.fileSize / 1e6) + " | |")
       print(
-        "| resident: heap the gazetteer holds (tables decoded at opening, its answers' leftovers) | "
+        "| resident: heap the gazetteer holds (its small tables, its first forward lookup's one-time state) | "
           + String(format: "%.2f MB |", first.heapAdded / 1e6) + " | |")
       print(
         "| resident: the mapped file and that heap, against the file | "
           + String(
-            format: "%.1f MB (%.2fx) |", (first.mappingResident + first.heapAdded) / 1e6,
+            format: "%.2f MB (%.3fx) |", (first.mappingResident + first.heapAdded) / 1e6,
             (first.mappingResident + first.heapAdded) / first.fileSize) + " | |")
       print(
         "| resident: the whole process's growth (also libraries' pages first touched, the "
