@@ -59,19 +59,31 @@ extension LocationEngine {
     }
   }
 
-  /// Sends a session's action through the client's deferral: a location to deliver is held while
-  /// deferring. Returns whether a request was completed (as `apply`, which `batch` is passed to).
+  /// Sends what a session did with a fix received through the client's deferral: a location to
+  /// deliver is held while deferring. Returns whether a request was completed.
+  /// - Parameters:
+  ///   - received: The session's answer (`nil`: the client has no session).
+  ///   - fix: The fix received.
+  ///   - batch: `[fix]`, shared by every client's delivery.
   mutating func route(
-    _ action: UpdateSession.Action?, _ client: ClientID, at now: EngineInstant,
-    batch: [Fix]? = nil, into effects: inout [EngineEffect]
+    _ received: UpdateSession.Received?, of fix: Fix, _ client: ClientID, at now: EngineInstant,
+    batch: [Fix], into effects: inout [EngineEffect]
   ) -> Bool {
-    // Deferrals are rare: no look-up (and no copy of the fix) without them.
-    if !deferrals.isEmpty, case .some(.deliver(let fix)) = action,
-      deferrals[client]?.isDeferring == true
-    {
-      finishDeferral(client, deferrals[client]?.fix(fix, at: now.monotonic), into: &effects)
+    switch received {
+    case nil, .some(.none):
       return false
+    case .some(.deliver):
+      // Deferrals are rare: no look-up without them.
+      if !deferrals.isEmpty, deferrals[client]?.isDeferring == true {
+        finishDeferral(client, deferrals[client]?.fix(fix, at: now.monotonic), into: &effects)
+      } else {
+        effects.append(.deliverLocations(client, batch))
+      }
+      return false
+    case .some(.complete):
+      effects.append(.cancelTimer(.requestTimeout(client)))
+      effects.append(.deliverLocations(client, batch))
+      return true
     }
-    return apply(action, client, batch: batch, into: &effects)
   }
 }

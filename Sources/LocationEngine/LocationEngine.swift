@@ -363,9 +363,9 @@ package struct LocationEngine: Sendable {
   /// - Parameter known: the session's index in `sessions`, when the caller has it.
   private mutating func sessionReceive(
     _ fix: Fix, _ client: ClientID, at known: [ClientID: UpdateSession].Index? = nil
-  ) -> UpdateSession.Action? {
+  ) -> UpdateSession.Received? {
     guard let index = known ?? sessions.index(forKey: client) else { return nil }
-    return sessions.values[index].receive(fix, bestPossible: bestPossible)
+    return sessions.values[index].take(fix, bestPossible: bestPossible)
   }
 
   /// One fix for one client's session, through its auto-pause and deferral; returns whether it
@@ -381,46 +381,41 @@ package struct LocationEngine: Sendable {
   ) -> Bool {
     if autoPauses.isEmpty {
       return route(
-        sessionReceive(fix, client, at: index), client, at: now, batch: batch, into: &effects)
+        sessionReceive(fix, client, at: index), of: fix, client, at: now, batch: batch,
+        into: &effects)
     }
     switch pauseAllows(fix, client, at: now, into: &effects) {
     case .hold:
       return false
     case .deliver:
-      return route(sessionReceive(fix, client), client, at: now, batch: batch, into: &effects)
+      return route(
+        sessionReceive(fix, client), of: fix, client, at: now, batch: batch, into: &effects)
     case .deliverThenPause(let checkAt):
       let completed = route(
-        sessionReceive(fix, client), client, at: now, batch: batch, into: &effects)
+        sessionReceive(fix, client), of: fix, client, at: now, batch: batch, into: &effects)
       pause(client, checkAt: checkAt, into: &effects)
       return completed
     }
   }
 
-  /// Appends what an action means; returns whether it finished a request.
-  /// - Parameter batch: `[fix]` when the action's fix is known to be that one (a fix just
-  ///   received), so that deliveries share one array.
+  /// Appends what an action means; returns whether it finished a request. (A fix just received
+  /// goes through `route(_:of:_:at:batch:into:)` instead.)
   @discardableResult
   func apply(
-    _ action: UpdateSession.Action?, _ client: ClientID, batch: [Fix]? = nil,
-    into effects: inout [EngineEffect]
+    _ action: UpdateSession.Action?, _ client: ClientID, into effects: inout [EngineEffect]
   ) -> Bool {
     switch action {
     case nil, .some(.none):
       return false
     case .some(.deliver(let fix)):
-      // Not `batch ?? [fix]`: its autoclosure would copy the fix even when the batch is there.
-      if let batch {
-        effects.append(.deliverLocations(client, batch))
-      } else {
-        effects.append(.deliverLocations(client, [fix]))
-      }
+      effects.append(.deliverLocations(client, [fix]))
       return false
     case .some(.fail(let error)):
       effects.append(.deliverError(client, error))
       return false
     case .some(.complete(let fix)):
       effects.append(.cancelTimer(.requestTimeout(client)))
-      effects.append(.deliverLocations(client, batch ?? [fix]))
+      effects.append(.deliverLocations(client, [fix]))
       return true
     case .some(.completeWithError(let error)):
       effects.append(.cancelTimer(.requestTimeout(client)))

@@ -61,7 +61,8 @@ package enum SourceArbiter {
 package struct FixArbiter: Sendable {
   /// The window in which a more accurate source keeps precedence (seconds).
   package var window: Double = 2
-  private var last: Fix?
+  /// What arbitration reads of the last fix taken (the whole fix would be copied for every fix).
+  private var last: (time: Double, source: String, horizontalAccuracy: Double)?
 
   /// Creates an arbiter.
   package init() {}
@@ -69,7 +70,7 @@ package struct FixArbiter: Sendable {
   /// Whether to take the fix (and remember it).
   package mutating func accept(_ fix: Fix) -> Bool {
     guard let last else {
-      self.last = fix
+      note(fix)
       return true
     }
     guard fix.time >= last.time else { return false }
@@ -77,12 +78,14 @@ package struct FixArbiter: Sendable {
     if sameSource || fix.time > last.time + window
       || fix.horizontalAccuracy < last.horizontalAccuracy
     {
-      self.last = fix
+      note(fix)
       return true
     }
     return false
   }
 
   /// Remembers a fix taken without arbitration (one source running).
-  package mutating func note(_ fix: Fix) { last = fix }
+  package mutating func note(_ fix: Fix) {
+    last = (fix.time, fix.source, fix.horizontalAccuracy)
+  }
 }

@@ -10,7 +10,8 @@
 // decodes about 6 MB/s on such a file and ElementTree's iterparse about 29 MB/s (figures from the
 // brief, not measured here).
 //
-// `locbench replay feed` only decodes the track five times with `feed` (for `perf record`).
+// `locbench replay feed` only decodes the track five times with `feed` (for `perf record`), and
+// `locbench replay engine` runs only the engine half.
 import CLibXML2
 import Foundation
 import LocationFormats
@@ -36,6 +37,11 @@ enum ReplayBench {
   }
 
   static func run() {
+    // `locbench replay engine` only runs the engine half.
+    if CommandLine.arguments.count > 2 && CommandLine.arguments[2] == "engine" {
+      enginePipeline()
+      return
+    }
     let generationStart = ContinuousClock.now
     let track = makeTrack(points: pointCount)
     let megabytes = Double(track.count) / 1_000_000

@@ -23,6 +23,25 @@ struct UpdateSession: Sendable {
     case completeWithError(EngineError)
   }
 
+  /// What a fix received does (`take(_:bestPossible:)`): the fix is the caller's, so the answer
+  /// carries none, and the hot path copies no fix into it.
+  enum Received: Sendable, Equatable {
+    case none
+    /// Deliver the fix.
+    case deliver
+    /// Deliver the fix and finish the request (cancel its timer).
+    case complete
+
+    /// The same as an `Action` on `fix`.
+    func action(_ fix: Fix) -> Action {
+      switch self {
+      case .none: .none
+      case .deliver: .deliver(fix)
+      case .complete: .complete(fix)
+      }
+    }
+  }
+
   private(set) var mode: Mode = .idle
   private(set) var lastDelivered: Fix?
   /// True once `locationUnknown` has been reported for the current outage.
@@ -75,6 +94,11 @@ struct UpdateSession: Sendable {
 
   /// A fix arrived. `bestPossible` is the best nominal accuracy among the running sources.
   mutating func receive(_ fix: Fix, bestPossible: Double) -> Action {
+    take(fix, bestPossible: bestPossible).action(fix)
+  }
+
+  /// `receive(_:bestPossible:)` without the fix in its answer.
+  mutating func take(_ fix: Fix, bestPossible: Double) -> Received {
     outageReported = false
     switch mode {
     case .idle:
@@ -91,12 +115,12 @@ struct UpdateSession: Sendable {
         guard moved >= request.distanceFilter else { return .none }
       }
       lastDelivered = fix
-      return .deliver(fix)
+      return .deliver
     case .requesting(let request, let best):
       if Self.satisfies(fix, request, bestPossible: bestPossible) {
         mode = .idle
         lastDelivered = fix
-        return .complete(fix)
+        return .complete
       }
       if best.map({ fix.horizontalAccuracy <= $0.horizontalAccuracy }) ?? true {
         mode = .requesting(request, best: fix)
