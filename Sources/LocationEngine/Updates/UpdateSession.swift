@@ -42,54 +42,59 @@ struct UpdateSession: Sendable {
     }
   }
 
-  private(set) var mode: Mode = .idle
+  /// The state, kept as its parts so that a fix received reads the request in place: matching
+  /// on a `Mode` would copy the whole enum, with the best fix in it, for every fix.
+  private enum Kind {
+    case idle
+    case streaming
+    case requesting
+  }
+  private var kind = Kind.idle
+  /// The request (streaming or requesting; left as it was when idle).
+  private var current = UpdateRequest()
+  /// The most accurate fix a request has seen so far.
+  private var best: Fix?
   private(set) var lastDelivered: Fix?
   /// True once `locationUnknown` has been reported for the current outage.
   private var outageReported = false
 
-  var isActive: Bool {
-    switch mode {
-    case .idle: return false
-    case .streaming, .requesting: return true
+  var mode: Mode {
+    switch kind {
+    case .idle: .idle
+    case .streaming: .streaming(current)
+    case .requesting: .requesting(current, best: best)
     }
   }
 
-  var request: UpdateRequest? {
-    switch mode {
-    case .idle: return nil
-    case .streaming(let request): return request
-    case .requesting(let request, _): return request
-    }
-  }
+  var isActive: Bool { kind != .idle }
+
+  var request: UpdateRequest? { kind == .idle ? nil : current }
 
   mutating func start(_ request: UpdateRequest) {
-    mode = .streaming(request)
+    kind = .streaming
+    current = request
+    best = nil
     outageReported = false
   }
 
   /// Apple: "Calling this method while location services are already running does nothing."
   /// Returns false when the request was ignored for that reason.
   mutating func requestOne(_ request: UpdateRequest) -> Bool {
-    switch mode {
-    case .streaming, .requesting:
-      return false
-    case .idle:
-      mode = .requesting(request, best: nil)
-      outageReported = false
-      return true
-    }
+    guard kind == .idle else { return false }
+    kind = .requesting
+    current = request
+    best = nil
+    outageReported = false
+    return true
   }
 
   mutating func change(_ request: UpdateRequest) {
-    switch mode {
-    case .idle: break
-    case .streaming: mode = .streaming(request)
-    case .requesting(_, let best): mode = .requesting(request, best: best)
-    }
+    if kind != .idle { current = request }
   }
 
   mutating func stop() {
-    mode = .idle
+    kind = .idle
+    best = nil
   }
 
   /// A fix arrived. `bestPossible` is the best nominal accuracy among the running sources.
@@ -100,30 +105,31 @@ struct UpdateSession: Sendable {
   /// `receive(_:bestPossible:)` without the fix in its answer.
   mutating func take(_ fix: Fix, bestPossible: Double) -> Received {
     outageReported = false
-    switch mode {
+    switch kind {
     case .idle:
       return .none
-    case .streaming(let request):
+    case .streaming:
       // The last delivered coordinate is read in place (binding `lastDelivered` would copy the
       // whole fix for every fix received).
-      if request.distanceFilter > 0, let lastLatitude = lastDelivered?.latitude,
+      if current.distanceFilter > 0, let lastLatitude = lastDelivered?.latitude,
         let lastLongitude = lastDelivered?.longitude
       {
         let moved = Geodesic.wgs84.distance(
           latitude1: lastLatitude, longitude1: lastLongitude,
           latitude2: fix.latitude, longitude2: fix.longitude)
-        guard moved >= request.distanceFilter else { return .none }
+        guard moved >= current.distanceFilter else { return .none }
       }
       lastDelivered = fix
       return .deliver
-    case .requesting(let request, let best):
-      if Self.satisfies(fix, request, bestPossible: bestPossible) {
-        mode = .idle
+    case .requesting:
+      if Self.satisfies(fix, current, bestPossible: bestPossible) {
+        kind = .idle
+        best = nil
         lastDelivered = fix
         return .complete
       }
       if best.map({ fix.horizontalAccuracy <= $0.horizontalAccuracy }) ?? true {
-        mode = .requesting(request, best: fix)
+        best = fix
       }
       return .none
     }
@@ -138,23 +144,20 @@ struct UpdateSession: Sendable {
 
   /// The request's deadline passed: the best fix seen, or `locationUnknown`.
   mutating func timeout() -> Action {
-    switch mode {
-    case .idle, .streaming:
-      return .none
-    case .requesting(_, let best):
-      mode = .idle
-      if let best {
-        lastDelivered = best
-        return .complete(best)
-      }
-      return .completeWithError(.locationUnknown)
+    guard kind == .requesting else { return .none }
+    kind = .idle
+    defer { best = nil }
+    if let best {
+      lastDelivered = best
+      return .complete(best)
     }
+    return .completeWithError(.locationUnknown)
   }
 
   /// A source failed: streaming clients hear `locationUnknown` once per outage; a pending request
   /// waits for its deadline (Apple reports failure of `requestLocation` only when it gives up).
   mutating func sourceFailed() -> Action {
-    switch mode {
+    switch kind {
     case .idle, .requesting:
       return .none
     case .streaming:
@@ -166,7 +169,7 @@ struct UpdateSession: Sendable {
 
   /// Every source ended for good.
   mutating func sourcesEnded() -> Action {
-    switch mode {
+    switch kind {
     case .idle:
       return .none
     case .streaming:
@@ -178,14 +181,15 @@ struct UpdateSession: Sendable {
 
   /// Authorization was withdrawn: updates stop with `denied`.
   mutating func denied() -> Action {
-    switch mode {
+    switch kind {
     case .idle:
       return .none
     case .streaming:
-      mode = .idle
+      kind = .idle
       return .fail(.denied)
     case .requesting:
-      mode = .idle
+      kind = .idle
+      best = nil
       return .completeWithError(.denied)
     }
   }
