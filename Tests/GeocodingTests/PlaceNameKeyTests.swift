@@ -1,5 +1,6 @@
-import Geocoding
 import Testing
+
+@testable import Geocoding
 
 @Suite struct PlaceNameKeyTests {
   @Test(arguments: [
@@ -24,5 +25,38 @@ import Testing
     // FNV-1a 64 test vectors from the IETF draft: "" and "a".
     #expect(PlaceNameKey.hash("") == 0xCBF2_9CE4_8422_2325)
     #expect(PlaceNameKey.hash("a") == 0xAF63_DC4C_8601_EC8C)
+  }
+}
+
+/// The forward lookups' table of country keys: a sorted byte array searched by binary search.
+@Suite struct CountryKeyTableTests {
+  @Test func findsEveryCountryOfAKeyInRecordOrderAndNothingElse() {
+    let table = CountryKeyTable([
+      (key: "united kingdom", country: 9), (key: "uk", country: 9), (key: "gb", country: 9),
+      (key: "georgia", country: 3), (key: "georgia", country: 1), (key: "ge", country: 3),
+      (key: "us", country: 7), (key: "usa", country: 7), (key: "united states", country: 7),
+    ])
+    #expect(table.countries("georgia") == [1, 3])
+    #expect(table.countries("uk") == [9])
+    #expect(table.countries("us") == [7])
+    #expect(table.countries("usa") == [7])
+    // Neither a prefix of a key nor a key's extension matches.
+    #expect(table.countries("u").isEmpty)
+    #expect(table.countries("united").isEmpty)
+    #expect(table.countries("georgias").isEmpty)
+    #expect(table.countries("").isEmpty)
+    #expect(CountryKeyTable([]).countries("uk").isEmpty)
+  }
+
+  @Test func theShippedCountriesAnswerByNameCodeAndAlias() throws {
+    let gazetteer = try #require(shippedGazetteer)
+    let table = CountryKeyTable(gazetteer.makeCountryKeys())
+    for key in ["switzerland", "ch", "che", "uk", "united kingdom", "netherlands"] {
+      let found = table.countries(key)
+      #expect(found.count == 1, "\(key)")
+      #expect(found.first.flatMap(gazetteer.countryCode) != nil, "\(key)")
+    }
+    #expect(table.countries("ch").first.flatMap(gazetteer.countryCode) == "CH")
+    #expect(table.countries("uk").first.flatMap(gazetteer.countryCode) == "GB")
   }
 }
