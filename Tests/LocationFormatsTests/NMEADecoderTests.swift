@@ -247,9 +247,12 @@ func fixes(_ outputs: [NMEAOutput]) -> [Fix] {
 
   /// The sky views decoded from GSV sentences (bodies without `$` and checksum).
   func skyViews(_ bodies: String...) -> [NMEASkyView] {
-    decode(bodies.map(nmea).joined()).outputs.compactMap {
-      if case .satellites(let view) = $0 { view } else { nil }
-    }
+    skyViews(in: decode(bodies.map(nmea).joined()).outputs)
+  }
+
+  /// The sky views among a decoder's outputs.
+  func skyViews(in outputs: [NMEAOutput]) -> [NMEASkyView] {
+    outputs.compactMap { if case .satellites(let view) = $0 { view } else { nil } }
   }
 
   @Test func satelliteGroups() throws {
@@ -419,14 +422,12 @@ func fixes(_ outputs: [NMEAOutput]) -> [Fix] {
     let log = String(decoding: try Data(contentsOf: file), as: UTF8.self)
     let sentences = log.split(separator: "\n").filter { $0.contains("BDGSV") && $0.contains(",B*") }
     try #require(sentences.count == 2)
+    // The capture writes each sentence after a `$` of its own (`$$BDGSV...`): one is kept.
     let result = decode(
-      sentences.map { String($0.drop { $0 == "$" }) }.map { "$" + $0 + "\n" }.joined(),
+      sentences.map { "$" + $0.drop { $0 == "$" } + "\n" }.joined(),
       options: .init(reportSatellites: true))
     #expect(result.statistics.malformed == 0)
-    let views = result.outputs.compactMap {
-      if case .satellites(let view) = $0 { view } else { nil }
-    }
-    let view = try #require(views.first { $0.talker == "BD" })
+    let view = try #require(skyViews(in: result.outputs).first { $0.talker == "BD" })
     #expect(view.satellites.map(\.id) == [44, 34, 25, 23, 38, 43])
     #expect(view.satellites[0] == NMEASatellite(id: 44, elevation: 61, azimuth: 62, snr: 10))
   }

@@ -324,10 +324,7 @@ extension NMEADecoder {
     }
     if !options.reportSatellites {
       // Plain digits (nearly always) need no closer look; anything else is read as numbers.
-      var plain = fields
-      while !plain.exhausted { _ = plain.plainInteger() }
-      if !plain.irregular { return !plain.bad }
-      readSatellites(&fields, keep: false)
+      if !readPlainSatellites(&fields, keep: false) { readSatellites(&fields, keep: false) }
       return !fields.bad
     }
     if number == 1 {

@@ -154,13 +154,8 @@ struct NMEAFieldCursor {
     }
     var value: UInt32 = 0
     for index in fieldStart..<fieldEnd {
-      let byte = base[index]
-      let digit: UInt8
-      switch byte {
-      case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte &- UInt8(ascii: "0")
-      case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte &- UInt8(ascii: "A") &+ 10
-      case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte &- UInt8(ascii: "a") &+ 10
-      default:
+      let digit = NMEADecoder.hexValue(base[index])
+      guard digit < 16 else {
         bad = true
         return nil
       }
