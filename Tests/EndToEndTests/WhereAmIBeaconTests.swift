@@ -23,15 +23,15 @@ struct WhereAmIBeaconTests {
     }
   }
 
-  @Test func embeddedRangingOfARecording() throws {
-    let run = try WhereAmIRunner.run(
+  @Test func embeddedRangingOfARecording() async throws {
+    let run = try await WhereAmIRunner.run(
       ["--source", "beacons+replay://\(Self.recording)", "--beacons", Self.uuid])
     #expect(run.status == 0, "\(run.stderr)")
     #expect(Set(Self.beacons(run.stdout)) == ["1.1 near", "1.2 far", "2.7 far"])
   }
 
-  @Test func noRadioIsSaidClearly() throws {
-    let run = try WhereAmIRunner.run(
+  @Test func noRadioIsSaidClearly() async throws {
+    let run = try await WhereAmIRunner.run(
       ["--source", "static:///nonexistent/geolocation", "--beacons", Self.uuid])
     #expect(run.status == 1)
     #expect(run.stderr.contains("Bluetooth"))
@@ -46,7 +46,7 @@ struct WhereAmIBeaconTests {
       directory: directory)
     defer { daemon.stop() }
     #expect(await eventually { FileManager.default.fileExists(atPath: socketPath) })
-    let run = try WhereAmIRunner.run(
+    let run = try await WhereAmIRunner.run(
       ["--beacons", Self.uuid, "--watch", "--count", "2", "--json"],
       environment: ["CORELOCATION_DAEMON": "required", "CORELOCATION_DAEMON_SOCKET": socketPath])
     #expect(run.status == 0, "\(run.stderr)")

@@ -34,7 +34,7 @@ struct WhereAmIGPSDTests {
     return positions
   }
 
-  @Test func publicAPIReceivesTheFixesGPSDReports() throws {
+  @Test func publicAPIReceivesTheFixesGPSDReports() async throws {
     guard GPSFake.isInstalled else {
       Issue.record("\(GPSFake.missingMessage)")
       return
@@ -43,7 +43,7 @@ struct WhereAmIGPSDTests {
     defer { gpsfake.stop() }
     let port = gpsfake.port
 
-    let result = try Runner.run(
+    let result = try await Runner.run(
       ["--source", "gpsd://127.0.0.1:\(port)", "--count", "5", "--timeout", "30", "-v"], limit: 45)
     #expect(result.status == 0, "stderr: \(result.stderr)")
     // -v shows which source delivered each fix.

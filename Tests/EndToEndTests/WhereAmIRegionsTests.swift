@@ -29,8 +29,8 @@ struct WhereAmIRegionsTests {
     return (first, second)
   }
 
-  @Test func stateChangesOfTheBundledTrack() throws {
-    let result = try Runner.run([
+  @Test func stateChangesOfTheBundledTrack() async throws {
+    let result = try await Runner.run([
       "--source", "replay://" + Paths.ijsselmeer, "--instant", "--regions", Self.regions,
     ])
     #expect(result.status == 0, "stderr: \(result.stderr)")
@@ -44,8 +44,8 @@ struct WhereAmIRegionsTests {
       ])
   }
 
-  @Test func jsonLines() throws {
-    let result = try Runner.run([
+  @Test func jsonLines() async throws {
+    let result = try await Runner.run([
       "--source", "replay://" + Paths.ijsselmeer, "--instant", "--regions", Self.regions, "--json",
     ])
     #expect(result.status == 0)
@@ -56,7 +56,7 @@ struct WhereAmIRegionsTests {
     )
   }
 
-  @Test func badRegionsFileIsAUsageError() throws {
+  @Test func badRegionsFileIsAUsageError() async throws {
     let directory = NSTemporaryDirectory() + "regions-" + UUID().uuidString
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -64,26 +64,28 @@ struct WhereAmIRegionsTests {
     try
       #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[5,52]},"properties":{}}]}"#
       .write(toFile: path, atomically: true, encoding: .utf8)
-    let result = try Runner.run(["--source", "replay://" + Paths.ijsselmeer, "--regions", path])
+    let result = try await Runner.run([
+      "--source", "replay://" + Paths.ijsselmeer, "--regions", path,
+    ])
     #expect(result.status == 2)
     #expect(result.stderr.contains(path))
   }
 
   /// Two processes, one store: the second finds the regions with their states and reports the
   /// crossing that happened between the runs as an exit, without determining again.
-  @Test func regionsSurviveARestartOfTheProcess() throws {
+  @Test func regionsSurviveARestartOfTheProcess() async throws {
     let directory = NSTemporaryDirectory() + "regions-" + UUID().uuidString
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let (first, second) = try Self.halves(at: 1200, in: directory)
     let store = ["CORELOCATION_STORE": directory + "/store.sqlite"]
-    let before = try Runner.run(
+    let before = try await Runner.run(
       ["--source", "replay://" + first, "--instant", "--regions", Self.regions], environment: store)
     #expect(before.status == 0, "stderr: \(before.stderr)")
     #expect(before.stdout.contains("buoy inside enter"))
     // The store was closed at exit: its log checkpointed into the file and removed.
     #expect(!FileManager.default.fileExists(atPath: directory + "/store.sqlite-wal"))
-    let after = try Runner.run(
+    let after = try await Runner.run(
       ["--source", "replay://" + second, "--instant", "--regions", Self.regions], environment: store
     )
     #expect(after.status == 0, "stderr: \(after.stderr)")

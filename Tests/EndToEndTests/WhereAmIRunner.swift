@@ -31,10 +31,18 @@ enum WhereAmIRunner {
     return environment
   }
 
-  /// Runs `whereami` with `arguments` and the extra environment, and waits for it to exit. The
-  /// program is killed if it is still running after `limit` seconds.
+  /// Runs `whereami` with `arguments` and the extra environment, and waits for it to exit, the
+  /// calling task suspended while a thread of its own waits (`offThePool`: a run holds neither of
+  /// the shared pool's threads). The program is killed if it is still running after `limit`
+  /// seconds.
   static func run(
     _ arguments: [String], environment extra: [String: String] = [:], limit: Double = 60
+  ) async throws -> Result {
+    try await offThePool { try runBlocking(arguments, environment: extra, limit: limit) }
+  }
+
+  private static func runBlocking(
+    _ arguments: [String], environment extra: [String: String], limit: Double
   ) throws -> Result {
     guard let binary = BuiltPrograms.whereami else { throw NotBuilt() }
     let home = NSTemporaryDirectory() + "whereami-tests-" + UUID().uuidString
@@ -44,12 +52,5 @@ enum WhereAmIRunner {
     return try runProgram(
       binary, arguments, environment: environment(home: home, extra), currentDirectory: home,
       limit: limit)
-  }
-
-  /// `run`, with the calling task suspended while a thread of its own waits for the program.
-  static func runOffPool(
-    _ arguments: [String], environment extra: [String: String] = [:], limit: Double = 60
-  ) async throws -> Result {
-    try await offThePool { try run(arguments, environment: extra, limit: limit) }
   }
 }

@@ -19,8 +19,8 @@ struct WhereAmIStoreFaultTests {
     "start outside exit", "buoy inside enter", "buoy outside exit",
   ]
 
-  static func run(store: String) throws -> ProgramResult {
-    try Runner.run(
+  static func run(store: String) async throws -> ProgramResult {
+    try await Runner.run(
       [
         "--source", "replay://" + Paths.ijsselmeer, "--instant", "--regions",
         WhereAmIRegionsTests.regions,
@@ -45,10 +45,10 @@ struct WhereAmIStoreFaultTests {
   /// regions table (found by the check at start): the file is moved aside and kept, the run says
   /// where, the events come once, and the new store keeps the next run's states.
   @Test(arguments: ["header", "page"])
-  func damagedStoreIsMovedAsideAndPersistenceResumes(_ damage: String) throws {
-    try withTemporaryDirectory { directory in
+  func damagedStoreIsMovedAsideAndPersistenceResumes(_ damage: String) async throws {
+    try await withTemporaryDirectoryAsync { directory in
       let store = directory + "/store.sqlite"
-      let first = try Self.run(store: store)
+      let first = try await Self.run(store: store)
       #expect(first.status == 0 && Self.events(first) == Self.fresh, "\(first.stderr)")
       var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: store)))
       // The header's first 16 bytes, or every byte of the store's last page but one.
@@ -56,7 +56,7 @@ struct WhereAmIStoreFaultTests {
       for index in range { bytes[index] = 0xA5 }
       try Data(bytes).write(to: URL(fileURLWithPath: store))
 
-      let second = try Self.run(store: store)
+      let second = try await Self.run(store: store)
       #expect(second.status == 0, "\(second.stderr)")
       #expect(Self.events(second) == Self.fresh, "\(second.stdout)")
       let aside = try Self.corruptCopies(in: directory)
@@ -68,7 +68,7 @@ struct WhereAmIStoreFaultTests {
           == bytes)
 
       // Persistence resumed: the third run finds the second's states and determines nothing.
-      let third = try Self.run(store: store)
+      let third = try await Self.run(store: store)
       #expect(third.status == 0 && third.stderr.isEmpty, "\(third.stderr)")
       #expect(!Self.events(third).contains { $0.hasSuffix("determined") }, "\(third.stdout)")
       #expect(try Self.corruptCopies(in: directory).count == 1)
@@ -77,11 +77,11 @@ struct WhereAmIStoreFaultTests {
 
   /// A directory where the store file should be is left alone: the run says why, keeps its state
   /// in memory, and delivers every event once.
-  @Test func directoryInPlaceOfTheStore() throws {
-    try withTemporaryDirectory { directory in
+  @Test func directoryInPlaceOfTheStore() async throws {
+    try await withTemporaryDirectoryAsync { directory in
       let store = directory + "/store.sqlite"
       try FileManager.default.createDirectory(atPath: store, withIntermediateDirectories: false)
-      let result = try Self.run(store: store)
+      let result = try await Self.run(store: store)
       #expect(result.status == 0)
       #expect(Self.events(result) == Self.fresh)
       #expect(result.stderr.contains(store) && result.stderr.contains("is a directory"))
@@ -93,14 +93,14 @@ struct WhereAmIStoreFaultTests {
 
   /// A store in a directory that does not exist yet: the directories are made and the store
   /// kept there (a fresh XDG state directory is the usual case).
-  @Test func missingDirectoryIsCreated() throws {
-    try withTemporaryDirectory { directory in
+  @Test func missingDirectoryIsCreated() async throws {
+    try await withTemporaryDirectoryAsync { directory in
       let store = directory + "/missing/deeper/store.sqlite"
-      let result = try Self.run(store: store)
+      let result = try await Self.run(store: store)
       #expect(result.status == 0 && result.stderr.isEmpty, "\(result.stderr)")
       #expect(Self.events(result) == Self.fresh)
       #expect(FileManager.default.fileExists(atPath: store))
-      let again = try Self.run(store: store)
+      let again = try await Self.run(store: store)
       #expect(!Self.events(again).contains { $0.hasSuffix("determined") })
     }
   }

@@ -24,7 +24,7 @@ struct WhereAmITests {
   func run(_ arguments: [String], _ environment: [String: String] = [:]) async throws
     -> Runner.Result
   {
-    let result = try await Runner.runOffPool(arguments, environment: environment)
+    let result = try await Runner.run(arguments, environment: environment)
     #expect(!result.killed, "whereami had to be killed: \(arguments)")
     return result
   }
