@@ -231,11 +231,6 @@ package final class Gazetteer: PlaceGeocoder {
     return index >= 0 && record + GazetteerFormat.admin1Size <= admin1.count ? record : nil
   }
 
-  /// The name of a first-level area.
-  func admin1Name(_ index: Int) -> String? {
-    admin1Record(index).flatMap { string(admin1.u32($0 + 4)) }
-  }
-
   /// The name of a second-level area (0: none).
   func admin2Name(_ index: Int) -> String? {
     index > 0 ? string(admin2.u32(index * 4)) : nil
@@ -270,9 +265,11 @@ package final class Gazetteer: PlaceGeocoder {
     let zone = Int(tree.places.u16(record + 24))
     answer.isoCountryCode = countryCode(country)
     answer.country = countryName(country, locale: locale)
-    answer.administrativeArea = admin1Name(area)
-    if country == names.unitedStates, let record = admin1Record(area) {
-      answer.administrativeAreaCode = string(admin1.u32(record + 12))
+    if let areaRecord = admin1Record(area) {
+      answer.administrativeArea = string(admin1.u32(areaRecord + 4))
+      if country == names.unitedStates {
+        answer.administrativeAreaCode = string(admin1.u32(areaRecord + 12))
+      }
     }
     answer.subAdministrativeArea = admin2Name(county)
     answer.timeZone = GazetteerNames.lookup(names.timeZones, zone)
