@@ -103,7 +103,7 @@ enum GeocodeBench {
     }
     let forward = Stats(forwardTimes)
 
-    let first = firstLookupInFreshProcess(path: path)
+    let first = firstLookupInFreshProcess(path: path, points: points)
     let python = runPython(points)
     for _ in 0..<3 { passes.append(reversePass(gazetteer, points).stats) }
     let reverse = passes.min { $0.median < $1.median } ?? Stats([])
@@ -153,8 +153,7 @@ enum GeocodeBench {
             format: "%.2f MB (%.3fx) |", (first.mappingResident + first.heapAdded) / 1e6,
             (first.mappingResident + first.heapAdded) / first.fileSize) + " | |")
       print(
-        "| resident: the whole process's growth (also libraries' pages first touched, the "
-          + "benchmark's 10,000 points) | "
+        "| resident: the whole process's growth (also libraries' pages first touched) | "
           + String(format: "%.1f MB |", first.residentAdded / 1e6) + " | |")
     }
     print(
@@ -281,13 +280,18 @@ enum GeocodeBench {
     var heapAdded: Double
   }
 
-  static func firstLookupInFreshProcess(path: String) -> FirstLookup? {
+  static func firstLookupInFreshProcess(path: String, points: [Point]) -> FirstLookup? {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
     process.arguments = [firstLookupMode, path]
     let pipe = Pipe()
+    let input = Pipe()
     process.standardOutput = pipe
+    process.standardInput = input
     do { try process.run() } catch { return nil }
+    let lines = points.map { "\($0.latitude)\t\($0.longitude)\t\($0.country)\t\($0.name)\n" }
+    input.fileHandleForWriting.write(Data(lines.joined().utf8))
+    try? input.fileHandleForWriting.close()
     let data = pipe.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     let fields = String(decoding: data, as: UTF8.self).split(separator: " ").compactMap {
@@ -299,20 +303,29 @@ enum GeocodeBench {
       heapAdded: fields[4])
   }
 
-  /// In the child: times mapping the file and the first reverse lookup, then the resident memory
-  /// added by 10,000 reverse and 1,000 forward lookups; prints "seconds addedBytes fileSize
-  /// mappingResidentBytes".
+  /// In the child: reads the points from standard input (a line per point: latitude, longitude,
+  /// country and name, tab-separated), then times mapping the file and the first reverse lookup,
+  /// then measures the resident memory added by 10,000 reverse and 1,000 forward lookups; prints
+  /// "seconds addedBytes fileSize mappingResidentBytes heapBytes". The points are read before the
+  /// first measurement, and the measurements allocate nothing, so the heap measured is the
+  /// gazetteer's.
   static func firstLookupChild(arguments: [String]) {
     guard let path = arguments.first else { exit(2) }
-    let before = residentBytes()
-    let heapBefore = heapInUse()
+    let input = FileHandle.standardInput.readDataToEndOfFile()
+    let points: [Point] = String(decoding: input, as: UTF8.self).split(separator: "\n").compactMap {
+      let fields = $0.split(separator: "\t", omittingEmptySubsequences: false)
+      guard fields.count == 4, let latitude = Double(fields[0]), let longitude = Double(fields[1])
+      else { return nil }
+      return Point(
+        latitude: latitude, longitude: longitude, country: String(fields[2]),
+        name: String(fields[3]))
+    }
+    let before = ProcessMemory.residentBytes()
+    let heapBefore = ProcessMemory.heapInUse()
     let start = DispatchTime.now().uptimeNanoseconds
     guard let gazetteer = try? Gazetteer(path: path) else { exit(1) }
     _ = try? gazetteer.reverse(latitude: 47.3769, longitude: 8.5417, locale: nil)
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-    let heapOpened = heapInUse()
-    let points = samplePoints(gazetteer, count: pointCount, seed: 16)
-    let heapSampled = heapInUse()
     for point in points {
       _ = try? gazetteer.reverse(latitude: point.latitude, longitude: point.longitude, locale: nil)
     }
@@ -320,66 +333,12 @@ enum GeocodeBench {
       _ = try? gazetteer.forward(AddressQuery(text: point.name), locale: nil)
     }
     withExtendedLifetime(gazetteer) {
-      let added = residentBytes() - before
-      let heap = (heapOpened - heapBefore) + (heapInUse() - heapSampled)
-      print(
-        "\(seconds) \(added) \(gazetteer.file.size) \(mappedResidentBytes(path: path)) \(heap)")
+      let added = ProcessMemory.residentBytes() - before
+      let heap = ProcessMemory.heapInUse() - heapBefore
+      let mapped = ProcessMemory.mappedResidentBytes(path: path)
+      print("\(seconds) \(added) \(gazetteer.file.size) \(mapped) \(heap)")
     }
     exit(0)
-  }
-
-  /// The resident size of this process's mapping of `path` (its `Rss` in /proc/self/smaps): the
-  /// file's pages this process has touched, whatever else the page cache holds.
-  static func mappedResidentBytes(path: String) -> Double {
-    let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
-    return smapsResident { header in header.hasSuffix(resolved) || header.hasSuffix(path) }
-  }
-
-  /// glibc's `malloc_trim`, looked up with `dlsym` (Swift's Glibc module leaves out malloc.h).
-  private static let mallocTrim: (@convention(c) (Int) -> Int32)? = {
-    guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "malloc_trim") else { return nil }
-    return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
-  }()
-
-  /// The resident size of this process's anonymous mappings (`[heap]` and those without a file:
-  /// the heap's arenas and its large blocks), after `malloc_trim(0)` has given freed pages back,
-  /// so that what is left is about the heap in use.
-  static func heapInUse() -> Double {
-    _ = mallocTrim?(0)
-    return smapsResident { header in
-      let fields = header.split(separator: " ", omittingEmptySubsequences: true)
-      return fields.count == 5 || (fields.count == 6 && fields[5] == "[heap]")
-    }
-  }
-
-  /// The resident size (`Rss` in /proc/self/smaps) of this process's mappings whose header line
-  /// (`address perms offset device inode [path]`) satisfies `counted`.
-  static func smapsResident(_ counted: (Substring) -> Bool) -> Double {
-    // Read to the end: /proc files report a size of 0, and a sized read stops at one page.
-    guard let handle = FileHandle(forReadingAtPath: "/proc/self/smaps") else { return 0 }
-    let text = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
-    try? handle.close()
-    var inside = false
-    var total = 0.0
-    for line in text.split(separator: "\n") {
-      if let first = line.first, first.isHexDigit, line.contains("-") {
-        inside = counted(line)
-      } else if inside, line.hasPrefix("Rss:") {
-        let number = line.split(separator: " ").dropFirst().first.flatMap { Double($0) } ?? 0
-        total += number * 1024
-      }
-    }
-    return total
-  }
-
-  /// The process's resident set size, from /proc/self/statm.
-  static func residentBytes() -> Double {
-    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else {
-      return 0
-    }
-    let fields = text.split(separator: " ")
-    guard fields.count > 1, let pages = Double(fields[1]) else { return 0 }
-    return pages * Double(sysconf(Int32(_SC_PAGESIZE)))
   }
 
   // MARK: Python
