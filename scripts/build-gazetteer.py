@@ -42,12 +42,13 @@ import os
 import pickle
 import struct
 import sys
-import unicodedata
 import zipfile
 
 import numpy as np
 import shapefile
 import shapely
+
+from placenamefold import fold
 
 MICRO = 1_000_000
 # Douglas-Peucker tolerances for the outlines, in degrees: country outlines with a place within
@@ -65,13 +66,15 @@ MAX_DEPTH = 4
 ALTERNATE_POPULATION = 100_000
 # The smallest city whose districts are folded into it (see find_sections).
 SECTION_CITY = 100_000
+# The format version (GazetteerFormat.swift).
+VERSION = 2
+# The bit of a place's population that marks a district.
+DISTRICT_FLAG = 1 << 31
+# The place tree's top levels, copied into the TOPS section (PlaceTree.swift): a range of at most
+# TREE_BUCKET places is not split further; at most TREE_TOP_LEVELS levels.
+TREE_BUCKET = 16
+TREE_TOP_LEVELS = 13
 ALTERNATES = 1000
-
-# Letters that NFKD does not decompose, folded as the Swift side folds them (PlaceNameKey.swift).
-SPECIAL = {
-    "ß": "ss", "æ": "ae", "ø": "o", "œ": "oe", "ł": "l", "đ": "d", "ð": "d", "þ": "th",
-    "ı": "i", "ħ": "h", "ŋ": "n", "ŧ": "t", "ĸ": "k",
-}
 
 # Common English names of countries that GeoNames spells otherwise, as query qualifiers.
 COUNTRY_ALIASES = {
@@ -94,19 +97,25 @@ INLAND = {
 }
 
 
-def fold(text):
-    """The name key: lower case, compatibility-decomposed, marks dropped, a few letters spelled
-    out, every run of characters that are not letters or digits one space."""
-    out = []
-    for ch in unicodedata.normalize("NFKD", text.lower()):
-        if unicodedata.category(ch) == "Mn":
+def tree_top(place_bytes, count):
+    """The splitting coordinates of the place tree's top levels, breadth-first from node 1 (node
+    0 unused), as PlaceTree.swift reads them: the node over places [low, high) on an axis splits at
+    the coordinate of its middle place, (low + high) // 2, and the axes take turns x, y, z."""
+    levels = 0
+    while levels < TREE_TOP_LEVELS and count >> (levels + 1) > TREE_BUCKET:
+        levels += 1
+    splits = [0.0] * (1 << levels)
+    pending = [(1, 0, 0, count)]
+    while pending:
+        node, axis, low, high = pending.pop()
+        if node >= len(splits) or low >= high:
             continue
-        ch = SPECIAL.get(ch, ch)
-        if all(unicodedata.category(c)[0] in "LN" for c in ch):
-            out.append(ch)
-        else:
-            out.append(" ")
-    return " ".join("".join(out).split())
+        middle = (low + high) >> 1
+        (splits[node],) = struct.unpack_from("<f", place_bytes, middle * 32 + axis * 4)
+        following = 0 if axis == 2 else axis + 1
+        pending.append((2 * node, following, low, middle))
+        pending.append((2 * node + 1, following, middle + 1, high))
+    return struct.pack(f"<{len(splits)}f", *splits)
 
 
 def fnv1a64(text):
@@ -718,10 +727,15 @@ def main():
     for index in order:
         p = places[int(index)]
         x, y, z = xyz[index]
+        # Bit 31 of the population marks a district (a key of the section table).
+        assert p["population"] < DISTRICT_FLAG
+        population = p["population"] | (DISTRICT_FLAG if int(index) in sections else 0)
         place_bytes += struct.pack(
-            "<fffIIHHHHHH", x, y, z, strings.add(p["name"]), p["population"], admin1_index[(p["cc"], p["admin1"])],
+            "<fffIIHHHHHH", x, y, z, strings.add(p["name"]), population, admin1_index[(p["cc"], p["admin1"])],
             admin2_index.get(p["county"], 0), tz_index[p["tz"]], country_index[p["cc"]],
             p["region"], int(round(radius[index] / 10)))
+
+    top_bytes = tree_top(place_bytes, len(order))
 
     # Name index: (hash of the key, place) sorted by hash, then by population, largest first.
     entries = set()
@@ -818,7 +832,7 @@ def main():
         assert got == (odd[0] if odd else 0), (lat_s, lon_s, got, odd)
 
     sections = [
-        ("PLAC", place_bytes), ("SECT", section_bytes), ("NAMH", name_hashes),
+        ("PLAC", place_bytes), ("TOPS", top_bytes), ("SECT", section_bytes), ("NAMH", name_hashes),
         ("NAMP", name_places),
         ("CTRY", country_bytes),
         ("ADM1", admin1_bytes), ("ADM2", admin2_bytes), ("TZID", tz_bytes),
@@ -836,7 +850,7 @@ def main():
         table += struct.pack("<4sIQQ", tag.encode(), 0, offset + len(body), len(data))
         body += data
         body += b"\x00" * ((-len(body)) % 8)
-    header = struct.pack("<8sII", b"CLGAZ\x00\x00\x01", 1, len(sections)) + table
+    header = struct.pack("<8sII", b"CLGAZ\x00\x00\x01", VERSION, len(sections)) + table
     header += b"\x00" * (offset - len(header))
     with open(output, "wb") as handle:
         handle.write(header + body)

@@ -50,7 +50,6 @@ package final class Gazetteer: PlaceGeocoder {
   let namePlaces: ByteRegion
   let sections: ByteRegion
   let names: GazetteerNames
-  let sectionBits: SectionBits
   let localizedCountries = LocalizedCountryNames()
   let countryKeys = CountryKeys()
 
@@ -76,7 +75,7 @@ package final class Gazetteer: PlaceGeocoder {
   /// - Parameter file: The file.
   package init(file: GazetteerFile) {
     self.file = file
-    tree = PlaceTree(places: file.section("PLAC"))
+    tree = PlaceTree(places: file.section("PLAC"), top: file.section("TOPS"))
     land = GazetteerCells(file: file, prefix: "LI")
     sea = GazetteerCells(file: file, prefix: "SI")
     strings = file.section("STRS")
@@ -90,7 +89,6 @@ package final class Gazetteer: PlaceGeocoder {
     namePlaces = file.section("NAMP")
     sections = file.section("SECT")
     names = GazetteerNames(strings: strings, countries: countries, timeZones: timeZones)
-    sectionBits = SectionBits(sections: sections, placeCount: tree.count)
   }
 
   /// Opens the gazetteer file at `path`.
@@ -203,8 +201,11 @@ package final class Gazetteer: PlaceGeocoder {
 
   /// The place's population.
   func placePopulation(_ index: Int) -> Int {
-    Int(tree.places.u32(placeRecord(index) + 16))
+    Int(tree.places.u32(placeRecord(index) + 16) & ~Self.districtFlag)
   }
+
+  /// The bit of a place record's population that marks a district (a key of the section table).
+  static let districtFlag: UInt32 = 1 << 31
 
   func placeCountry(_ index: Int) -> Int { Int(tree.places.u16(placeRecord(index) + 26)) }
   func placeAdmin1(_ index: Int) -> Int { Int(tree.places.u16(placeRecord(index) + 20)) }
@@ -279,7 +280,9 @@ package final class Gazetteer: PlaceGeocoder {
   /// script's rule: a smaller place named after a city of 100,000 or more, or within its rough
   /// extent in the same area).
   func section(of place: Int) -> (city: Int, name: String?)? {
-    guard sectionBits.contains(place) else { return nil }
+    // Most places are not districts: the flag spares them the binary search, whose steps land on
+    // pages of the mapping far apart.
+    guard tree.places.u32(placeRecord(place) + 16) & Self.districtFlag != 0 else { return nil }
     var low = 0
     var high = sections.count / 12
     while low < high {

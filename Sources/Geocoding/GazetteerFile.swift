@@ -110,7 +110,9 @@ package final class GazetteerFile: @unchecked Sendable {
     let version = whole.u32(8)
     guard version == GazetteerFormat.version else {
       throw GeocodingError(
-        .dataUnavailable, "\(path) has format version \(version); this build reads version 1")
+        .dataUnavailable,
+        "\(path) has format version \(version); this build reads version \(GazetteerFormat.version)"
+      )
     }
     let count = Int(whole.u32(12))
     guard count <= 64, 16 + 24 * count <= whole.count else {
@@ -129,6 +131,11 @@ package final class GazetteerFile: @unchecked Sendable {
     }
     for tag in GazetteerFormat.requiredSections where sections[tag] == nil {
       throw GeocodingError(.dataUnavailable, "\(path) lacks the section \(tag)")
+    }
+    let placeCount = (sections["PLAC"]?.count ?? 0) / GazetteerFormat.placeSize
+    guard sections["TOPS"]?.count == 4 * PlaceTree.topNodes(placeCount: placeCount) else {
+      throw GeocodingError(
+        .dataUnavailable, "\(path): the place tree's top levels do not fit its places")
     }
     return sections
   }

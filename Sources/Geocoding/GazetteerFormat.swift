@@ -1,12 +1,13 @@
-/// The layout of a gazetteer file, version 1, as `scripts/build-gazetteer.py` writes it. All
+/// The layout of a gazetteer file, version 2, as `scripts/build-gazetteer.py` writes it. All
 /// numbers are little-endian; sections start on 8-byte boundaries.
 ///
-/// Header: the magic `CLGAZ\0\0\1`, u32 version (1), u32 section count, then per section
+/// Header: the magic `CLGAZ\0\0\1`, u32 version (2), u32 section count, then per section
 /// (24 bytes) its 4-byte tag, u32 reserved, u64 offset and u64 length.
 ///
 /// | tag | record | contents |
 /// | --- | --- | --- |
-/// | `PLAC` | 32 B | places in k-d tree order: f32 x, y, z (unit vector), u32 name, u32 population, u16 admin1, u16 admin2, u16 time zone, u16 country, u16 land region, u16 radius (10 m) |
+/// | `PLAC` | 32 B | places in k-d tree order: f32 x, y, z (unit vector), u32 name, u32 population (bit 31: the place is a district, a key of `SECT`), u16 admin1, u16 admin2, u16 time zone, u16 country, u16 land region, u16 radius (10 m) |
+/// | `TOPS` | 4 B | the place tree's top levels: f32 splitting coordinate per node, breadth-first from node 1 (node 0 unused), `PlaceTree.topNodes(placeCount:)` of them |
 /// | `SECT` | 12 B | districts, sorted by place: u32 place, u32 the city it is part of, u32 the district's own name |
 /// | `NAMH`, `NAMP` | 8 B, 4 B | name index: FNV-1a 64 of each name key, sorted, and the place it names (equal hashes by population, largest first) |
 /// | `CTRY` | 30 B | countries: ISO alpha-2, alpha-3, pad, u32 name, u32 key, u32 aliases (keys joined by `\|`), u32 population, i32 label latitude and longitude (1e-5°) |
@@ -26,9 +27,9 @@
 /// region; the leaf; the first child).
 enum GazetteerFormat {
   static let magic: [UInt8] = Array("CLGAZ".utf8) + [0, 0, 1]
-  static let version: UInt32 = 1
+  static let version: UInt32 = 2
   static let requiredSections = [
-    "PLAC", "SECT", "NAMH", "NAMP", "CTRY", "ADM1", "ADM2", "TZID", "LRGN", "SRGN", "STRS",
+    "PLAC", "TOPS", "SECT", "NAMH", "NAMP", "CTRY", "ADM1", "ADM2", "TZID", "LRGN", "SRGN", "STRS",
     "LIV ", "LIR ", "LIT ", "LIC ", "LIL ", "LIE ", "SIV ", "SIR ", "SIT ", "SIC ", "SIL ", "SIE ",
   ]
 

@@ -41,26 +41,3 @@ struct GazetteerNames: Sendable {
     index >= 0 && index < table.count ? table[index] : nil
   }
 }
-
-/// Which places are districts of a city (the section table's keys), as one bit per place, made
-/// when the file is opened (18 KiB for 147,000 places): most answers are not districts, and the bit
-/// spares them the binary search through the section table, whose steps land on pages of the
-/// mapping far apart.
-struct SectionBits: Sendable {
-  private let words: [UInt64]
-
-  init(sections: ByteRegion, placeCount: Int) {
-    var words = [UInt64](repeating: 0, count: (placeCount + 63) / 64)
-    for entry in 0..<(sections.count / 12) {
-      let place = Int(sections.u32(entry * 12))
-      guard place < placeCount else { continue }
-      words[place >> 6] |= 1 << UInt64(place & 63)
-    }
-    self.words = words
-  }
-
-  /// Whether the place may be a district (a corrupt table may say so wrongly; the search decides).
-  func contains(_ place: Int) -> Bool {
-    place >= 0 && place >> 6 < words.count && words[place >> 6] & (1 << UInt64(place & 63)) != 0
-  }
-}

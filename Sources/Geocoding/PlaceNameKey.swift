@@ -1,16 +1,15 @@
-import Foundation
-
 /// The key under which the gazetteer indexes a name, so that "Zürich", "ZURICH" and "Zurich" meet:
-/// lower case, compatibility decomposition (NFKD) with the combining marks dropped, a few letters
+/// lower case, compatibility decomposition (NFKD) with the nonspacing marks dropped, a few letters
 /// that do not decompose spelled out (ß ss, æ ae, ø o, œ oe, ł l, đ and ð d, þ th, ı i, ħ h, ŋ n,
 /// ŧ t, ĸ k), and every run of characters that are neither letters nor digits one space, trimmed.
-/// `scripts/build-gazetteer.py` folds the names of the file by the same rule (its `fold`).
+///
+/// The decomposition is a table (`PlaceNameFoldTable.swift`) that `scripts/build-fold-table.py`
+/// makes with the rule and the Unicode version (Python's `unicodedata`) that
+/// `scripts/build-gazetteer.py` folds the file's names with, so that a query's key is the file's
+/// key for the same name whatever Unicode version Foundation has; and it is read from the
+/// program's constant data, where Foundation's decomposition kept about 30 KB of heap from its
+/// first use. Hangul syllables decompose by the Unicode Standard's arithmetic (section 3.12).
 package enum PlaceNameKey {
-  private static let spelledOut: [Unicode.Scalar: String] = [
-    "ß": "ss", "æ": "ae", "ø": "o", "œ": "oe", "ł": "l", "đ": "d", "ð": "d", "þ": "th",
-    "ı": "i", "ħ": "h", "ŋ": "n", "ŧ": "t", "ĸ": "k",
-  ]
-
   /// The key of a name.
   ///
   /// - Parameter name: Any text.
@@ -36,16 +35,54 @@ package enum PlaceNameKey {
       }
       return String(output)
     }
-    let lowered = name.lowercased()
-    for scalar in lowered.decomposedStringWithCompatibilityMapping.unicodeScalars {
-      if scalar.properties.generalCategory == .nonspacingMark { continue }
-      if let replacement = spelledOut[scalar] {
-        for part in replacement.unicodeScalars { append(part) }
-      } else {
+    for scalar in name.lowercased().unicodeScalars {
+      let value = scalar.value
+      if value < 0x80 {
+        append(scalar)
+      } else if hangulSyllables.contains(value) {
+        forEachJamo(ofSyllable: value, append)
+      } else if !forEachFolded(value, append) {
         append(scalar)
       }
     }
     return String(output)
+  }
+
+  /// The Hangul syllables, U+AC00 to U+D7A3.
+  private static let hangulSyllables: ClosedRange<UInt32> = 0xAC00...0xD7A3
+
+  /// The conjoining jamo a Hangul syllable decomposes to, leading consonant, vowel and trailing
+  /// consonant if any (the Unicode Standard, section 3.12, "Hangul Syllable Decomposition").
+  private static func forEachJamo(ofSyllable value: UInt32, _ body: (Unicode.Scalar) -> Void) {
+    let index = value - hangulSyllables.lowerBound
+    let (leading, rest) = index.quotientAndRemainder(dividingBy: 21 * 28)
+    let (vowel, trailing) = rest.quotientAndRemainder(dividingBy: 28)
+    if let scalar = Unicode.Scalar(0x1100 + leading) { body(scalar) }
+    if let scalar = Unicode.Scalar(0x1161 + vowel) { body(scalar) }
+    if trailing > 0, let scalar = Unicode.Scalar(0x11A7 + trailing) { body(scalar) }
+  }
+
+  /// Calls `body` with each character that `value` folds to, from the table, and returns whether
+  /// the table has it (a character it does not have folds to itself).
+  private static func forEachFolded(_ value: UInt32, _ body: (Unicode.Scalar) -> Void) -> Bool {
+    var low = 0
+    var high = foldedScalars.count
+    while low < high {
+      let middle = (low + high) >> 1
+      if foldedScalars[middle] < value { low = middle + 1 } else { high = middle }
+    }
+    guard low < foldedScalars.count, foldedScalars[low] == value, low < foldedEnds.count else {
+      return false
+    }
+    let start = low == 0 ? 0 : Int(foldedEnds[low - 1])
+    let end = Int(foldedEnds[low])
+    let text = UnsafeBufferPointer(
+      start: foldedText.utf8Start, count: foldedText.utf8CodeUnitCount)
+    guard start <= end, end <= text.count else { return true }
+    var bytes = text[start..<end].makeIterator()
+    var decoder = UTF8()
+    while case .scalarValue(let scalar) = decoder.decode(&bytes) { body(scalar) }
+    return true
   }
 
   private static func isLetterOrDigit(_ scalar: Unicode.Scalar) -> Bool {

@@ -16,8 +16,9 @@ import CPrefetch
 /// A search spends its time waiting for memory: each level of the tree is a place record on a
 /// cache line of its own, and which one comes next depends on the last. Three things shorten the
 /// wait. The splitting coordinates of the top levels (at most `maximumTopLevels`, 8,191 nodes) are
-/// copied when the file is opened, in breadth-first order (node `k` has children `2k` and
-/// `2k + 1`, the layout of Eytzinger's heap), into 32 KiB that stay in the processor's cache. The
+/// copied, by the script that builds the file, into a section of their own (`TOPS`) in
+/// breadth-first order (node `k` has children `2k` and `2k + 1`, the layout of Eytzinger's heap):
+/// 32 KiB that stay in the processor's cache, read in place from the mapping. The
 /// places at those nodes are not read on the way down: a node's place lies on its splitting plane,
 /// so it is put on the stack with the plane's distance and read only if that distance is still
 /// below the best once the nearer side has been searched, which it rarely is. And a subtree of at
@@ -30,27 +31,34 @@ import CPrefetch
 package struct PlaceTree: Sendable {
   let places: ByteRegion
   let count: Int
-  /// The splitting coordinates of the top levels' nodes, breadth-first from index 1 (so
-  /// `splits.count` is 2 to the number of levels copied).
-  let splits: [Float]
+  /// The splitting coordinates of the top levels' nodes, breadth-first from node 1, as the file
+  /// holds them (`TOPS`), so that opening builds nothing.
+  let top: ByteRegion
+  /// The number of nodes in `top` (2 to the number of levels copied); nodes at or past it are
+  /// below the copied levels.
+  let topCount: Int
 
-  init(places: ByteRegion) {
+  init(places: ByteRegion, top: ByteRegion) {
     self.places = places
     count = min(places.count / GazetteerFormat.placeSize, Self.maximumCount)
-    var levels = 0
-    while levels < Self.maximumTopLevels, count >> (levels + 1) > Self.bucketSize { levels += 1 }
-    var splits = [Float](repeating: 0, count: 1 << levels)
-    func copy(_ node: Int, _ axis: Int, _ low: Int, _ high: Int) {
-      guard node < splits.count, low < high else { return }
-      let middle = (low + high) >> 1
-      splits[node] = places.f32(middle * GazetteerFormat.placeSize + axis * 4)
-      let next = axis == 2 ? 0 : axis + 1
-      copy(2 * node, next, low, middle)
-      copy(2 * node + 1, next, middle + 1, high)
-    }
-    copy(1, 0, 0, count)
-    self.splits = splits
+    self.top = top
+    // A file whose copy does not fit is refused when it is opened; `f32` reads past it as 0.
+    topCount = Self.topNodes(placeCount: count)
   }
+
+  /// The number of nodes of the copied top levels (with the unused node 0) for a tree of
+  /// `placeCount` places: levels are copied while the ranges they split hold more than
+  /// `bucketSize` places, at most `maximumTopLevels` of them. `scripts/build-gazetteer.py`
+  /// (`tree_top`) copies by the same rule.
+  static func topNodes(placeCount: Int) -> Int {
+    let count = min(placeCount, maximumCount)
+    var levels = 0
+    while levels < maximumTopLevels, count >> (levels + 1) > bucketSize { levels += 1 }
+    return 1 << levels
+  }
+
+  @inline(__always)
+  func split(_ node: Int) -> Double { Double(top.f32(node &* 4)) }
 
   /// The unit vector of a latitude and longitude in degrees.
   package static func unitVector(latitude: Double, longitude: Double) -> SIMD3<Double> {
@@ -106,12 +114,10 @@ package struct PlaceTree: Sendable {
     guard let base = places.base, count > 0 else { return nil }
     let first = leaf ?? firstLeaf(of: target)
     guard first.upperBound <= count else { return nil }
-    return splits.withUnsafeBufferPointer { splits in
-      withUnsafeTemporaryAllocation(of: StackEntry.self, capacity: Self.stackSize) { stack in
-        var search = NearestSearch(base: base, target: target, wanted: region ?? -1)
-        search.run(splits: splits, stack: stack, count: count, first: first, early: early)
-        return search.bestIndex < 0 ? nil : (search.bestIndex, search.bestDistance)
-      }
+    return withUnsafeTemporaryAllocation(of: StackEntry.self, capacity: Self.stackSize) { stack in
+      var search = NearestSearch(base: base, target: target, wanted: region ?? -1)
+      search.run(tree: self, stack: stack, first: first, early: early)
+      return search.bestIndex < 0 ? nil : (search.bestIndex, search.bestDistance)
     }
   }
 
@@ -124,24 +130,22 @@ package struct PlaceTree: Sendable {
   /// - Returns: The index range (empty for an empty tree).
   package func firstLeaf(of target: SIMD3<Double>) -> Range<Int> {
     guard count > 0 else { return 0..<0 }
-    return splits.withUnsafeBufferPointer { splits in
-      var low = 0
-      var high = count
-      var node = 1
-      // One level down on the axis of `coordinate`; false below the copied levels or in a range
-      // small enough to scan. The axes take turns, so three steps make one round.
-      func step(_ coordinate: Double) -> Bool {
-        guard node < splits.count, high &- low > Self.bucketSize else { return false }
-        let middle = (low &+ high) >> 1
-        let left = coordinate < Double(splits[node])
-        high = left ? middle : high
-        low = left ? low : middle &+ 1
-        node = node &* 2 &+ (left ? 0 : 1)
-        return true
-      }
-      while step(target.x), step(target.y), step(target.z) {}
-      return low..<high
+    var low = 0
+    var high = count
+    var node = 1
+    // One level down on the axis of `coordinate`; false below the copied levels or in a range
+    // small enough to scan. The axes take turns, so three steps make one round.
+    func step(_ coordinate: Double) -> Bool {
+      guard node < topCount, high &- low > Self.bucketSize else { return false }
+      let middle = (low &+ high) >> 1
+      let left = coordinate < split(node)
+      high = left ? middle : high
+      low = left ? low : middle &+ 1
+      node = node &* 2 &+ (left ? 0 : 1)
+      return true
     }
+    while step(target.x), step(target.y), step(target.z) {}
+    return low..<high
   }
 
   /// Starts fetching the cache lines of a range of places without waiting for them, so that a
@@ -206,9 +210,11 @@ private struct NearestSearch {
   }
 
   mutating func run(
-    splits: UnsafeBufferPointer<Float>, stack: UnsafeMutableBufferPointer<StackEntry>, count: Int,
-    first: Range<Int>, early: (Int) -> Void
+    tree: PlaceTree, stack: UnsafeMutableBufferPointer<StackEntry>, first: Range<Int>,
+    early: (Int) -> Void
   ) {
+    let count = tree.count
+    let topCount = tree.topCount
     // The first leaf, whole (its lines were fetched early): the best place there prunes most far
     // sides on the way down, instead of every one being put on the stack and taken off again.
     for index in first { _ = visit(index) }
@@ -226,16 +232,16 @@ private struct NearestSearch {
     // One level down on the axis of `coordinate` (`next` is the axis after it), as in
     // `PlaceTree.firstLeaf(of:)`; false below the copied levels or in a range small enough to scan.
     func step(_ coordinate: Double, _ next: Int) -> Bool {
-      guard node < splits.count, high &- low > PlaceTree.bucketSize else { return false }
+      guard node < topCount, high &- low > PlaceTree.bucketSize else { return false }
       let middle = (low &+ high) >> 1
-      let difference = coordinate - Double(splits[node])
+      let difference = coordinate - tree.split(node)
       let bound = difference * difference
       axis = next
       if bound < bestDistance, entries &+ 2 <= stack.count {
         let farther = difference < 0 ? node &* 2 &+ 1 : node &* 2
         stack[entries] = StackEntry(
           low: difference < 0 ? middle &+ 1 : low, high: difference < 0 ? high : middle,
-          axis: next, node: farther < splits.count ? farther : 0, bound: bound)
+          axis: next, node: farther < topCount ? farther : 0, bound: bound)
         stack[entries &+ 1] = StackEntry(
           low: middle, high: middle &+ 1, axis: 0, node: 0, bound: bound)
         entries &+= 2
@@ -251,7 +257,7 @@ private struct NearestSearch {
     // it is searched like any other.
     if low < firstLow || high > firstHigh, entries < stack.count {
       stack[entries] = StackEntry(
-        low: low, high: high, axis: axis, node: node < splits.count ? node : 0, bound: 0)
+        low: low, high: high, axis: axis, node: node < topCount ? node : 0, bound: 0)
       entries &+= 1
     }
     while entries > 0 {
@@ -266,8 +272,8 @@ private struct NearestSearch {
       while high - low > PlaceTree.bucketSize, low < firstLow || high > firstHigh {
         let middle = (low + high) >> 1
         let split: Double
-        if node > 0, node < splits.count {
-          split = Double(splits[node])
+        if node > 0, node < topCount {
+          split = tree.split(node)
         } else {
           let point = visit(middle)
           split = axis == 0 ? point.x : axis == 1 ? point.y : point.z
@@ -281,11 +287,11 @@ private struct NearestSearch {
           if entries < stack.count {
             stack[entries] = StackEntry(
               low: difference < 0 ? middle + 1 : low, high: difference < 0 ? high : middle,
-              axis: axis, node: farther < splits.count ? farther : 0, bound: bound)
+              axis: axis, node: farther < topCount ? farther : 0, bound: bound)
             entries += 1
           }
           // The node's own place, on the plane: later, if still near enough (a range of one).
-          if node > 0, node < splits.count {
+          if node > 0, node < topCount {
             if entries < stack.count {
               stack[entries] = StackEntry(
                 low: middle, high: middle + 1, axis: 0, node: 0, bound: bound)
@@ -297,7 +303,7 @@ private struct NearestSearch {
         }
         let nearer = difference < 0 ? 2 * node : 2 * node + 1
         if difference < 0 { high = middle } else { low = middle + 1 }
-        node = nearer < splits.count ? nearer : 0
+        node = nearer < topCount ? nearer : 0
       }
       guard low < firstLow || high > firstHigh else { continue }
       for index in low..<max(low, high) { _ = visit(index) }

@@ -220,6 +220,30 @@ let shippedGazetteer: Gazetteer? = try? Gazetteer(path: Gazetteer.repositoryCopy
     #expect(throws: GeocodingError.self) { _ = try GazetteerFile(bytes: []) }
   }
 
+  /// A file of another format version, or whose copy of the tree's top levels does not fit its
+  /// places, is refused at opening with a message that says why.
+  @Test func otherVersionsAndMisfitTreeTopsAreRefused() throws {
+    let original = Array(try Data(contentsOf: URL(fileURLWithPath: Gazetteer.repositoryCopy)))
+    var older = original
+    older[8] = 1
+    #expect {
+      _ = try GazetteerFile(bytes: older)
+    } throws: { error in
+      "\(error)".contains("format version 1; this build reads version 2")
+    }
+    // The section table: the TOPS entry's length, one node short.
+    let count = Int(original[12]) | Int(original[13]) << 8
+    let entry = try #require(
+      (0..<count).map { 16 + 24 * $0 }.first { original[$0..<$0 + 4].elementsEqual("TOPS".utf8) })
+    var misfit = original
+    misfit[entry + 16] &-= 4
+    #expect {
+      _ = try GazetteerFile(bytes: misfit)
+    } throws: { error in
+      "\(error)".contains("top levels do not fit")
+    }
+  }
+
   @Test func corruptSectionsGiveAnswersOrErrorsButNeverCrash() throws {
     let original = try Data(contentsOf: URL(fileURLWithPath: Gazetteer.repositoryCopy))
     let header = Array(original.prefix(16 + 24 * 40))

@@ -21,6 +21,30 @@ import Testing
     }
   }
 
+  /// The table agrees with the file's keys: every place of the shipped gazetteer is found under
+  /// the Swift fold of its own name (the file's keys were folded by the build script's Python).
+  @Test func everyPlaceIsFoundUnderItsOwnNamesKey() throws {
+    let gazetteer = try #require(shippedGazetteer)
+    var missing: [String] = []
+    for place in 0..<gazetteer.placeCount {
+      guard let name = gazetteer.placeName(place) else { continue }
+      if !gazetteer.places(withKey: PlaceNameKey.fold(name)).contains(place) {
+        missing.append(name)
+      }
+    }
+    #expect(missing.isEmpty, "\(missing.count) places, such as \(missing.prefix(10))")
+  }
+
+  /// Compatibility forms, Hangul syllables, and letters the table spells out.
+  @Test(arguments: [
+    ("ﬁnland", "finland"), ("ＴＯＫＹＯ", "tokyo"), ("Ǽrø", "aero"), ("½", "1 2"),
+    ("한국", "\u{1112}\u{1161}\u{11AB}\u{1100}\u{116E}\u{11A8}"),
+    ("Å\u{301}", "a"), ("Ⅻ", "xii"), ("Ǆ", "dz"),
+  ])
+  func foldsBeyondLatin(_ name: String, _ key: String) {
+    #expect(PlaceNameKey.fold(name) == key)
+  }
+
   @Test func hashIsFNV1a64() {
     // FNV-1a 64 test vectors from the IETF draft: "" and "a".
     #expect(PlaceNameKey.hash("") == 0xCBF2_9CE4_8422_2325)
