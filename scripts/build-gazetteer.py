@@ -817,7 +817,7 @@ def main():
                                *[CellIndex.encode(e) for e in index.children])
         leaves = bytearray()
         for leaf in index.leaves:
-            leaves += struct.pack("<IHBxHH", *leaf)
+            leaves += struct.pack("<IHBHH", *leaf)
         edges = struct.pack(f"<{len(index.leaf_edges)}I", *index.leaf_edges)
         return [(prefix + "V", vertices), (prefix + "R", rings), (prefix + "T", top),
                 (prefix + "C", children), (prefix + "L", leaves), (prefix + "E", edges)]

@@ -76,8 +76,8 @@ package struct GazetteerCells: Sendable {
     let rLat = Int64((south + offset.0 * size + 0.5).rounded(.down))
     let rLon = Int64((west + offset.1 * size + 0.5).rounded(.down))
     var parity = RegionParity()
-    parity.toggle(Int(leaves.u16(record + 8)))
-    parity.toggle(Int(leaves.u16(record + 10)))
+    parity.toggle(Int(leaves.u16(record + 7)))
+    parity.toggle(Int(leaves.u16(record + 9)))
     for index in 0..<count {
       let k = Int(edges.u32((first + index) * 4))
       let aLat = Int64(vertices.i32(k * 8))

@@ -19,7 +19,7 @@
 /// | `LIR`, `SIR` | 8 B | rings: u32 first vertex, u16 region |
 /// | `LIT`, `SIT` | 4 B | the 360 x 180 top cells of 1°, row-major from (-90, -180) |
 /// | `LIC`, `SIC` | 4 B | child cells, 16 per split cell, row-major from its south-west |
-/// | `LIL`, `SIL` | 12 B | leaves: u32 first edge, u16 edge count, u8 reference offset, pad, u16 region, u16 second region |
+/// | `LIL`, `SIL` | 11 B | leaves: u32 first edge, u16 edge count, u8 reference offset, u16 region, u16 second region |
 /// | `LIE`, `SIE` | 4 B | edges of leaves: the index of the edge's first vertex |
 /// | `STRS` | | strings: u16 byte length and UTF-8 bytes; offset 0 is the empty string |
 ///
@@ -37,7 +37,7 @@ enum GazetteerFormat {
   static let countrySize = 30
   static let admin1Size = 24
   static let regionSize = 8
-  static let leafSize = 12
+  static let leafSize = 11
 
   /// Where in its cell a leaf's reference point lies (fractions of the cell's height and width);
   /// the same table is in the build script. A switch, not an array, so that a lookup needs no
