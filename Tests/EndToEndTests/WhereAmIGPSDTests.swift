@@ -39,7 +39,8 @@ struct WhereAmIGPSDTests {
       Issue.record("\(GPSFake.missingMessage)")
       return
     }
-    let gpsfake = try GPSFake(capture: Self.capture, secondsPerSentence: 0.05)
+    // In a loop, so that a late watch still sees five fixes (see `GPSFake.init`).
+    let gpsfake = try GPSFake(capture: Self.capture, secondsPerSentence: 0.05, loop: true)
     defer { gpsfake.stop() }
     let port = gpsfake.port
 

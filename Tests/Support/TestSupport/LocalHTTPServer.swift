@@ -106,23 +106,7 @@ package final class LocalHTTPServer: Sendable {
   ///
   /// - Returns: Whether the server accepted a connection in time.
   package func waitUntilReady(timeout: Double = 10) -> Bool {
-    let deadline = monotonicSeconds() + timeout
-    while monotonicSeconds() < deadline {
-      let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-      var address = sockaddr_in()
-      address.sin_family = sa_family_t(AF_INET)
-      address.sin_addr.s_addr = inet_addr("127.0.0.1")
-      address.sin_port = UInt16(port).bigEndian
-      let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          connect(probe, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-        }
-      }
-      close(probe)
-      if connected == 0 { return true }
-      sched_yield()
-    }
-    return false
+    Loopback.waitUntilAccepting(port: port, timeout: timeout)
   }
 
   /// Stops listening and waits for the accept loop to end.

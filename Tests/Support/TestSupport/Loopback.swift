@@ -29,6 +29,36 @@ package enum Loopback {
     return Int(UInt16(bigEndian: address.sin_port))
   }
 
+  /// Waits until a TCP connection to 127.0.0.1:`port` succeeds (each probe is closed at once).
+  ///
+  /// - Parameters:
+  ///   - port: The port a component was told to listen on.
+  ///   - timeout: Seconds to keep trying.
+  ///   - interval: Seconds between probes; 0 yields the processor instead (for a listener of this
+  ///     process, which is ready in microseconds).
+  /// - Returns: Whether a connection succeeded in time.
+  package static func waitUntilAccepting(port: Int, timeout: Double, interval: Double = 0) -> Bool {
+    let deadline = monotonicSeconds() + timeout
+    while monotonicSeconds() < deadline {
+      let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+      var address = loopbackAddress(port: port)
+      let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          connect(probe, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+      }
+      close(probe)
+      if connected == 0 { return true }
+      if interval > 0 {
+        // A wait on nothing, for `interval`: the component starts in another process.
+        _ = poll(nil, 0, Int32(interval * 1000))
+      } else {
+        sched_yield()
+      }
+    }
+    return false
+  }
+
   package static func loopbackAddress(port: Int) -> sockaddr_in {
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
