@@ -6,9 +6,10 @@
 /// The decomposition is a table (`PlaceNameFoldTable.swift`) that `scripts/build-fold-table.py`
 /// makes with the rule and the Unicode version (Python's `unicodedata`) that
 /// `scripts/build-gazetteer.py` folds the file's names with, so that a query's key is the file's
-/// key for the same name whatever Unicode version Foundation has; and it is read from the
-/// program's constant data, where Foundation's decomposition kept about 30 KB of heap from its
-/// first use. Hangul syllables decompose by the Unicode Standard's arithmetic (section 3.12).
+/// key for the same name whatever Unicode version Foundation or the Swift runtime has (only which
+/// characters count as letters or digits is the runtime's); and it is read from the program's
+/// constant data, where Foundation's decomposition kept about 30 KB of heap from its first use.
+/// Hangul syllables decompose by the Unicode Standard's arithmetic (section 3.12).
 package enum PlaceNameKey {
   /// The key of a name.
   ///
