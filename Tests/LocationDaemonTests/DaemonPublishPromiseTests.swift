@@ -51,6 +51,7 @@ import Testing
     defer { broker.remove() }
     let recorder = try Recorder(broker)
     defer { recorder.stop() }
+    #expect(try await recorder.waitUntilSubscribed(broker), "\(broker.log())")
     let daemon = try Self.daemon(broker.port, approximate: true)
     defer { daemon.stop() }
     let peer = try daemon.connectApp()
@@ -119,6 +120,7 @@ import Testing
     defer { broker.remove() }
     let recorder = try Recorder(broker)
     defer { recorder.stop() }
+    #expect(try await recorder.waitUntilSubscribed(broker), "\(broker.log())")
     let radio = DaemonBeaconTests.radio()
     let daemon = try Self.daemon(broker.port, extraSources: [radio])
     defer { daemon.stop() }

@@ -20,6 +20,8 @@ import Testing
   final class Recorder: Sendable {
     let received = Mutex<[(topic: String, message: OwnTracksMessage)]>([])
     let client = Mutex<MQTTClient?>(nil)
+    /// Whether a message on `MQTTProbe.topic` came (not recorded as a message).
+    let probed = Mutex(false)
 
     init(_ broker: MosquittoBroker) throws {
       let made = try MQTTClient(
@@ -31,8 +33,11 @@ import Testing
         case .connected:
           try? client.withLock { $0 }?.subscribe("owntracks/pi/car")
           try? client.withLock { $0 }?.subscribe("owntracks/pi/car/+")
+          try? client.withLock { $0 }?.subscribe(MQTTProbe.topic)
         case .message(let topic, let payload):
-          if let message = try? OwnTracksMessage.decode(payload) {
+          if topic == MQTTProbe.topic {
+            probed.withLock { $0 = true }
+          } else if let message = try? OwnTracksMessage.decode(payload) {
             received.withLock { $0.append((topic, message)) }
           }
         case .refused, .disconnected, .acknowledged: break
@@ -43,6 +48,11 @@ import Testing
     }
 
     func stop() { client.withLock { $0 }?.stop() }
+
+    /// Waits until the subscriptions are in place (`MQTTProbe`).
+    func waitUntilSubscribed(_ broker: MosquittoBroker) async throws -> Bool {
+      try await MQTTProbe.waitUntilSubscribed(port: broker.port) { probed.withLock { $0 } }
+    }
 
     var messages: [(topic: String, message: OwnTracksMessage)] { received.withLock { $0 } }
 
@@ -94,6 +104,7 @@ import Testing
     defer { broker.remove() }
     let recorder = try Recorder(broker)
     defer { recorder.stop() }
+    #expect(try await recorder.waitUntilSubscribed(broker), "\(broker.log())")
     let daemon = try Self.daemon(broker, optIn: true)
     defer { daemon.stop() }
     let peer = try daemon.connectApp()
@@ -174,6 +185,7 @@ import Testing
     defer { broker.remove() }
     let recorder = try Recorder(broker)
     defer { recorder.stop() }
+    #expect(try await recorder.waitUntilSubscribed(broker), "\(broker.log())")
     let daemon = try Self.daemon(broker, optIn: false)
     defer { daemon.stop() }
     let peer = try daemon.connectApp()

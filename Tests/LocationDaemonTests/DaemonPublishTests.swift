@@ -48,6 +48,8 @@ import Testing
   final class Subscriber: Sendable {
     let messages = Mutex<[OwnTracksMessage]>([])
     let client = Mutex<MQTTClient?>(nil)
+    /// Whether a message on `MQTTProbe.topic` came (not recorded as a message).
+    let probed = Mutex(false)
 
     init(_ broker: MosquittoBroker, topic: String) throws {
       let made = try MQTTClient(
@@ -56,9 +58,13 @@ import Testing
       ) { [weak self] event in
         guard let self else { return }
         switch event {
-        case .connected: try? client.withLock { $0 }?.subscribe(topic)
-        case .message(_, let payload):
-          if let message = try? OwnTracksMessage.decode(payload) {
+        case .connected:
+          try? client.withLock { $0 }?.subscribe(topic)
+          try? client.withLock { $0 }?.subscribe(MQTTProbe.topic)
+        case .message(let received, let payload):
+          if received == MQTTProbe.topic {
+            probed.withLock { $0 = true }
+          } else if let message = try? OwnTracksMessage.decode(payload) {
             messages.withLock { $0.append(message) }
           }
         case .refused, .disconnected, .acknowledged: break
@@ -82,6 +88,10 @@ import Testing
     defer { broker.remove() }
     let subscriber = try Subscriber(broker, topic: "owntracks/pi/car")
     defer { subscriber.client.withLock { $0 }?.stop() }
+    #expect(
+      try await MQTTProbe.waitUntilSubscribed(port: broker.port) {
+        subscriber.probed.withLock { $0 }
+      }, "\(broker.log())")
     let daemon = try DaemonFixture { configuration in
       var publish = PublishSettings()
       publish.host = "127.0.0.1"

@@ -110,6 +110,13 @@ final class GeoClueHarness: PrivateBusHarness {
     }
   }
 
+  /// How long a test's source waits for a GeoClue call, in microseconds: GeoClue 2.6 holds
+  /// `GetClient` until an agent has registered for the caller's user, and the agent is a process
+  /// of its own that the harness starts without waiting for it to register (after a restart, it
+  /// registers again when it sees GeoClue's name come back). On a loaded 2-core machine that can
+  /// take longer than the 5 s a source waits by default.
+  static let agentWait: UInt64 = 60_000_000
+
   /// Stops GeoClue (SIGTERM) and waits for it to exit, as when the service crashes or restarts.
   func stopGeoClue() {
     geoclue?.stop()

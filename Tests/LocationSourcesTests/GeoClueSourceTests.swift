@@ -87,7 +87,8 @@ final class GeoClueRecordingContext: SourceContext, @unchecked Sendable {
     }
     defer { harness.stop() }
     let source = GeoClueSource(
-      accuracyLevel: .exact, desktopId: GeoClueHarness.allowedId, busAddress: harness.busAddress)
+      accuracyLevel: .exact, desktopId: GeoClueHarness.allowedId, busAddress: harness.busAddress,
+      callTimeout: GeoClueHarness.agentWait)
     let context = GeoClueRecordingContext()
     source.start(context: context)
     let arrived = context.wait(timeout: 60) { $0.fixes.count >= 3 || !$0.failures.isEmpty }
@@ -130,7 +131,8 @@ final class GeoClueRecordingContext: SourceContext, @unchecked Sendable {
     }
     defer { harness.stop() }
     let source = GeoClueSource(
-      accuracyLevel: .exact, desktopId: GeoClueHarness.allowedId, busAddress: harness.busAddress)
+      accuracyLevel: .exact, desktopId: GeoClueHarness.allowedId, busAddress: harness.busAddress,
+      callTimeout: GeoClueHarness.agentWait)
     let context = GeoClueRecordingContext()
     source.start(context: context)
     defer { source.stop() }
@@ -163,7 +165,8 @@ final class GeoClueRecordingContext: SourceContext, @unchecked Sendable {
     }
     defer { harness.stop() }
     let source = GeoClueSource(
-      accuracyLevel: .exact, desktopId: GeoClueHarness.deniedId, busAddress: harness.busAddress)
+      accuracyLevel: .exact, desktopId: GeoClueHarness.deniedId, busAddress: harness.busAddress,
+      callTimeout: GeoClueHarness.agentWait)
     let context = GeoClueRecordingContext()
     source.start(context: context)
     #expect(context.wait(timeout: 60) { !$0.failures.isEmpty })
