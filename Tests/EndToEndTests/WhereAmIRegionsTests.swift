@@ -112,8 +112,18 @@ struct WhereAmIRegionsTests {
     process.standardError = FileHandle.nullDevice
     try runWithEmptySignalMask(process)
     defer { stopChild(process, signal: SIGKILL) }
-    // Running with its regions stored: the log holds them.
-    #expect(await eventually { FileManager.default.fileExists(atPath: store + "-wal") })
+    // Running with its regions stored (so past installing its signal handlers, which comes
+    // before; the store's log file appears earlier still, when the store is opened): the log
+    // holds them.
+    // (Without Debian's sqlite3 program, the log file's appearing is the nearest sign.)
+    let sqlite = RealComponents.runnable(RealComponents.sqlite3)
+    #expect(
+      await eventually(interval: 0.05) {
+        guard sqlite else { return FileManager.default.fileExists(atPath: store + "-wal") }
+        let sql = "SELECT count(*) FROM regions WHERE identifier = 'buoy'"
+        return (try? DaemonE2E.query(store, sql)) == "1"
+      })
+    #expect(FileManager.default.fileExists(atPath: store + "-wal"))
     let status = stopChild(process, signal: SIGTERM, grace: 20)
     #expect(process.terminationReason == .exit && status == 128 + SIGTERM)
     #expect(!FileManager.default.fileExists(atPath: store + "-wal"))
