@@ -15,8 +15,7 @@ extension LocationEngine {
     into effects: inout [EngineEffect]
   ) {
     let session = sessions[client]
-    var streaming = false
-    if case .streaming = session?.mode { streaming = true }
+    let streaming = session?.isStreaming == true
     let request = session?.request ?? UpdateRequest()
     let conditions = DeferredUpdates.Conditions(
       isUpdating: streaming && allowed, isPaused: isPaused(client),

@@ -113,7 +113,7 @@ package struct LocationEngine: Sendable {
       start(client, request, at: now, into: &effects)
     case .changeRequest(let client, let request):
       sessions[client]?.change(request)
-      if case .streaming = sessions[client]?.mode {
+      if sessions[client]?.isStreaming == true {
         configurePause(client, request, into: &effects)
       }
     case .allowDeferred(let client, let distance, let timeout):

@@ -41,15 +41,6 @@ enum RegionsBench {
     return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
   }
 
-  static func residentBytes() -> Int {
-    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else {
-      return 0
-    }
-    let fields = text.split(separator: " ")
-    guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
-    return pages * sysconf(Int32(_SC_PAGESIZE))
-  }
-
   static func spec(_ i: Int, _ rng: inout Generator) -> RegionSpec {
     let x = Double.random(in: -250_000...250_000, using: &rng)
     let y = Double.random(in: -250_000...250_000, using: &rng)
@@ -155,7 +146,7 @@ enum RegionsBench {
 
     // Build.
     var rng = Generator(seed: 42)
-    let rssBefore = residentBytes()
+    let rssBefore = Int(ProcessMemory.residentBytes())
     var monitor = RegionMonitor()
     let buildStart = nanoseconds()
     monitor.reserveCapacity(regionCount, identifierBytes: regionCount * 13)
@@ -168,7 +159,7 @@ enum RegionsBench {
     let addEnd = nanoseconds()
     monitor.buildIndex()
     let buildEnd = nanoseconds()
-    let rssAfter = residentBytes()
+    let rssAfter = Int(ProcessMemory.residentBytes())
     let own = monitor.storageBytes
     print(
       "build: add \(format(Double(addEnd - buildStart))), index \(format(Double(buildEnd - addEnd)))"

@@ -6,12 +6,6 @@ import LocationModel
 /// States: idle; streaming (`startUpdatingLocation`); requesting (`requestLocation`, waiting for
 /// one fix). Each transition returns what to tell the client; the engine applies it.
 struct UpdateSession: Sendable {
-  enum Mode: Sendable, Equatable {
-    case idle
-    case streaming(UpdateRequest)
-    case requesting(UpdateRequest, best: Fix?)
-  }
-
   /// What the session wants done after a transition.
   enum Action: Sendable, Equatable {
     case none
@@ -42,8 +36,8 @@ struct UpdateSession: Sendable {
     }
   }
 
-  /// The state, kept as its parts so that a fix received reads the request in place: matching
-  /// on a `Mode` would copy the whole enum, with the best fix in it, for every fix.
+  /// The state, kept as its parts so that a fix received reads the request in place: an enum
+  /// with the request and best fix as payloads would be copied whole for every fix matched.
   private enum Kind {
     case idle
     case streaming
@@ -58,15 +52,10 @@ struct UpdateSession: Sendable {
   /// True once `locationUnknown` has been reported for the current outage.
   private var outageReported = false
 
-  var mode: Mode {
-    switch kind {
-    case .idle: .idle
-    case .streaming: .streaming(current)
-    case .requesting: .requesting(current, best: best)
-    }
-  }
-
   var isActive: Bool { kind != .idle }
+
+  /// Whether the session streams (`startUpdatingLocation`), not waiting for one fix.
+  var isStreaming: Bool { kind == .streaming }
 
   var request: UpdateRequest? { kind == .idle ? nil : current }
 
