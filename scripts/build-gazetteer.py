@@ -67,7 +67,16 @@ ALTERNATE_POPULATION = 100_000
 # The smallest city whose districts are folded into it (see find_sections).
 SECTION_CITY = 100_000
 # The format version (GazetteerFormat.swift).
-VERSION = 2
+VERSION = 3
+# A place's land region and its clearance code share a u16: the region in the low REGION_BITS.
+REGION_BITS = 10
+# Clearance codes (6 bits): code c >= 1 promises no land outline edge within
+# CLEARANCE_BASE * CLEARANCE_STEP ** (c - 1) metres of the place (Gazetteer.clearanceMetres).
+CLEARANCE_BASE = 50.0
+CLEARANCE_STEP = 1.15
+# Metres taken off every clearance for the place's coordinates as the file stores them (f32 unit
+# vectors, about a metre) and the query's rounding to microdegrees.
+CLEARANCE_MARGIN = 20.0
 # The bit of a place's population that marks a district.
 DISTRICT_FLAG = 1 << 31
 # The place tree's top levels, copied into the TOPS section (PlaceTree.swift): a range of at most
@@ -617,6 +626,60 @@ def kd_order(xyz):
     return order
 
 
+def clearance_codes(places, land):
+    """Per place, the clearance code of its land region (0: none).
+
+    A place whose land region, as the file stores it, is the region the cell index finds at the
+    place, and whose nearest land outline edge is rho degrees away in the (latitude, longitude)
+    plane where the outlines' edges are straight, has every point of that plane within rho in
+    the same region: the straight path to the place crosses no edge. A point on the sphere within
+    delta radians of the place differs from it by at most delta in latitude and by at most
+    asin(sin(delta) / cos(phi_max)) in longitude (the sine rule of the spherical triangle with
+    the pole), phi_max the largest latitude within delta; the largest delta for which both
+    together stay within rho, and the longitudes within the antimeridian, is found by bisection
+    (60 halvings). The clearance is that, in metres, less
+    CLEARANCE_MARGIN, rounded down to a code.
+    """
+    a = land.oracle.a.astype(np.float64) / MICRO
+    b = land.oracle.b.astype(np.float64) / MICRO
+    segments = shapely.linestrings(
+        np.stack([a[:, ::-1], b[:, ::-1]], axis=1))  # (lon, lat) pairs
+    lat = np.array([p["lat_q"] for p in places], dtype=np.float64) / MICRO
+    lon = np.array([p["lon_q"] for p in places], dtype=np.float64) / MICRO
+    points = shapely.points(lon, lat)
+    found, rho = shapely.STRtree(segments).query_nearest(
+        points, return_distance=True, all_matches=False)
+    nearest = np.full(len(places), 0.0)
+    nearest[found[0]] = rho
+    phi = np.radians(np.abs(lat))
+    low = np.zeros(len(places))
+    high = np.radians(np.minimum(nearest, 10.0))
+    for _ in range(60):
+        delta = (low + high) / 2
+        phi_max = np.minimum(phi + delta, math.pi / 2)
+        cos_max = np.cos(phi_max)
+        ratio = np.where(cos_max > 0, np.sin(delta) / np.maximum(cos_max, 1e-300), 2.0)
+        dlon = np.where(ratio < 1, np.arcsin(np.minimum(ratio, 1.0)), math.pi)
+        # Nor may the disc reach the antimeridian, where the plane's longitudes jump by 360°.
+        fits = (np.degrees(np.hypot(delta, dlon)) < nearest) & \
+            (np.degrees(dlon) < 180 - np.abs(lon))
+        low = np.where(fits, delta, low)
+        high = np.where(fits, high, delta)
+    metres = low * 6_371_008.8 - CLEARANCE_MARGIN
+    codes = np.zeros(len(places), dtype=np.int64)
+    usable = metres >= CLEARANCE_BASE
+    codes[usable] = np.floor(
+        np.log(metres[usable] / CLEARANCE_BASE) / math.log(CLEARANCE_STEP)).astype(np.int64) + 1
+    codes = np.clip(codes, 0, 63)
+    # Rounding in the logarithm never promises more than measured.
+    promised = CLEARANCE_BASE * CLEARANCE_STEP ** (codes - 1.0)
+    codes = np.where((codes > 0) & (promised > metres), codes - 1, codes)
+    for index, p in enumerate(places):
+        if not p["region"] or p["region"] != p["found_region"]:
+            codes[index] = 0
+    return codes
+
+
 def haversine_m(lat1, lon1, lat2, lon2):
     p1, p2 = np.radians(lat1), np.radians(lat2)
     dp, dl = p2 - p1, np.radians(lon2 - lon1)
@@ -664,8 +727,9 @@ def main():
                         shapely.Point(0, 0).buffer(0))
     tree = shapely.STRtree(polygons)
     moved = 0
-    for place, regions in zip(places, inside):
+    for place, regions, (lat_q, lon_q) in zip(places, inside, points):
         chosen = regions[0] if regions else 0
+        place["found_region"], place["lat_q"], place["lon_q"] = chosen, lat_q, lon_q
         if chosen and region_iso[chosen] == place["cc"]:
             place["region"] = chosen
             continue
@@ -681,6 +745,9 @@ def main():
             nearest = tree.query_nearest(point)
             place["region"] = int(nearest[0]) + 1 if len(nearest) else 0
     print(f"places assigned to an outline of their own country nearby: {moved}", file=sys.stderr)
+    clearance = clearance_codes(places, land)
+    print(f"places with a clearance: {int(np.count_nonzero(clearance))}, median code "
+          f"{int(np.median(clearance))}", file=sys.stderr)
 
     strings = Strings()
     time_zones = sorted({p["tz"] for p in places})
@@ -729,11 +796,12 @@ def main():
         x, y, z = xyz[index]
         # Bit 31 of the population marks a district (a key of the section table).
         assert p["population"] < DISTRICT_FLAG
+        assert p["region"] < 1 << REGION_BITS
         population = p["population"] | (DISTRICT_FLAG if int(index) in sections else 0)
         place_bytes += struct.pack(
             "<fffIIHHHHHH", x, y, z, strings.add(p["name"]), population, admin1_index[(p["cc"], p["admin1"])],
             admin2_index.get(p["county"], 0), tz_index[p["tz"]], country_index[p["cc"]],
-            p["region"], int(round(radius[index] / 10)))
+            p["region"] | int(clearance[index]) << REGION_BITS, int(round(radius[index] / 10)))
 
     top_bytes = tree_top(place_bytes, len(order))
 

@@ -66,6 +66,23 @@ package final class Gazetteer: PlaceGeocoder {
   // checked on every answer.
   let localityChord2 = Gazetteer.chord2(metres: Gazetteer.localityRadius)
   let territorialChord2 = Gazetteer.chord2(metres: Gazetteer.territorialSea)
+  /// The squared chord of each clearance code's metres; code 0 (no clearance) is never met.
+  let clearanceChord2: [Double] = (0..<64).map {
+    $0 == 0 ? -1 : Gazetteer.chord2(metres: Gazetteer.clearanceMetres(code: $0))
+  }
+
+  /// The clearance a place's code promises: no edge of a land outline is within this many
+  /// metres of the place, and the place lies in the land region the file gives it (code 0:
+  /// nothing is promised). `scripts/build-gazetteer.py` measures each place's distance to the
+  /// nearest edge in the latitude-longitude plane, where the outlines' edges are straight, and
+  /// keeps the largest great-circle radius whose every point stays within that distance (and off
+  /// the antimeridian), less 20 metres for rounding, rounded down to a code.
+  ///
+  /// - Parameter code: 1...63.
+  /// - Returns: 50 m x 1.15^(code - 1), up to 290 km.
+  static func clearanceMetres(code: Int) -> Double {
+    50 * pow(1.15, Double(code - 1))
+  }
 
   /// The most answers a forward request gives.
   static let maximumAnswers = 10
@@ -352,13 +369,25 @@ package final class Gazetteer: PlaceGeocoder {
     latitude: Double, longitude: Double, target: SIMD3<Double>, leaf: Range<Int>, locale: Locale?,
     into answer: inout GeocodedPlace
   ) throws(GeocodingError) {
-    let region = land.region(latitude: latitude, longitude: longitude)
+    // The nearest place of all first: when the point lies within the place's clearance, the
+    // straight way from the place to the point crosses no outline, so the point lies in the
+    // place's land region, and the place, nearest of all, is the nearest of that region. The
+    // outlines are not looked at then (most points near a place).
+    let nearestOfAll = tree.nearest(
+      to: target, inRegion: nil, leaf: leaf, early: { prefetchNames(place: $0) })
+    let cleared = nearestOfAll.flatMap {
+      $0.chord2 < clearanceChord2[tree.clearanceCode($0.index)] ? $0 : nil
+    }
+    let region =
+      cleared.map { tree.region($0.index) }
+      ?? land.region(latitude: latitude, longitude: longitude)
     if region != 0 {
       let regionRecord = region * GazetteerFormat.regionSize
       let flags = landRegions.u8(regionRecord + 6)
       if flags & 4 != 0,
-        let nearest = tree.nearest(
-          to: target, inRegion: region, leaf: leaf, early: { prefetchNames(place: $0) })
+        let nearest = cleared
+          ?? tree.nearest(
+            to: target, inRegion: region, leaf: leaf, early: { prefetchNames(place: $0) })
       {
         prefetchAreaNames(place: nearest.index)
         if nearest.chord2 <= localityChord2 {
@@ -370,9 +399,7 @@ package final class Gazetteer: PlaceGeocoder {
         if country != 0xFFFF {
           answer.isoCountryCode = countryCode(country)
           answer.country = countryName(country, locale: locale)
-          if let nearest = tree.nearest(to: target, inRegion: nil, leaf: leaf),
-            placeCountry(nearest.index) == country
-          {
+          if let nearest = nearestOfAll, placeCountry(nearest.index) == country {
             describe(place: nearest.index, into: &answer, locale: locale)
           }
         }
@@ -393,9 +420,7 @@ package final class Gazetteer: PlaceGeocoder {
         answer.ocean = name
       }
     }
-    if let nearest = tree.nearest(to: target, inRegion: nil, leaf: leaf),
-      nearest.chord2 <= territorialChord2
-    {
+    if let nearest = nearestOfAll, nearest.chord2 <= territorialChord2 {
       describe(place: nearest.index, into: &answer, locale: locale)
     } else if water != 0 {
       answer.timeZone = Self.nauticalTimeZone(longitude: longitude)

@@ -1,12 +1,12 @@
-/// The layout of a gazetteer file, version 2, as `scripts/build-gazetteer.py` writes it. All
+/// The layout of a gazetteer file, version 3, as `scripts/build-gazetteer.py` writes it. All
 /// numbers are little-endian; sections start on 8-byte boundaries.
 ///
-/// Header: the magic `CLGAZ\0\0\1`, u32 version (2), u32 section count, then per section
+/// Header: the magic `CLGAZ\0\0\1`, u32 version (3), u32 section count, then per section
 /// (24 bytes) its 4-byte tag, u32 reserved, u64 offset and u64 length.
 ///
 /// | tag | record | contents |
 /// | --- | --- | --- |
-/// | `PLAC` | 32 B | places in k-d tree order: f32 x, y, z (unit vector), u32 name, u32 population (bit 31: the place is a district, a key of `SECT`), u16 admin1, u16 admin2, u16 time zone, u16 country, u16 land region, u16 radius (10 m) |
+/// | `PLAC` | 32 B | places in k-d tree order: f32 x, y, z (unit vector), u32 name, u32 population (bit 31: the place is a district, a key of `SECT`), u16 admin1, u16 admin2, u16 time zone, u16 country, u16 land region (bits 0-9) and clearance code (bits 10-15, `Gazetteer.clearanceMetres`), u16 radius (10 m) |
 /// | `TOPS` | 4 B | the place tree's top levels: f32 splitting coordinate per node, breadth-first from node 1 (node 0 unused), `PlaceTree.topNodes(placeCount:)` of them |
 /// | `SECT` | 12 B | districts, sorted by place: u32 place, u32 the city it is part of, u32 the district's own name |
 /// | `NAMH`, `NAMP` | 8 B, 4 B | name index: FNV-1a 64 of each name key, sorted, and the place it names (equal hashes by population, largest first) |
@@ -27,7 +27,7 @@
 /// region; the leaf; the first child).
 enum GazetteerFormat {
   static let magic: [UInt8] = Array("CLGAZ".utf8) + [0, 0, 1]
-  static let version: UInt32 = 2
+  static let version: UInt32 = 3
   static let requiredSections = [
     "PLAC", "TOPS", "SECT", "NAMH", "NAMP", "CTRY", "ADM1", "ADM2", "TZID", "LRGN", "SRGN", "STRS",
     "LIV ", "LIR ", "LIT ", "LIC ", "LIL ", "LIE ", "SIV ", "SIR ", "SIT ", "SIC ", "SIL ", "SIE ",
@@ -38,6 +38,10 @@ enum GazetteerFormat {
   static let admin1Size = 24
   static let regionSize = 8
   static let leafSize = 11
+  /// The bits of a place's land-region field that hold the region; the six above hold its
+  /// clearance code.
+  static let regionBits = 10
+  static let regionMask = (1 << regionBits) - 1
 
   /// Where in its cell a leaf's reference point lies (fractions of the cell's height and width);
   /// the same table is in the build script. A switch, not an array, so that a lookup needs no

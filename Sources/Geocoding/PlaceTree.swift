@@ -75,7 +75,13 @@ package struct PlaceTree: Sendable {
 
   @inline(__always)
   func region(_ index: Int) -> Int {
-    Int(places.u16(index * GazetteerFormat.placeSize + 28))
+    Int(places.u16(index * GazetteerFormat.placeSize + 28)) & GazetteerFormat.regionMask
+  }
+
+  /// The clearance code of the place at `index` (`Gazetteer.clearanceMetres`).
+  @inline(__always)
+  func clearanceCode(_ index: Int) -> Int {
+    Int(places.u16(index * GazetteerFormat.placeSize + 28)) >> GazetteerFormat.regionBits
   }
 
   /// A subtree of at most this many places is scanned whole instead of descended.
@@ -322,7 +328,7 @@ private struct NearestSearch {
     }
     let point = SIMD3(float(0), float(4), float(8))
     let region = UInt16(littleEndian: record.loadUnaligned(fromByteOffset: 28, as: UInt16.self))
-    if wanted < 0 || Int(region) == wanted {
+    if wanted < 0 || Int(region) & GazetteerFormat.regionMask == wanted {
       let delta = point - target
       let distance = delta.x * delta.x + delta.y * delta.y + delta.z * delta.z
       // Equally near places: the first in the file, whichever the search met first.

@@ -220,16 +220,17 @@ let shippedGazetteer: Gazetteer? = try? Gazetteer(path: Gazetteer.repositoryCopy
     #expect(throws: GeocodingError.self) { _ = try GazetteerFile(bytes: []) }
   }
 
-  /// A file of another format version, or whose copy of the tree's top levels does not fit its
-  /// places, is refused at opening with a message that says why.
+  /// A file of another format version (the one before, without clearances), or whose copy of the
+  /// tree's top levels does not fit its places, is refused at opening with a message that says
+  /// why.
   @Test func otherVersionsAndMisfitTreeTopsAreRefused() throws {
     let original = Array(try Data(contentsOf: URL(fileURLWithPath: Gazetteer.repositoryCopy)))
     var older = original
-    older[8] = 1
+    older[8] = 2
     #expect {
       _ = try GazetteerFile(bytes: older)
     } throws: { error in
-      "\(error)".contains("format version 1; this build reads version 2")
+      "\(error)".contains("format version 2; this build reads version 3")
     }
     // The section table: the TOPS entry's length, one node short.
     let count = Int(original[12]) | Int(original[13]) << 8
