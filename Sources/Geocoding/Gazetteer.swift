@@ -71,6 +71,14 @@ package final class Gazetteer: PlaceGeocoder {
     $0 == 0 ? -1 : Gazetteer.chord2(metres: Gazetteer.clearanceMetres(code: $0))
   }
 
+  /// Whether a reverse lookup at the point is answered within the nearest place's clearance,
+  /// without reading the outlines (`locbench geocode` counts them).
+  package func isWithinClearance(latitude: Double, longitude: Double) -> Bool {
+    let target = PlaceTree.unitVector(latitude: latitude, longitude: longitude)
+    guard let nearest = tree.nearest(to: target, inRegion: nil) else { return false }
+    return nearest.chord2 < clearanceChord2[tree.clearanceCode(nearest.index)]
+  }
+
   /// The clearance a place's code promises: no edge of a land outline is within this many
   /// metres of the place, and the place lies in the land region the file gives it (code 0:
   /// nothing is promised). `scripts/build-gazetteer.py` measures each place's distance to the
