@@ -1,3 +1,4 @@
+import LocationFormats
 import LocationModel
 
 #if canImport(Glibc)
@@ -64,7 +65,8 @@ private struct LocationsLineReader {
     while let byte = current, byte &- UInt8(ascii: "0") < 10 { index += 1 }
   }
 
-  /// A number by RFC 8259's grammar, converted as `JSONParser` converts it.
+  /// A number by RFC 8259's grammar, converted to the nearest `Double` as `JSONParser` converts
+  /// it (`ByteScalars.decimal`: Clinger's fast path, else the standard library).
   mutating func number() -> Double? {
     let start = index
     if current == UInt8(ascii: "-") { index += 1 }
@@ -81,8 +83,9 @@ private struct LocationsLineReader {
       guard let digit = current, digit &- UInt8(ascii: "0") < 10 else { return nil }
       skipDigits()
     }
-    let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-    return Double(text)
+    // Correctly rounded, as `JSONParser`'s `Double(String)`, without a string per number.
+    return ByteScalars.decimal(
+      UnsafeBufferPointer(rebasing: bytes[start..<index]), readable: bytes.count - start)
   }
 
   /// A number that is an integer, as `Int`'s wire decoding takes it.

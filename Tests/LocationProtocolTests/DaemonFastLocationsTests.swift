@@ -51,6 +51,30 @@ import Testing
     }
   }
 
+  /// Numbers in every shape RFC 8259 allows convert to the same `Double` both ways (the fast
+  /// reader without a string per number): exponents, negative zero, more digits than a `Double`
+  /// holds, halfway cases, and values past its range.
+  @Test(arguments: [
+    "-0", "0.0", "1e-7", "4.75E1", "4.75e+1", "47.50000000000000000001", "0.1", "-90",
+    "9007199254740993", "0.30000000000000004", "2.2250738585072014e-308", "1e400", "123456789.125",
+    "-179.99999999999997",
+  ])
+  func numbersConvertAsTheGeneralReader(number: String) throws {
+    let fix = Fix(
+      latitude: 47.5, longitude: 8.5, altitude: 400, horizontalAccuracy: 5, speed: 3.5,
+      time: 1_767_225_600, quality: .autonomous, satellitesUsed: 9, source: "nmea:///dev/ttyUSB0")
+    let text = String(decoding: Self.line(client: 7, [fix]), as: UTF8.self)
+    let bytes = Array(
+      text.replacingOccurrences(of: #""altitude":400"#, with: "\"altitude\":\(number)").utf8)
+    let fast = try #require(Self.fast(bytes))
+    #expect(try DaemonProtocol.decodeGenerally(bytes) == fast)
+    guard case .locations(_, let fixes) = fast, let altitude = fixes.first?.altitude else {
+      Issue.record("no altitude")
+      return
+    }
+    #expect(altitude.bitPattern == Double(number)?.bitPattern)
+  }
+
   /// Shapes the fast reader leaves to the general one, which reads them (or refuses them) as
   /// before.
   @Test(arguments: [

@@ -3,8 +3,9 @@ import Geodesy
 /// Hand-written scalar parsers that read straight from bytes: decimal numbers and ISO 8601 times.
 ///
 /// They exist because the GPX decoder sees every value as a byte range inside libxml2's buffer;
-/// building a `String` for each one would cost more than the XML parse itself.
-enum ByteScalars {
+/// building a `String` for each one would cost more than the XML parse itself. The daemon
+/// client's reader of `locations` lines converts its numbers with `decimal` too.
+package enum ByteScalars {
   /// Powers of ten that are exact in binary64 (10^0 ... 10^22).
   private static let exactPowersOfTen: [Double] = [
     1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
@@ -35,7 +36,7 @@ enum ByteScalars {
 
   /// `decimal(_:)`, allowed to load up to `readable` bytes from the value's start (at least its
   /// count): then its digits are read eight at a time.
-  static func decimal(_ bytes: UnsafeBufferPointer<UInt8>, readable: Int) -> Double? {
+  package static func decimal(_ bytes: UnsafeBufferPointer<UInt8>, readable: Int) -> Double? {
     if let value = wideDecimal(bytes, readable: readable) { return value }
     if let value = plainDecimal(bytes) { return value }
     return anyDecimal(bytes)
