@@ -86,17 +86,23 @@ package struct JSONWriter {
 
   package mutating func double(_ value: Double) {
     separate()
+    Self.appendDouble(value, to: &bytes)
+    wrote()
+  }
+
+  /// A double as the writer writes it: whole numbers up to 2^53 without ".0" (shorter, and what
+  /// integer-minded readers expect), others in Swift's shortest round-trip form, non-finite ones
+  /// as the strings `"NaN"`, `"Infinity"` and `"-Infinity"`.
+  package static func appendDouble(_ value: Double, to bytes: inout [UInt8]) {
     if value.isFinite {
-      // Whole numbers up to 2^53 without ".0": shorter, and what integer-minded readers expect.
       if value == value.rounded(), abs(value) < 9_007_199_254_740_992 {
         bytes.append(contentsOf: String(Int64(value)).utf8)
       } else {
         bytes.append(contentsOf: value.description.utf8)
       }
     } else {
-      writeString(value.isNaN ? "NaN" : (value > 0 ? "Infinity" : "-Infinity"))
+      appendString(value.isNaN ? "NaN" : (value > 0 ? "Infinity" : "-Infinity"), to: &bytes)
     }
-    wrote()
   }
 
   package mutating func int(_ value: Int) {
@@ -124,6 +130,11 @@ package struct JSONWriter {
   }
 
   private mutating func writeString(_ value: String) {
+    Self.appendString(value, to: &bytes)
+  }
+
+  /// A string as the writer writes it: quoted, with `"`, `\\` and control characters escaped.
+  package static func appendString(_ value: String, to bytes: inout [UInt8]) {
     bytes.append(UInt8(ascii: "\""))
     for byte in value.utf8 {
       switch byte {

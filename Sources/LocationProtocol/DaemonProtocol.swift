@@ -100,9 +100,7 @@ package enum DaemonProtocol {
   /// - Parameter fixes: The fixes.
   /// - Returns: The array's bytes.
   package static func encodeFixes(_ fixes: [Fix]) -> [UInt8] {
-    var writer = JSONWriter()
-    fixes.wireEncode(into: &writer)
-    return writer.bytes
+    encodeFixesDirectly(fixes)
   }
 
   /// A `locations` message around fixes already encoded with ``encodeFixes(_:)``: the same bytes

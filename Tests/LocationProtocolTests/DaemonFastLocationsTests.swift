@@ -51,6 +51,28 @@ import Testing
     }
   }
 
+  /// The direct encoding of fixes is the generic coder's, byte for byte: random fixes, and fixes
+  /// with what JSON cannot carry as numbers, negative zero, large integers and strings to escape.
+  @Test func encodesFixesAsTheGenericCoder() {
+    var generator = SplitMix64(seed: 29)
+    var cases = (0..<2_000).map { _ in [Self.randomFix(&generator)] }
+    var odd = Self.randomFix(&generator)
+    odd.latitude = -0.0
+    odd.speed = .nan
+    odd.course = .infinity
+    odd.time = -.infinity
+    odd.altitude = 1e300
+    odd.satellitesUsed = Int.max
+    odd.floor = Int.min
+    odd.source = "a\"b\\c\n\u{1}Zürich"
+    cases += [[], [odd], [odd, Self.randomFix(&generator), odd]]
+    for fixes in cases {
+      var writer = JSONWriter()
+      fixes.wireEncode(into: &writer)
+      #expect(DaemonProtocol.encodeFixesDirectly(fixes) == writer.bytes)
+    }
+  }
+
   /// Numbers in every shape RFC 8259 allows convert to the same `Double` both ways (the fast
   /// reader without a string per number): exponents, negative zero, more digits than a `Double`
   /// holds, halfway cases, and values past its range.
