@@ -30,7 +30,11 @@ point relative to polygon", CACM 1962) with a cell index of reference points (ea
 the edges that touch it and one reference point whose containment is known, as in the "grid
 method" of Haines, "Point in Polygon Strategies", Graphics Gems IV, 1994); nearest place by a
 k-d tree (Bentley, "Multidimensional binary search trees used for associative searching", CACM
-1975) over unit vectors, laid out implicitly (median of each range at its middle index).
+1975) over unit vectors, laid out implicitly (median of each range at its middle index); each
+place's clearance, the distance from it to the nearest outline edge (shapely's STRtree nearest
+query, in the plane where the edges are straight) turned into a great-circle radius whose points
+all stay within it (clearance_codes), so that a reverse lookup near the place may skip the
+outlines.
 """
 
 import gzip
