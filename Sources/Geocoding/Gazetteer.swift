@@ -71,12 +71,18 @@ package final class Gazetteer: PlaceGeocoder {
     $0 == 0 ? -1 : Gazetteer.chord2(metres: Gazetteer.clearanceMetres(code: $0))
   }
 
+  /// The nearest place of all to a point, when the point lies within that place's clearance (so
+  /// in the place's land region, of which the place is the nearest: the outlines need not be
+  /// read); nil otherwise.
+  func withinClearance(_ nearest: (index: Int, chord2: Double)?) -> (index: Int, chord2: Double)? {
+    nearest.flatMap { $0.chord2 < clearanceChord2[tree.clearanceCode($0.index)] ? $0 : nil }
+  }
+
   /// Whether a reverse lookup at the point is answered within the nearest place's clearance,
   /// without reading the outlines (`locbench geocode` counts them).
   package func isWithinClearance(latitude: Double, longitude: Double) -> Bool {
     let target = PlaceTree.unitVector(latitude: latitude, longitude: longitude)
-    guard let nearest = tree.nearest(to: target, inRegion: nil) else { return false }
-    return nearest.chord2 < clearanceChord2[tree.clearanceCode(nearest.index)]
+    return withinClearance(tree.nearest(to: target, inRegion: nil)) != nil
   }
 
   /// The clearance a place's code promises: no edge of a land outline is within this many
@@ -226,8 +232,11 @@ package final class Gazetteer: PlaceGeocoder {
 
   /// The place's population.
   func placePopulation(_ index: Int) -> Int {
-    Int(tree.places.u32(placeRecord(index) + 16) & ~Self.districtFlag)
+    Int(placePopulationField(index) & ~Self.districtFlag)
   }
+
+  /// The place record's population field: the population, and `districtFlag`.
+  func placePopulationField(_ index: Int) -> UInt32 { tree.places.u32(placeRecord(index) + 16) }
 
   /// The bit of a place record's population that marks a district (a key of the section table).
   static let districtFlag: UInt32 = 1 << 31
@@ -307,7 +316,7 @@ package final class Gazetteer: PlaceGeocoder {
   func section(of place: Int) -> (city: Int, name: String?)? {
     // Most places are not districts: the flag spares them the binary search, whose steps land on
     // pages of the mapping far apart.
-    guard tree.places.u32(placeRecord(place) + 16) & Self.districtFlag != 0 else { return nil }
+    guard placePopulationField(place) & Self.districtFlag != 0 else { return nil }
     var low = 0
     var high = sections.count / 12
     while low < high {
@@ -383,9 +392,7 @@ package final class Gazetteer: PlaceGeocoder {
     // outlines are not looked at then (most points near a place).
     let nearestOfAll = tree.nearest(
       to: target, inRegion: nil, leaf: leaf, early: { prefetchNames(place: $0) })
-    let cleared = nearestOfAll.flatMap {
-      $0.chord2 < clearanceChord2[tree.clearanceCode($0.index)] ? $0 : nil
-    }
+    let cleared = withinClearance(nearestOfAll)
     let region =
       cleared.map { tree.region($0.index) }
       ?? land.region(latitude: latitude, longitude: longitude)

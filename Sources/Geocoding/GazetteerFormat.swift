@@ -38,6 +38,8 @@ enum GazetteerFormat {
   static let admin1Size = 24
   static let regionSize = 8
   static let leafSize = 11
+  /// Where a place record's land-region field lies.
+  static let placeRegionOffset = 28
   /// The bits of a place's land-region field that hold the region; the six above hold its
   /// clearance code.
   static let regionBits = 10

@@ -74,14 +74,15 @@ package struct PlaceTree: Sendable {
   }
 
   @inline(__always)
-  func region(_ index: Int) -> Int {
-    Int(places.u16(index * GazetteerFormat.placeSize + 28)) & GazetteerFormat.regionMask
-  }
+  func region(_ index: Int) -> Int { regionField(index) & GazetteerFormat.regionMask }
 
   /// The clearance code of the place at `index` (`Gazetteer.clearanceMetres`).
   @inline(__always)
-  func clearanceCode(_ index: Int) -> Int {
-    Int(places.u16(index * GazetteerFormat.placeSize + 28)) >> GazetteerFormat.regionBits
+  func clearanceCode(_ index: Int) -> Int { regionField(index) >> GazetteerFormat.regionBits }
+
+  @inline(__always)
+  private func regionField(_ index: Int) -> Int {
+    Int(places.u16(index * GazetteerFormat.placeSize + GazetteerFormat.placeRegionOffset))
   }
 
   /// A subtree of at most this many places is scanned whole instead of descended.
@@ -327,7 +328,9 @@ private struct NearestSearch {
             littleEndian: record.loadUnaligned(fromByteOffset: offset, as: UInt32.self))))
     }
     let point = SIMD3(float(0), float(4), float(8))
-    let region = UInt16(littleEndian: record.loadUnaligned(fromByteOffset: 28, as: UInt16.self))
+    let region = UInt16(
+      littleEndian: record.loadUnaligned(
+        fromByteOffset: GazetteerFormat.placeRegionOffset, as: UInt16.self))
     if wanted < 0 || Int(region) & GazetteerFormat.regionMask == wanted {
       let delta = point - target
       let distance = delta.x * delta.x + delta.y * delta.y + delta.z * delta.z

@@ -111,6 +111,7 @@ import Testing
       state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
       return Double(state >> 11) / Double(1 << 53)
     }
+    var cleared = 0
     for _ in 0..<3_000 {
       let place = gazetteer.placeCoordinate(Int(uniform() * Double(gazetteer.placeCount)))
       let point = Self.destination(
@@ -118,11 +119,13 @@ import Testing
         bearing: 2 * .pi * uniform())
       let target = PlaceTree.unitVector(latitude: point.latitude, longitude: point.longitude)
       let nearest = try #require(gazetteer.tree.nearest(to: target, inRegion: nil))
-      guard nearest.chord2 < gazetteer.clearanceChord2[gazetteer.tree.clearanceCode(nearest.index)]
-      else { continue }
+      guard gazetteer.withinClearance(nearest) != nil else { continue }
+      cleared += 1
       let region = gazetteer.land.region(latitude: point.latitude, longitude: point.longitude)
       #expect(region == gazetteer.tree.region(nearest.index))
       #expect(gazetteer.tree.nearest(to: target, inRegion: region)?.index == nearest.index)
     }
+    // Most of these points take the shortcut, so the comparison is not vacuous.
+    #expect(cleared > 3_000 / 2)
   }
 }
