@@ -154,7 +154,19 @@ final class DaemonRunLoopReading: @unchecked Sendable {
   /// when Core Foundation lets go of them in turn.
   func uninstall() {
     if let source { CFRunLoopSourceInvalidate(source) }
-    if let observer { CFRunLoopObserverInvalidate(observer) }
+    // The observer is invalidated on the run loop's own thread. Core Foundation lets go of an
+    // observer's `info` when it is invalidated, while a callout to it may be under way on the run
+    // loop's thread: invalidated from here, this object could be freed in the middle of
+    // `observe` (a crash seen in CI). A source keeps its `info` until it is freed itself, after
+    // any callout, so the source is invalidated here at once. The block runs at the run loop's
+    // next turn; a run loop that never turns again lets go of the observer with its thread.
+    if let observer {
+      let box = UncheckedObserver(observer: observer)
+      CFRunLoopPerformBlock(runLoop, kCFRunLoopCommonModes) {
+        CFRunLoopObserverInvalidate(box.observer)
+      }
+      CFRunLoopWakeUp(runLoop)
+    }
     source = nil
     observer = nil
     threadReads(true)
@@ -206,6 +218,12 @@ final class DaemonRunLoopReading: @unchecked Sendable {
     threadReads(true)
     for work in works { work() }
   }
+}
+
+/// A Core Foundation observer handed to the run loop's thread (CF objects may be used from any
+/// thread).
+private struct UncheckedObserver: @unchecked Sendable {
+  let observer: CFRunLoopObserver
 }
 
 /// A count of live objects, shared with the objects counted.

@@ -1,0 +1,65 @@
+import CoreFoundation
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import LocationServices
+
+/// A reading run loop's reading is uninstalled by the client's reader thread while the run loop's
+/// own thread may be calling its observer: Core Foundation lets go of an observer's `info` when
+/// it is invalidated, so invalidating from the reader thread freed the reading in the middle of
+/// that callout (a crash in CI, `DaemonRunLoopReading.install`'s observer closure). The
+/// observer is now invalidated on the run loop's thread. This test drives that path 3,000 times
+/// against a run loop that turns all the time, and checks that every reading is let go of; the
+/// window is narrow, and three runs of it against the code before did not hit it.
+@Suite struct DaemonRunLoopReadingRaceTests {
+  @Test func uninstallingWhileTheRunLoopTurnsDoesNotFreeTheReadingUnderIt() async throws {
+    var pair: [Int32] = [-1, -1]
+    try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+    defer {
+      close(pair[0])
+      close(pair[1])
+    }
+    let running = Atomic(false)
+    let finish = Atomic(false)
+    let loop = Mutex<UncheckedRunLoop?>(nil)
+    Thread {
+      loop.withLock { $0 = UncheckedRunLoop(runLoop: CFRunLoopGetCurrent()) }
+      // A timer that fires all the time: the run loop waits and wakes (the observer's
+      // activities) as often as it can.
+      let spin = Timer(timeInterval: 0.000_1, repeats: true) { _ in }
+      RunLoop.current.add(spin, forMode: .default)
+      running.store(true, ordering: .releasing)
+      while !finish.load(ordering: .acquiring) {
+        _ = RunLoop.current.run(mode: .default, before: Date(timeIntervalSinceNow: 0.01))
+      }
+      spin.invalidate()
+    }.start()
+    #expect(await eventually { running.load(ordering: .acquiring) })
+    let runLoop = try #require(loop.withLock { $0 })
+    let alive = LiveCount()
+    for _ in 0..<3_000 {
+      // No reader thread here (-1: its interest is never turned on or off).
+      let installed = DaemonRunLoopReading.install(
+        fd: pair[0], threadInstance: -1, on: ReadingRunLoop(runLoop: runLoop.runLoop),
+        alive: alive, read: {})
+      guard let reading = installed else {
+        Issue.record("the reading could not be installed")
+        break
+      }
+      sched_yield()
+      reading.uninstall()
+      reading.closeThreadInstance()
+    }
+    finish.store(true, ordering: .releasing)
+    // Every reading is let go of once the run loop has turned past its observer's invalidation.
+    #expect(await eventually(timeout: 30) { alive.value.load(ordering: .relaxed) == 0 })
+  }
+}
+
+/// A run loop handed to the test's thread (Core Foundation's run loop functions may be called
+/// from any thread).
+private struct UncheckedRunLoop: @unchecked Sendable {
+  let runLoop: CFRunLoop
+}
