@@ -63,7 +63,9 @@ package final class Tmpfs {
   @discardableResult
   package func fill() throws -> String {
     let file = path + "/filler"
-    let descriptor = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    // Close-on-exec: a child another test starts meanwhile must not hold the filler open, or
+    // `free()` would not give its pages back until that child ends.
+    let descriptor = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
     guard descriptor >= 0 else {
       throw TestFailure("open \(file): \(String(cString: strerror(errno)))")
     }
