@@ -11,26 +11,7 @@ package func runWithEmptySignalMask(_ process: Process) throws {
   sigemptyset(&empty)
   pthread_sigmask(SIG_SETMASK, &empty, &saved)
   defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
-  DescriptorFlood.turn.wait()
-  defer { DescriptorFlood.turn.signal() }
   try process.run()
-}
-
-/// Starting a child and a test that opens and closes thousands of descriptors take turns.
-///
-/// Foundation's `Process.run()` walks the descriptors of the whole test process, and crashed
-/// once (a bad pointer in its `memcpy`, with descriptor numbers near 2,000 in its registers) while
-/// `DaemonPublishDescriptorTests` was opening and closing 2,200 of them beside it.
-package enum DescriptorFlood {
-  /// Held by each `Process.run()` (children start one at a time) and by a flood for its length.
-  package static let turn = DispatchSemaphore(value: 1)
-
-  /// Runs `body` while no child is being started; none starts until it is done.
-  package static func alone<T>(_ body: () async throws -> T) async rethrows -> T {
-    turn.wait()
-    defer { turn.signal() }
-    return try await body()
-  }
 }
 
 /// Stops a child by pid: sends `signal` if it still runs, then SIGKILL if it has not ended
