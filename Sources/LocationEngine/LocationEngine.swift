@@ -319,10 +319,11 @@ package struct LocationEngine: Sendable {
       fixArbiter.note(fix)
     }
     latestFix = fix
-    if !fix.isSimulated, now.monotonic - lastSave >= saveInterval {
-      lastSave = now.monotonic
-      effects.append(.saveLastKnownLocation(fix))
-    }
+    let saves = !fix.isSimulated && now.monotonic - lastSave >= saveInterval
+    if saves { lastSave = now.monotonic }
+    // The last of the step's effects: the store's write (a commit, milliseconds on a slow disk)
+    // comes after the fix reached every client, not before them (`locbench latency`, p99).
+    defer { if saves { effects.append(.saveLastKnownLocation(fix)) } }
     guard allowed else { return false }
     var completed = false
     let start = effects.count

@@ -240,4 +240,27 @@ import Testing
       engine.handle(.fix(real), at: Self.origin.advanced(by: 6)).contains(
         .saveLastKnownLocation(real)))
   }
+
+  /// The store's write of the last known location (a commit: milliseconds on a slow disk, one in
+  /// every 100 fixes at 20 Hz) is the last effect of its step, after every client's delivery and
+  /// the region events, so that it never delays a delivery (`locbench latency`, p99); and a fix
+  /// nobody may have is saved all the same.
+  @Test func theSaveOfTheLastKnownLocationComesAfterTheDeliveries() {
+    var engine = LocationEngine(allowed: true)
+    _ = engine.handle(.startUpdates(client, UpdateRequest()), at: Self.origin)
+    _ = engine.handle(.startUpdates(ClientID(2), UpdateRequest()), at: Self.origin)
+    _ = engine.handle(
+      .addRegion(
+        group: "manager", RegionSpec(identifier: "r", latitude: 2, longitude: 2, radius: 100),
+        initialState: .unknown, requester: client),
+      at: Self.origin)
+    let real = fix(2, 2)
+    let effects = engine.handle(.fix(real), at: Self.origin)
+    #expect(delivered(effects).count == 2)
+    #expect(effects.contains { if case .regionEvents = $0 { true } else { false } })
+    #expect(effects.last == .saveLastKnownLocation(real))
+
+    var refused = LocationEngine(allowed: false)
+    #expect(refused.handle(.fix(real), at: Self.origin) == [.saveLastKnownLocation(real)])
+  }
 }
