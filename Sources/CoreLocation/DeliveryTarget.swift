@@ -13,7 +13,9 @@ struct DeliveryTarget: @unchecked Sendable {
   // @unchecked: RunLoop is not Sendable, but `perform(_:)` is the documented way to hand work to
   // another thread's run loop; nothing else of the run loop is touched off its thread.
   private enum Kind {
-    case mainQueue
+    /// The main dispatch queue; the main thread's `pthread_self()`, to know it again without
+    /// `Thread.isMainThread` (two system calls on Linux, `getpid` and `gettid`, per delivery).
+    case mainQueue(pthread_t)
     case runLoop(RunLoop)
     case scheduler(any DeliveryScheduler)
   }
@@ -25,15 +27,18 @@ struct DeliveryTarget: @unchecked Sendable {
   /// The target for the calling thread (or the environment's scheduler).
   static func current(_ environment: HubEnvironment) -> DeliveryTarget {
     if let scheduler = environment.scheduler { return DeliveryTarget(kind: .scheduler(scheduler)) }
-    if Thread.isMainThread { return DeliveryTarget(kind: .mainQueue) }
+    if Thread.isMainThread { return DeliveryTarget(kind: .mainQueue(pthread_self())) }
     return DeliveryTarget(kind: .runLoop(RunLoop.current))
   }
 
   /// Runs `work` on the target.
   func run(_ work: @escaping @Sendable () -> Void) {
     switch kind {
-    case .mainQueue:
-      hand(work, onThisThread: Thread.isMainThread) { DispatchQueue.main.async(execute: $0) }
+    case .mainQueue(let mainThread):
+      // The main thread lives as long as the process: its identifier is never another thread's.
+      hand(work, onThisThread: pthread_equal(pthread_self(), mainThread) != 0) {
+        DispatchQueue.main.async(execute: $0)
+      }
     case .runLoop(let runLoop):
       hand(work, onThisThread: RunLoop.current === runLoop) { runLoop.perform($0) }
     case .scheduler(let scheduler):

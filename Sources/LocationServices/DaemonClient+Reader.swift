@@ -169,6 +169,11 @@ final class DaemonConnectionReading: Sendable {
             break reading
           }
         }
+        // A short read took all the socket held: the next `recv` would only say `EAGAIN` (a
+        // system call per location). Bytes that come after it wake the reader again: the run
+        // loop's port is level-triggered, and the thread's edge-triggered instance sees a new
+        // arrival as a new edge.
+        if count < buffer.bytes.count { return false }
       }
       buffer.ended = true
       return true

@@ -34,6 +34,9 @@ enum LatencyBench {
     var gpsd = "/usr/sbin/gpsd"
     var locationd: String?
     var breakdown = false
+    /// A directory for each path's latencies, one epoch a line ("EPOCH MILLISECONDS"), to see
+    /// the tail in time order (`--samples DIR`).
+    var samples: String?
   }
 
   struct Result {
@@ -57,7 +60,7 @@ enum LatencyBench {
     guard let options = parse(Array(CommandLine.arguments.dropFirst(2))) else {
       print(
         "usage: locbench latency [--rates 10,20] [--epochs N] [--paths gpsd,embedded,live,locationd]"
-          + " [--gpsd PATH] [--locationd PATH]")
+          + " [--gpsd PATH] [--locationd PATH] [--breakdown] [--samples DIR]")
       return
     }
     print(
@@ -118,6 +121,9 @@ enum LatencyBench {
       case "--locationd":
         guard let value else { return nil }
         options.locationd = value
+      case "--samples":
+        guard let value else { return nil }
+        options.samples = value
       case "--breakdown":
         options.breakdown = true
         index += 1
@@ -244,6 +250,16 @@ enum LatencyBench {
       } else {
         lost += 1
       }
+    }
+    if let directory = options.samples {
+      var text = ""
+      for epoch in measured {
+        if let time = received[epoch], let sent = written.times[epoch] {
+          text += "\(epoch) \(Double(Int64(time) - Int64(sent)) / 1e6)\n"
+        }
+      }
+      try? text.write(
+        toFile: "\(directory)/\(path)-\(Int(rate)).txt", atomically: true, encoding: .utf8)
     }
     var stages: [(String, Double)] = []
     if trace {
