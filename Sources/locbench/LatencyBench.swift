@@ -16,6 +16,9 @@ import LocationModel
 /// - **live**: the same with `CLLocationUpdate.liveUpdates()` in a task.
 /// - **locationd**: the release `locationd` reading the terminal (`--source nmea:///dev/pts/N`),
 ///   and the delegate child as its client (`CORELOCATION_DAEMON_SOCKET`).
+/// - **locationd-socket** (not run by default): the same daemon, and a bare client of its
+///   protocol reading on a thread of its own, as gpsd's client does: the daemon's share of the
+///   path, without the app's runtime.
 ///
 /// Each path is fed until it has delivered 5 locations (at most 30 s), then 10 warm-up epochs,
 /// then the measured epochs, then one more; an epoch's latency is from the return of its write to
@@ -59,7 +62,8 @@ enum LatencyBench {
     signal(SIGPIPE, SIG_IGN)
     guard let options = parse(Array(CommandLine.arguments.dropFirst(2))) else {
       print(
-        "usage: locbench latency [--rates 10,20] [--epochs N] [--paths gpsd,embedded,live,locationd]"
+        "usage: locbench latency [--rates 10,20] [--epochs N]"
+          + " [--paths gpsd,embedded,live,locationd,locationd-socket]"
           + " [--gpsd PATH] [--locationd PATH] [--breakdown] [--samples DIR]")
       return
     }
@@ -175,7 +179,7 @@ enum LatencyBench {
         ].merging(traceEnvironment) { $1 }, logPath: "\(directory)/client.log", pids: &pids)
       descriptors.append(fd)
       records.readClient(fd)
-    case "locationd":
+    case "locationd", "locationd-socket":
       let program = try DaemonBenchLocationd.executable(
         DaemonBench.Options(locationd: options.locationd))
       let socket = "\(directory)/socket"
@@ -202,10 +206,25 @@ enum LatencyBench {
         records.readClient(daemonTrace[0])
       }
       pids.append(daemon)
-      close(
-        try DaemonBenchLocationd.connect(
-          socket, daemon: &daemon, logPath: log,
-          deadline: DaemonBenchSystem.now() + 20_000_000_000))
+      let probe = try DaemonBenchLocationd.connect(
+        socket, daemon: &daemon, logPath: log,
+        deadline: DaemonBenchSystem.now() + 20_000_000_000)
+      guard path == "locationd" else {
+        // A bare client of the protocol on a thread blocked in `read`, as gpsd's client is: the
+        // daemon's share of the path without the app's runtime.
+        descriptors.append(probe)
+        let request =
+          #"{"desiredAccuracy":-1,"distanceFilter":-1,"pausesAutomatically":false,"activity":"other"}"#
+        try DaemonBenchSystem.writeAll(
+          probe,
+          Array(
+            (#"{"type":"hello","version":1,"role":"app"}"# + "\n"
+              + #"{"type":"register","client":1}"# + "\n"
+              + #"{"type":"startUpdates","client":1,"request":"# + request + "}\n").utf8))
+        records.readLocationd(probe)
+        break
+      }
+      close(probe)
       let fd = try startClient(
         mode: "delegate",
         environment: ["CORELOCATION_DAEMON_SOCKET": socket, "CORELOCATION_DAEMON": "required"]
@@ -412,6 +431,8 @@ final class LatencyBenchRecords: @unchecked Sendable {
   private var marks: [(String, Int64, UInt64)] = []
   private static let tpv = Array(#""class":"TPV""#.utf8)
   private static let timeKey = Array(#""time":""#.utf8)
+  private static let locations = Array(#""type":"locations""#.utf8)
+  private static let fixTimeKey = Array(#""time":"#.utf8)
 
   var count: Int { lock.withLock { records.count } }
 
@@ -460,6 +481,22 @@ final class LatencyBenchRecords: @unchecked Sendable {
         let milliseconds = DaemonBenchLine.isoMilliseconds(in: line, at: start)
       else { return }
       add(milliseconds, time)
+    }
+  }
+
+  /// `locations` lines from `locationd`, by the time of their last fix.
+  func readLocationd(_ fd: Int32) {
+    readLines(fd) { [self] line, time in
+      guard DaemonBenchLine.contains(Self.locations, in: line) else { return }
+      var offset = 0
+      var last: Double?
+      while let start = DaemonBenchLine.end(of: Self.fixTimeKey, in: line, from: offset),
+        let (seconds, end) = DaemonBenchLine.number(in: line, at: start)
+      {
+        last = seconds
+        offset = end
+      }
+      if let last { add(Int64((last * 1000).rounded()), time) }
     }
   }
 
