@@ -211,6 +211,36 @@ import Testing
     await setup.stop()
   }
 
+  /// A line that arrives in pieces, each read on its own (the client drains the socket with one
+  /// `recv` when it comes back short), is whole when handed on, whether the run loop or the
+  /// thread reads it.
+  @Test func aLineInPiecesIsReadWhole() async throws {
+    let setup = try await Setup()
+    let recorder = Recorder()
+    let number = setup.client.register(recorder).rawValue
+    let daemon = setup.daemon
+    var expected: [Double] = []
+    for index in 0..<12 {
+      // Every other line arrives while the owner's run loop is busy.
+      let gate = index % 2 == 0 ? await setup.owner.hold() : nil
+      let latitude = Double(index) / 10
+      expected.append(latitude)
+      let bytes = Array((Self.line(client: number, latitude: latitude) + "\n").utf8)
+      let third = bytes.count / 3
+      for piece in [bytes[..<third], bytes[third..<(2 * third)], bytes[(2 * third)...]] {
+        daemon.sendRaw(Array(piece))
+        #expect(await eventually { daemon.unreadBytes == 0 })
+      }
+      gate?.signal()
+      let count = expected.count
+      #expect(await eventually { recorder.latitudes.count == count })
+    }
+    #expect(recorder.latitudes == expected)
+    #expect(setup.client.linesReadByThread.load(ordering: .relaxed) > 0)
+    #expect(setup.client.linesReadByRunLoop.load(ordering: .relaxed) > 0)
+    await setup.stop()
+  }
+
   /// A location read by the run loop does not overtake an authorization change the daemon sent
   /// before it, which reached the manager through the client's queue.
   @Test func aManagersDeliveriesKeepTheirOrder() async throws {

@@ -212,6 +212,24 @@ package final class FakeDaemon: Sendable {
     UnixSocket.sendAll(fd, Array((line + "\n").utf8))
   }
 
+  /// Sends bytes as they are (no newline added) on the current connection.
+  package func sendRaw(_ bytes: [UInt8]) {
+    guard let fd = state.withLock({ $0.connection }) else { return }
+    UnixSocket.sendAll(fd, bytes)
+  }
+
+  /// The bytes sent on the current connection that the client has not read yet (`SIOCOUTQ`,
+  /// which for a Unix socket counts what the peer has not consumed), or nil without one.
+  package var unreadBytes: Int? {
+    state.withLock { state -> Int? in
+      guard let fd = state.connection else { return nil }
+      var count: Int32 = 0
+      // SIOCOUTQ, the same number as TIOCOUTQ (linux/sockios.h).
+      guard ioctl(fd, 0x5411, &count) == 0 else { return nil }
+      return Int(count)
+    }
+  }
+
   /// Drops the current connection (the client sees the daemon go away).
   package func dropConnection() {
     state.withLock { state in
