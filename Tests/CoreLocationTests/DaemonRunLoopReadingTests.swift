@@ -136,6 +136,12 @@ import Testing
       #expect(await eventually { !daemon.messages("startUpdates").isEmpty })
     }
 
+    /// Both readers took part: the thread (while the run loop was held) and the run loop.
+    func expectBothReadersRead() {
+      #expect(client.linesReadByThread.load(ordering: .relaxed) > 0)
+      #expect(client.linesReadByRunLoop.load(ordering: .relaxed) > 0)
+    }
+
     func stop() async {
       owner.stop()
       let owner = owner
@@ -206,8 +212,7 @@ import Testing
       #expect(await eventually { recorder.latitudes.count == count })
     }
     #expect(recorder.latitudes == expected)
-    #expect(setup.client.linesReadByThread.load(ordering: .relaxed) > 0)
-    #expect(setup.client.linesReadByRunLoop.load(ordering: .relaxed) > 0)
+    setup.expectBothReadersRead()
     await setup.stop()
   }
 
@@ -236,8 +241,7 @@ import Testing
       #expect(await eventually { recorder.latitudes.count == count })
     }
     #expect(recorder.latitudes == expected)
-    #expect(setup.client.linesReadByThread.load(ordering: .relaxed) > 0)
-    #expect(setup.client.linesReadByRunLoop.load(ordering: .relaxed) > 0)
+    setup.expectBothReadersRead()
     await setup.stop()
   }
 
