@@ -35,7 +35,8 @@ struct DeliveryTarget: @unchecked Sendable {
   func run(_ work: @escaping @Sendable () -> Void) {
     switch kind {
     case .mainQueue(let mainThread):
-      // The main thread lives as long as the process: its identifier is never another thread's.
+      // The main thread lives as long as the process (short of `pthread_exit` on it): its
+      // identifier is never another thread's.
       hand(work, onThisThread: pthread_equal(pthread_self(), mainThread) != 0) {
         DispatchQueue.main.async(execute: $0)
       }
