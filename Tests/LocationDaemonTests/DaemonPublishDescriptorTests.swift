@@ -17,17 +17,17 @@ import Testing
 /// the connections stayed. The daemon now numbers the descriptors peers can multiply from 1024
 /// up, so its own stay low.
 ///
-/// The hostile program is a child (Python), and it holds no more connections than needed, so
-/// that this test process stays under about 1,350 descriptors: Foundation's `Process.run()` reads
-/// `/proc/self/fd` (to close every descriptor in the child) copying each entry's whole 256-byte
-/// name field, which reads past the end of a full 32 KiB `getdents` buffer and crashed the test
-/// process while another test started a program (2 crashes in 30 runs of this suite beside
-/// `whereami`'s tests, when this process held both ends of 1,100 connections, about 3,300
-/// descriptors).
+/// The hostile program is a child (Python), and it holds no more connections than needed, to
+/// keep this test process's descriptors down: Foundation's `Process.run()` reads `/proc/self/fd`
+/// (to close every descriptor in the child) copying each entry's whole 256-byte name field, which
+/// reads past the end of a full 32 KiB `getdents` buffer (more than about 1,350 entries) and
+/// crashed the test process while another test started a program (2 crashes in 30 runs of this
+/// suite beside `whereami`'s tests, when this process held both ends of 1,100 connections, about
+/// 3,300 descriptors). This test's share is now 1,040; other tests' connections can still add
+/// up past the limit for a moment (a peak of 1,767 sampled in one run of the whole suite).
 @Suite(.serialized) struct DaemonPublishDescriptorTests {
   /// Connections a hostile program holds. Each costs the daemon two descriptors (the socket and
-  /// its pidfd): 1,040, past 1024 had the daemon numbered them from the lowest free, and with
-  /// the few hundred a test process has anyway, still under the 1,350 above.
+  /// its pidfd): 1,040, past 1024 had the daemon numbered them from the lowest free.
   static let held = 520
 
   /// Connects `held` times to the socket at `argv[1]` and keeps the connections until killed.
