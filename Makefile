@@ -94,10 +94,17 @@ format:
 # The test command: formatter and architecture checks, a warnings-as-errors build of everything,
 # the installable programs and man pages (the installation tests install them into a scratch
 # directory), then every test.
+# The test that holds a thousand connections runs in a process of its own: with the other tests'
+# descriptors beside them, /proc/self/fd can pass the ~1,350 entries at which Foundation's
+# Process.run() reads past its getdents buffer and crashes the test process when a test starts a
+# program (Tests/LocationDaemonTests/DaemonPublishDescriptorTests.swift).
+ISOLATED_TESTS = DaemonPublishDescriptorTests
+
 test: setup lint
 	$(SWIFT) build $(STRICT) --build-tests
 	$(MAKE) programs man
-	$(SWIFT) test $(STRICT) --skip-build
+	$(SWIFT) test $(STRICT) --skip-build --skip $(ISOLATED_TESTS)
+	$(SWIFT) test $(STRICT) --skip-build --filter $(ISOLATED_TESTS)
 
 bench: setup
 	$(SWIFT) run -c release locbench all
