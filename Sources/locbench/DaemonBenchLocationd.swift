@@ -10,6 +10,30 @@ enum DaemonBenchLocationd {
   private static let error = Array(#""type":"error""#.utf8)
   private static let timeKey = Array(#""time":"#.utf8)
 
+  /// The lines an app's connection sends: hello, register client 1, start its updates (every
+  /// location, no distance filter).
+  static let helloLine = #"{"type":"hello","version":1,"role":"app"}"#
+  static let registerLine = #"{"type":"register","client":1}"#
+  static let startUpdatesLine =
+    #"{"type":"startUpdates","client":1,"request":{"desiredAccuracy":-1,"distanceFilter":-1,"pausesAutomatically":false,"activity":"other"}}"#
+
+  /// Calls `body` with the time (Unix seconds) of each fix of `line`, in order, when it is a
+  /// `locations` delivery (no array made: the harness reads 160,000 such lines); returns whether
+  /// it was one.
+  static func forEachFixTime(
+    in line: UnsafeRawBufferPointer, _ body: (Double) -> Void
+  ) -> Bool {
+    guard DaemonBenchLine.contains(locations, in: line) else { return false }
+    var offset = 0
+    while let start = DaemonBenchLine.end(of: timeKey, in: line, from: offset),
+      let (seconds, end) = DaemonBenchLine.number(in: line, at: start)
+    {
+      body(seconds)
+      offset = end
+    }
+    return true
+  }
+
   /// A new private directory, under /dev/shm when it is writable and `inMemory` holds (so the
   /// store's commits cost no disk flushes during setup), else under the temporary directory.
   static func temporaryDirectory(prefix: String, inMemory: Bool = true) throws -> String {
@@ -94,16 +118,10 @@ enum DaemonBenchLocationd {
     _ line: UnsafeRawBufferPointer, client: Int, at time: UInt64, feed: DaemonBenchFeed,
     latency: DaemonBenchLatency
   ) -> Bool {
-    guard DaemonBenchLine.contains(locations, in: line) else { return false }
-    var offset = 0
-    while let start = DaemonBenchLine.end(of: timeKey, in: line, from: offset),
-      let (seconds, end) = DaemonBenchLine.number(in: line, at: start)
-    {
+    forEachFixTime(in: line) { seconds in
       let milliseconds = Int64((seconds * 1000).rounded())
       latency.record(client: client, epoch: feed.index(ofMilliseconds: milliseconds), at: time)
-      offset = end
     }
-    return true
   }
 
   /// Starts locationd, connects and sets up the clients, feeds every epoch and measures.
@@ -176,7 +194,7 @@ enum DaemonBenchLocationd {
     for client in 0..<options.clients {
       let fd = try connect(socketPath, daemon: &pid, logPath: logPath, deadline: deadline)
       _ = clients.add(fd)
-      clients.send(client, line: #"{"type":"hello","version":1,"role":"app"}"#)
+      clients.send(client, line: helloLine)
       try DaemonBench.wait(clients, seconds: 20, what: "locationd welcomes", handler: handler) {
         client + 1 - welcomed < 32 || !errors.isEmpty
       }
@@ -200,7 +218,7 @@ enum DaemonBenchLocationd {
       if options.clients >= 10 && client % (options.clients / 10) == 0 {
         tenths.append(DaemonBenchSystem.now())
       }
-      var batch: [UInt8] = Array(#"{"type":"register","client":1}"#.utf8) + [10]
+      var batch: [UInt8] = Array(registerLine.utf8) + [10]
       for index in 0..<options.regions {
         batch.append(contentsOf: region(client: client, index: index).utf8)
         batch.append(10)
@@ -229,11 +247,7 @@ enum DaemonBenchLocationd {
     let afterSetup = DaemonBenchSystem.usage(of: pid)
 
     for client in 0..<options.clients {
-      clients.send(
-        client,
-        line:
-          #"{"type":"startUpdates","client":1,"request":{"desiredAccuracy":-1,"distanceFilter":-1,"pausesAutomatically":false,"activity":"other"}}"#
-      )
+      clients.send(client, line: startUpdatesLine)
     }
     // The source starts with the first startUpdates: locationd connects to the feed.
     let acceptDeadline = DaemonBenchSystem.now() + 20_000_000_000

@@ -213,14 +213,13 @@ enum LatencyBench {
         // A bare client of the protocol on a thread blocked in `read`, as gpsd's client is: the
         // daemon's share of the path without the app's runtime.
         descriptors.append(probe)
-        let request =
-          #"{"desiredAccuracy":-1,"distanceFilter":-1,"pausesAutomatically":false,"activity":"other"}"#
         try DaemonBenchSystem.writeAll(
           probe,
           Array(
-            (#"{"type":"hello","version":1,"role":"app"}"# + "\n"
-              + #"{"type":"register","client":1}"# + "\n"
-              + #"{"type":"startUpdates","client":1,"request":"# + request + "}\n").utf8))
+            [
+              DaemonBenchLocationd.helloLine, DaemonBenchLocationd.registerLine,
+              DaemonBenchLocationd.startUpdatesLine,
+            ].map { $0 + "\n" }.joined().utf8))
         records.readLocationd(probe)
         break
       }
@@ -431,8 +430,6 @@ final class LatencyBenchRecords: @unchecked Sendable {
   private var marks: [(String, Int64, UInt64)] = []
   private static let tpv = Array(#""class":"TPV""#.utf8)
   private static let timeKey = Array(#""time":""#.utf8)
-  private static let locations = Array(#""type":"locations""#.utf8)
-  private static let fixTimeKey = Array(#""time":"#.utf8)
 
   var count: Int { lock.withLock { records.count } }
 
@@ -487,16 +484,9 @@ final class LatencyBenchRecords: @unchecked Sendable {
   /// `locations` lines from `locationd`, by the time of their last fix.
   func readLocationd(_ fd: Int32) {
     readLines(fd) { [self] line, time in
-      guard DaemonBenchLine.contains(Self.locations, in: line) else { return }
-      var offset = 0
       var last: Double?
-      while let start = DaemonBenchLine.end(of: Self.fixTimeKey, in: line, from: offset),
-        let (seconds, end) = DaemonBenchLine.number(in: line, at: start)
-      {
-        last = seconds
-        offset = end
-      }
-      if let last { add(Int64((last * 1000).rounded()), time) }
+      guard DaemonBenchLocationd.forEachFixTime(in: line, { last = $0 }), let last else { return }
+      add(Int64((last * 1000).rounded()), time)
     }
   }
 

@@ -23,8 +23,9 @@ import Testing
 /// reads past the end of a full 32 KiB `getdents` buffer (more than about 1,350 entries) and
 /// crashed the test process while another test started a program (2 crashes in 30 runs of this
 /// suite beside `whereami`'s tests, when this process held both ends of 1,100 connections, about
-/// 3,300 descriptors). This test's share is now 1,040; other tests' connections can still add
-/// up past the limit for a moment (a peak of 1,767 sampled in one run of the whole suite).
+/// 3,300 descriptors). This test's share is now 1,040, and `make test` runs it in a test process
+/// of its own (`ISOLATED_TESTS` in the Makefile): beside the other tests' connections it still
+/// passed the limit (a peak of 1,767 sampled), and a run of the whole suite crashed so once.
 @Suite(.serialized) struct DaemonPublishDescriptorTests {
   /// Connections a hostile program holds. Each costs the daemon two descriptors (the socket and
   /// its pidfd): 1,040, past 1024 had the daemon numbered them from the lowest free.

@@ -207,10 +207,7 @@ package final class FakeDaemon: Sendable {
   }
 
   /// Sends a line on the current connection.
-  package func send(_ line: String) {
-    guard let fd = state.withLock({ $0.connection }) else { return }
-    UnixSocket.sendAll(fd, Array((line + "\n").utf8))
-  }
+  package func send(_ line: String) { sendRaw(Array((line + "\n").utf8)) }
 
   /// Sends bytes as they are (no newline added) on the current connection.
   package func sendRaw(_ bytes: [UInt8]) {
