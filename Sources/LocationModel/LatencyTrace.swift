@@ -25,8 +25,13 @@ package enum LatencyTrace {
     case encoded
     /// `locationd`'s `send` of that line returned.
     case sent
-    /// The app's daemon client had the line (its `read` returned).
+    /// The app's daemon client's reader woke (the run loop, or the reader thread's wait) before
+    /// reading the line.
+    case clientWake
+    /// The app's daemon client had the line (its `recv` returned).
     case clientRead
+    /// The app's daemon client decoded the line.
+    case clientDecoded
     /// The app's daemon client decoded it and hands it to the manager.
     case clientDelivery
     /// The manager's delegate (or the live-updates loop) is about to be called.
@@ -63,18 +68,52 @@ package enum LatencyTrace {
     append(descriptor, stage, fixTime, time ?? now())
   }
 
-  private static let buffer = Mutex<(bytes: [UInt8], lines: Int)>(([], 0))
+  /// When the daemon client's reader last woke (0: not since the last line read).
+  private static let wake = Atomic<UInt64>(0)
+
+  /// Notes that the daemon client's reader woke now.
+  package static func noteWake() { wake.store(now(), ordering: .relaxed) }
+
+  /// When the daemon client's reader last woke, once.
+  package static func takeWake() -> UInt64? {
+    let time = wake.exchange(0, ordering: .relaxed)
+    return time == 0 ? nil : time
+  }
+
+  /// A mark kept until the next write.
+  private struct Record {
+    var stage: Stage
+    var fixMilliseconds: Int64
+    var time: UInt64
+  }
+
+  /// Marks kept, written 64 at a time. A mark only stores its three numbers: the lines are made
+  /// when they are written, so that a mark costs the path it measures little more than a lock.
+  private static let records = Mutex<[Record]>(
+    {
+      var records: [Record] = []
+      records.reserveCapacity(64)
+      return records
+    }())
 
   private static func append(_ fd: Int32, _ stage: Stage, _ fixTime: Double, _ time: UInt64) {
-    let line = "\(stage.rawValue) \(Int64((fixTime * 1000).rounded())) \(time)\n"
-    let full = buffer.withLock { buffer -> [UInt8]? in
-      buffer.bytes.append(contentsOf: line.utf8)
-      buffer.lines += 1
-      guard buffer.lines >= 64 else { return nil }
-      defer { buffer = ([], 0) }
-      return buffer.bytes
+    let record = Record(
+      stage: stage, fixMilliseconds: Int64((fixTime * 1000).rounded()), time: time)
+    let full = records.withLock { records -> [Record]? in
+      records.append(record)
+      guard records.count >= 64 else { return nil }
+      defer {
+        records = []
+        records.reserveCapacity(64)
+      }
+      return records
     }
     guard let full else { return }
-    _ = full.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+    var text = ""
+    for record in full {
+      text += "\(record.stage.rawValue) \(record.fixMilliseconds) \(record.time)\n"
+    }
+    var bytes = Array(text.utf8)
+    _ = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
   }
 }

@@ -207,10 +207,15 @@ extension DaemonClient {
     }
   }
 
-  /// `locbench latency`'s trace: a `locations` line was read.
-  static func traceRead(_ decoded: Result<DaemonMessage, DaemonProtocolError>) {
+  /// `locbench latency`'s trace: a `locations` line was read (its `recv` returned at `time`), and
+  /// decoded (now).
+  static func traceRead(_ decoded: Result<DaemonMessage, DaemonProtocolError>, at time: UInt64) {
     if case .success(.locations(_, let fixes)) = decoded, let last = fixes.last {
-      LatencyTrace.mark(.clientRead, fixTime: last.time)
+      if let wake = LatencyTrace.takeWake() {
+        LatencyTrace.mark(.clientWake, fixTime: last.time, at: wake)
+      }
+      LatencyTrace.mark(.clientRead, fixTime: last.time, at: time)
+      LatencyTrace.mark(.clientDecoded, fixTime: last.time)
     }
   }
 

@@ -35,6 +35,7 @@ extension DaemonClient {
       while !reading.ended.load(ordering: .acquiring) {
         if edges >= 0 {
           if cepoll_wait(edges, -1) < 0 { break }
+          if LatencyTrace.isOn { LatencyTrace.noteWake() }
         } else {
           // No epoll instance: a plain level-triggered wait.
           var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
@@ -159,11 +160,13 @@ final class DaemonConnectionReading: Sendable {
           if code == EAGAIN || code == EWOULDBLOCK { return false }
         }
         guard count > 0 else { break }
+        let readTime = LatencyTrace.isOn ? LatencyTrace.now() : 0
         buffer.lines.append(buffer.bytes[0..<count])
         while let item = buffer.lines.next() {
           switch item {
           case .line(let line):
-            client.handle(line: line, generation: generation, onRunLoop: onRunLoop)
+            client.handle(
+              line: line, generation: generation, onRunLoop: onRunLoop, readTime: readTime)
           case .tooLarge, .truncated:
             HubLog.write(.info, "daemon", "a line from locationd is too long; disconnecting")
             break reading
@@ -189,7 +192,9 @@ extension DaemonClient {
   /// Hands one line on: a `locations` line at once when nothing read before still waits on
   /// `queue`, anything else to `queue`, in order. The reading run loop decodes only `locations`
   /// lines in the daemon's own shape; `queue` decodes every other line it reads.
-  fileprivate func handle(line: [UInt8], generation: Int, onRunLoop: Bool) {
+  /// - Parameter readTime: when the `recv` that completed the line returned (`LatencyTrace`'s
+  ///   clock; 0 when not tracing).
+  fileprivate func handle(line: [UInt8], generation: Int, onRunLoop: Bool, readTime: UInt64) {
     if onRunLoop {
       linesReadByRunLoop.add(1, ordering: .relaxed)
     } else {
@@ -198,7 +203,7 @@ extension DaemonClient {
     let decoded =
       onRunLoop
       ? DaemonProtocol.decodeLocations(line: line).map { .success($0) } : Self.decode(line)
-    if let decoded, LatencyTrace.isOn { Self.traceRead(decoded) }
+    if let decoded, LatencyTrace.isOn { Self.traceRead(decoded, at: readTime) }
     if let decoded, case .success(.locations) = decoded,
       readerBacklog.load(ordering: .acquiring) == 0
     {

@@ -1,6 +1,7 @@
 import CEpoll
 import CoreFoundation
 import Foundation
+import LocationModel
 import Synchronization
 
 /// A thread's run loop, as the daemon client's reading run loop (`DaemonRunLoopReading`).
@@ -205,6 +206,7 @@ final class DaemonRunLoopReading: @unchecked Sendable {
     if activity.contains(.beforeWaiting) {
       threadReads(false)
     } else if activity.contains(.afterWaiting) {
+      if LatencyTrace.isOn { LatencyTrace.noteWake() }
       // Bytes on the socket: the source reads them next; else the run loop woke for something
       // else and may stay busy.
       if !Self.readable(fd) { threadReads(true) }
