@@ -19,6 +19,10 @@ import LocationModel
 /// - **locationd-socket** (not run by default): the same daemon, and a bare client of its
 ///   protocol reading on a thread of its own, as gpsd's client does: the daemon's share of the
 ///   path, without the app's runtime.
+/// - **gpsd-app** (not run by default): gpsd again, and an app of the delegate child's shape as
+///   its client, its main run loop reading gpsd's socket (`LatencyBenchGPSDApp`): the
+///   like-for-like baseline of the locationd path, the same app runtime on both sides of the
+///   comparison.
 ///
 /// Each path is fed until it has delivered 5 locations (at most 30 s), then 10 warm-up epochs,
 /// then the measured epochs, then one more; an epoch's latency is from the return of its write to
@@ -63,7 +67,7 @@ enum LatencyBench {
     guard let options = parse(Array(CommandLine.arguments.dropFirst(2))) else {
       print(
         "usage: locbench latency [--rates 10,20] [--epochs N]"
-          + " [--paths gpsd,embedded,live,locationd,locationd-socket]"
+          + " [--paths gpsd,embedded,live,locationd,locationd-socket,gpsd-app]"
           + " [--gpsd PATH] [--locationd PATH] [--breakdown] [--samples DIR]")
       return
     }
@@ -87,7 +91,7 @@ enum LatencyBench {
     guard options.breakdown else { return }
     var traced: [Result] = []
     for rate in options.rates {
-      for path in options.paths where path != "gpsd" {
+      for path in options.paths where !path.hasPrefix("gpsd") {
         FileHandle.standardError.write(
           Data(
             "locbench latency: \(path) at \(DaemonBenchReport.format(rate, 0)) Hz, traced\n".utf8))
@@ -157,7 +161,7 @@ enum LatencyBench {
       for fd in descriptors { close(fd) }
     }
     switch path {
-    case "gpsd":
+    case "gpsd", "gpsd-app":
       guard access(options.gpsd, X_OK) == 0 else {
         throw DaemonBenchSystem.Failure(description: "no gpsd at \(options.gpsd)")
       }
@@ -166,6 +170,14 @@ enum LatencyBench {
         try DaemonBenchSystem.spawn(
           options.gpsd, ["-N", "-n", "-b", "-S", String(port), pty.path],
           logPath: "\(directory)/gpsd.log"))
+      if path == "gpsd-app" {
+        let fd = try startClient(
+          mode: "gpsd", arguments: [String(port)], environment: [:],
+          logPath: "\(directory)/client.log", pids: &pids)
+        descriptors.append(fd)
+        records.readClient(fd)
+        break
+      }
       let fd = try connectRetrying { try DaemonBenchSystem.connectLoopback(port: port) }
       descriptors.append(fd)
       try DaemonBenchSystem.writeAll(fd, Array("?WATCH={\"enable\":true,\"json\":true};\n".utf8))
@@ -305,7 +317,8 @@ enum LatencyBench {
   /// Starts `locbench latency-client MODE` with `environment` added, its descriptor 3 the write
   /// end of a pipe; returns the read end.
   static func startClient(
-    mode: String, environment: [String: String], logPath: String, pids: inout [pid_t]
+    mode: String, arguments: [String] = [], environment: [String: String], logPath: String,
+    pids: inout [pid_t]
   ) throws -> Int32 {
     var ends: [Int32] = [0, 0]
     guard pipe(&ends) == 0 else {
@@ -323,7 +336,7 @@ enum LatencyBench {
       for (name, value) in saved { if let value { setenv(name, value, 1) } }
     }
     let pid = try DaemonBenchSystem.spawn(
-      CommandLine.arguments[0], [LatencyBenchClient.mode, mode], logPath: logPath,
+      CommandLine.arguments[0], [LatencyBenchClient.mode, mode] + arguments, logPath: logPath,
       descriptor3: ends[1])
     close(ends[1])
     pids.append(pid)
@@ -428,8 +441,8 @@ final class LatencyBenchRecords: @unchecked Sendable {
   private let lock = NSLock()
   private var records: [(Int64, UInt64)] = []
   private var marks: [(String, Int64, UInt64)] = []
-  private static let tpv = Array(#""class":"TPV""#.utf8)
-  private static let timeKey = Array(#""time":""#.utf8)
+  static let tpv = Array(#""class":"TPV""#.utf8)
+  static let timeKey = Array(#""time":""#.utf8)
 
   var count: Int { lock.withLock { records.count } }
 

@@ -10,6 +10,8 @@ import Foundation
 ///   (`RunLoop.main.run()`).
 /// - `latency-client live`: `for await` over `CLLocationUpdate.liveUpdates()` in a task, the main
 ///   thread in `dispatchMain()`.
+/// - `latency-client gpsd PORT`: the same app shape reading gpsd's socket on its main run loop
+///   (`LatencyBenchGPSDApp`).
 ///
 /// The environment chooses embedded mode (`CORELOCATION_SOURCE`, `CORELOCATION_DAEMON=off`) or
 /// `locationd` (`CORELOCATION_DAEMON_SOCKET`).
@@ -18,8 +20,12 @@ enum LatencyBenchClient {
 
   /// Writes one record; a short write (the bench has gone) ends the child.
   static func record(_ location: CLLocation) {
+    record(milliseconds: Int64((location.timestamp.timeIntervalSince1970 * 1000).rounded()))
+  }
+
+  /// Writes one record of a location's time in Unix milliseconds.
+  static func record(milliseconds: Int64) {
     let now = DaemonBenchSystem.now()
-    let milliseconds = Int64((location.timestamp.timeIntervalSince1970 * 1000).rounded())
     let line = Array("\(milliseconds) \(now)\n".utf8)
     let written = line.withUnsafeBytes { write(3, $0.baseAddress, $0.count) }
     if written != line.count { exit(0) }
@@ -52,9 +58,14 @@ enum LatencyBenchClient {
         exit(0)
       }
       dispatchMain()
+    case "gpsd":
+      guard arguments.count > 1, let port = Int(arguments[1]) else { break }
+      LatencyBenchGPSDApp.main(port: port)
     default:
-      FileHandle.standardError.write(Data("usage: locbench latency-client delegate|live\n".utf8))
-      exit(2)
+      break
     }
+    FileHandle.standardError.write(
+      Data("usage: locbench latency-client delegate|live|gpsd PORT\n".utf8))
+    exit(2)
   }
 }
