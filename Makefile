@@ -97,8 +97,8 @@ format:
 # The test that holds a thousand connections runs in a process of its own: with the other tests'
 # descriptors beside them, /proc/self/fd can pass the ~1,350 entries at which Foundation's
 # Process.run() reads past its getdents buffer and crashes the test process when a test starts a
-# program (Tests/LocationDaemonTests/DaemonPublishDescriptorTests.swift; swift-corelibs-foundation
-# issue 5472, fixed upstream after Swift 6.3).
+# program (Tests/LocationDaemonTests/DaemonPublishDescriptorTests.swift; fixed upstream by
+# swift-corelibs-foundation's pull request 5472, which Swift 6.3.1 does not have).
 ISOLATED_TESTS = DaemonPublishDescriptorTests
 
 test: setup lint
