@@ -24,6 +24,22 @@ extension DaemonProtocol {
   /// - Parameter bytes: the line, without its line end.
   /// - Returns: the message, or nil.
   static func fastLocations(_ bytes: UnsafeBufferPointer<UInt8>) -> DaemonMessage? {
+    fastLocationsLine(bytes).map { .locations(client: $0.client, $0.fixes) }
+  }
+
+  /// A `locations` line in the shape the daemon writes it, read without a JSON tree (see
+  /// ``fastLocations(_:)``): the manager's number and the fixes, without the message around them,
+  /// for the app's reader to hand to the manager as they are; nil for any other line (which
+  /// `decode(line:limit:)` then reads).
+  /// - Parameter line: the line, without its line end.
+  /// - Returns: the manager's number and the fixes, or nil.
+  package static func decodeLocationsLine(_ line: [UInt8]) -> (client: Int, fixes: [Fix])? {
+    line.withUnsafeBufferPointer { fastLocationsLine($0) }
+  }
+
+  private static func fastLocationsLine(_ bytes: UnsafeBufferPointer<UInt8>) -> (
+    client: Int, fixes: [Fix]
+  )? {
     var reader = LocationsLineReader(bytes: bytes)
     guard reader.literal(#"{"type":"locations","client":"#), let client = reader.integer(),
       reader.literal(#","locations":["#)
@@ -39,7 +55,7 @@ extension DaemonProtocol {
       }
     }
     guard reader.literal("}"), reader.index == bytes.count else { return nil }
-    return .locations(client: client, fixes)
+    return (client, fixes)
   }
 }
 
@@ -113,6 +129,21 @@ private struct LocationsLineReader {
     return text
   }
 
+  /// Each quality's wire name, as bytes with their closing quote.
+  private static let qualities = FixQuality.allCases.map { ($0, Array($0.wireName.utf8) + [34]) }
+
+  /// A quality's wire name and its closing quote (the opening one read), compared as bytes: no
+  /// string is made for it.
+  mutating func quality() -> FixQuality? {
+    guard let base = bytes.baseAddress else { return nil }
+    for (quality, name) in Self.qualities
+    where index + name.count <= bytes.count && memcmp(base + index, name, name.count) == 0 {
+      index += name.count
+      return quality
+    }
+    return nil
+  }
+
   /// One fix, its members in `Fix.wire`'s order.
   mutating func fix() -> Fix? {
     guard literal(#"{"latitude":"#), let latitude = number(),
@@ -126,8 +157,7 @@ private struct LocationsLineReader {
       literal(#","course":"#), let course = number(),
       literal(#","courseAccuracy":"#), let courseAccuracy = number(),
       literal(#","time":"#), let time = number(),
-      literal(#","quality":""#), let qualityName = plainString(),
-      let quality = FixQuality.allCases.first(where: { $0.wireName == qualityName }),
+      literal(#","quality":""#), let quality = quality(),
       literal(#","satellitesUsed":"#), let satellitesUsed = orNull({ $0.integer() }),
       literal(#","floor":"#), let floor = orNull({ $0.integer() }),
       literal(#","isSimulated":"#)

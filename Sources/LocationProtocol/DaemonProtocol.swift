@@ -47,15 +47,6 @@ package enum DaemonProtocol {
     return try decodeGenerally(bytes)
   }
 
-  /// A `locations` line in the shape the daemon writes it, read without a JSON tree; nil for any
-  /// other line (which `decode(line:limit:)` then reads). For a reader that must not spend long on
-  /// a line, such as an app's main thread, and leaves every other line to another thread.
-  /// - Parameter line: the line, without its line end.
-  /// - Returns: The `locations` message, or nil.
-  package static func decodeLocations(line: [UInt8]) -> DaemonMessage? {
-    line.withUnsafeBufferPointer { fastLocations($0) }
-  }
-
   /// `decode(line:limit:)` without the fast path for `locations` lines: the JSON tree, then the
   /// message's members.
   /// - Parameter bytes: the line without its line end, within the limit.

@@ -124,6 +124,29 @@ extension DaemonClient {
 
   // MARK: Deliveries
 
+  /// Handles a `locations` line read the short way (`DaemonProtocol.decodeLocationsLine`), if it
+  /// came on the current connection: the same as `received` with the message, in one lock.
+  func receivedLocations(client number: Int, _ fixes: [Fix], generation: Int) {
+    if LatencyTrace.isOn, let last = fixes.last {
+      LatencyTrace.mark(.clientDelivery, fixTime: last.time)
+    }
+    let client = state.withLock { state -> (any HubClient)? in
+      guard state.generation == generation, state.fd != nil else { return nil }
+      state.clients[number]?.locationRequest = nil
+      return state.clients[number]?.client
+    }
+    client?.hub(self, deliver: .locations(fixes))
+  }
+
+  /// The manager's locations: its one-time request, if any, is answered.
+  private func deliverLocations(client: Int, _ fixes: [Fix]) {
+    if LatencyTrace.isOn, let last = fixes.last {
+      LatencyTrace.mark(.clientDelivery, fixTime: last.time)
+    }
+    _ = update(ClientID(client)) { $0.locationRequest = nil }
+    deliver(.locations(fixes), to: client)
+  }
+
   /// Handles one decoded line from the daemon, if it came on the current connection.
   func received(_ decoded: Result<DaemonMessage, DaemonProtocolError>, generation: Int) {
     guard state.withLock({ $0.generation == generation && $0.fd != nil }) else { return }
@@ -140,11 +163,7 @@ extension DaemonClient {
     case .error(let error):
       receivedError(error)
     case .locations(let client, let fixes):
-      if LatencyTrace.isOn, let last = fixes.last {
-        LatencyTrace.mark(.clientDelivery, fixTime: last.time)
-      }
-      _ = update(ClientID(client)) { $0.locationRequest = nil }
-      deliver(.locations(fixes), to: client)
+      deliverLocations(client: client, fixes)
     case .authorization(let snapshot):
       let changed = state.withLock { state -> Bool in
         defer { state.mirror.authorization = snapshot }
@@ -209,8 +228,8 @@ extension DaemonClient {
 
   /// `locbench latency`'s trace: a `locations` line was read (its `recv` returned at `time`), and
   /// decoded (now).
-  static func traceRead(_ decoded: Result<DaemonMessage, DaemonProtocolError>, at time: UInt64) {
-    if case .success(.locations(_, let fixes)) = decoded, let last = fixes.last {
+  static func traceRead(_ fixes: [Fix], at time: UInt64) {
+    if let last = fixes.last {
       if let wake = LatencyTrace.takeWake() {
         LatencyTrace.mark(.clientWake, fixTime: last.time, at: wake)
       }

@@ -46,6 +46,8 @@ import Testing
       let bytes = Self.line(client: client, fixes)
       let fast = try #require(Self.fast(bytes), "\(String(decoding: bytes, as: UTF8.self))")
       #expect(fast == .locations(client: client, fixes))
+      let pair = try #require(DaemonProtocol.decodeLocationsLine(bytes))
+      #expect(pair.client == client && pair.fixes == fixes)
       #expect(try DaemonProtocol.decodeGenerally(bytes) == fast)
       #expect(try DaemonProtocol.decode(line: bytes + [10]) == fast)
     }
@@ -104,6 +106,9 @@ import Testing
     (#""source":"nmea:///dev/ttyUSB0""#, #""source":"Zürich""#),
     (#""speed":3.5"#, #""speed":"NaN""#),
     (#""quality":"autonomous""#, #""quality":"psychic""#),
+    (#""quality":"autonomous""#, #""quality":"autonomou""#),
+    (#""quality":"autonomous""#, #""quality":"autonomousX""#),
+    (#""quality":"autonomous""#, #""quality":"auto\u006eomous""#),
     (#""satellitesUsed":9"#, #""satellitesUsed":9.5"#),
     (#""latitude":47.5"#, #""latitude": 47.5"#),
     (#""latitude":47.5"#, #""latitude":047.5"#),
@@ -120,6 +125,7 @@ import Testing
     #expect(text.contains(original))
     let bytes = Array(text.replacingOccurrences(of: original, with: replacement).utf8)
     #expect(Self.fast(bytes) == nil)
+    #expect(DaemonProtocol.decodeLocationsLine(bytes) == nil)
     // Described, not compared: a fix with a NaN is not equal to itself.
     let general = String(describing: try? DaemonProtocol.decodeGenerally(bytes))
     #expect(String(describing: try? DaemonProtocol.decode(line: bytes)) == general)
