@@ -113,7 +113,7 @@ package enum LatencyTrace {
     for record in full {
       text += "\(record.stage.rawValue) \(record.fixMilliseconds) \(record.time)\n"
     }
-    var bytes = Array(text.utf8)
-    _ = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+    let bytes = Array(text.utf8)
+    _ = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
   }
 }

@@ -189,9 +189,10 @@ final class DaemonConnectionReading: Sendable {
 }
 
 extension DaemonClient {
-  /// Hands one line on: a `locations` line at once when nothing read before still waits on
-  /// `queue`, anything else to `queue`, in order. The reading run loop decodes only `locations`
-  /// lines in the daemon's own shape; `queue` decodes every other line it reads.
+  /// Hands one line on: a `locations` line in the daemon's own shape at once when nothing read
+  /// before still waits on `queue`, anything else to `queue`, in order. The reading run loop
+  /// decodes only those `locations` lines; `queue` decodes every other line it reads, and the
+  /// reader thread decodes the lines it reads before handing them to `queue`.
   /// - Parameter readTime: when the `recv` that completed the line returned (`LatencyTrace`'s
   ///   clock; 0 when not tracing).
   fileprivate func handle(line: [UInt8], generation: Int, onRunLoop: Bool, readTime: UInt64) {
