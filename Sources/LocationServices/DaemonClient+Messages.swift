@@ -124,8 +124,9 @@ extension DaemonClient {
 
   // MARK: Deliveries
 
-  /// Handles a `locations` line read the short way (`DaemonProtocol.decodeLocationsLine`), if it
-  /// came on the current connection: the same as `received` with the message, in one lock.
+  /// Hands a manager its locations, if they came on the current connection, and answers its
+  /// one-time request: in one lock. The app's reader calls it with a `locations` line read the
+  /// short way (`DaemonProtocol.decodeLocationsLine`), `received` with the message.
   func receivedLocations(client number: Int, _ fixes: [Fix], generation: Int) {
     if LatencyTrace.isOn, let last = fixes.last {
       LatencyTrace.mark(.clientDelivery, fixTime: last.time)
@@ -136,15 +137,6 @@ extension DaemonClient {
       return state.clients[number]?.client
     }
     client?.hub(self, deliver: .locations(fixes))
-  }
-
-  /// The manager's locations: its one-time request, if any, is answered.
-  private func deliverLocations(client: Int, _ fixes: [Fix]) {
-    if LatencyTrace.isOn, let last = fixes.last {
-      LatencyTrace.mark(.clientDelivery, fixTime: last.time)
-    }
-    _ = update(ClientID(client)) { $0.locationRequest = nil }
-    deliver(.locations(fixes), to: client)
   }
 
   /// Handles one decoded line from the daemon, if it came on the current connection.
@@ -163,7 +155,7 @@ extension DaemonClient {
     case .error(let error):
       receivedError(error)
     case .locations(let client, let fixes):
-      deliverLocations(client: client, fixes)
+      receivedLocations(client: client, fixes, generation: generation)
     case .authorization(let snapshot):
       let changed = state.withLock { state -> Bool in
         defer { state.mirror.authorization = snapshot }

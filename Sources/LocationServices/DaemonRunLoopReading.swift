@@ -101,7 +101,6 @@ final class DaemonRunLoopReading: @unchecked Sendable {
       read: read)
     let info = Unmanaged.passUnretained(reading).toOpaque()
     var context = CFRunLoopSourceContext1()
-    context.version = 1
     context.info = info
     context.retain = retainInfo
     context.release = releaseInfo
@@ -113,13 +112,7 @@ final class DaemonRunLoopReading: @unchecked Sendable {
       guard let info else { return }
       Unmanaged<DaemonRunLoopReading>.fromOpaque(info).takeUnretainedValue().perform()
     }
-    // A version-1 context is passed where the version-0 type is declared; `version` tells them
-    // apart.
-    let source = withUnsafeMutablePointer(to: &context) { pointer in
-      pointer.withMemoryRebound(to: CFRunLoopSourceContext.self, capacity: 1) {
-        CFRunLoopSourceCreate(nil, 0, $0)
-      }
-    }
+    let source = makePortRunLoopSource(&context)
     var observing = CFRunLoopObserverContext(
       version: 0, info: info, retain: retainInfo, release: releaseInfo, copyDescription: nil)
     let activities = CFRunLoopActivity([.beforeWaiting, .afterWaiting, .exit]).rawValue
@@ -219,6 +212,20 @@ final class DaemonRunLoopReading: @unchecked Sendable {
     let works = RunLoopReadingDeliveries.collect(read)
     threadReads(true)
     for work in works { work() }
+  }
+}
+
+/// A version-1 run loop source from `context` (whose `version` it sets): on Linux, Core
+/// Foundation's run loop waits on the descriptor its `getPort` gives, and calls its `perform` when
+/// that descriptor is readable.
+package func makePortRunLoopSource(_ context: inout CFRunLoopSourceContext1) -> CFRunLoopSource? {
+  context.version = 1
+  // A version-1 context is passed where the version-0 type is declared; `version` tells them
+  // apart.
+  return withUnsafeMutablePointer(to: &context) { pointer in
+    pointer.withMemoryRebound(to: CFRunLoopSourceContext.self, capacity: 1) {
+      CFRunLoopSourceCreate(nil, 0, $0)
+    }
   }
 }
 

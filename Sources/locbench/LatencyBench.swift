@@ -441,8 +441,16 @@ final class LatencyBenchRecords: @unchecked Sendable {
   private let lock = NSLock()
   private var records: [(Int64, UInt64)] = []
   private var marks: [(String, Int64, UInt64)] = []
-  static let tpv = Array(#""class":"TPV""#.utf8)
-  static let timeKey = Array(#""time":""#.utf8)
+  private static let tpv = Array(#""class":"TPV""#.utf8)
+  private static let timeKey = Array(#""time":""#.utf8)
+
+  /// The time of a gpsd TPV report, in Unix milliseconds; nil for any other line.
+  static func tpvMilliseconds(in line: UnsafeRawBufferPointer) -> Int64? {
+    guard DaemonBenchLine.contains(tpv, in: line),
+      let start = DaemonBenchLine.end(of: timeKey, in: line)
+    else { return nil }
+    return DaemonBenchLine.isoMilliseconds(in: line, at: start)
+  }
 
   var count: Int { lock.withLock { records.count } }
 
@@ -486,10 +494,7 @@ final class LatencyBenchRecords: @unchecked Sendable {
   /// gpsd's TPV reports.
   func readGPSD(_ fd: Int32) {
     readLines(fd) { [self] line, time in
-      guard DaemonBenchLine.contains(Self.tpv, in: line),
-        let start = DaemonBenchLine.end(of: Self.timeKey, in: line),
-        let milliseconds = DaemonBenchLine.isoMilliseconds(in: line, at: start)
-      else { return }
+      guard let milliseconds = Self.tpvMilliseconds(in: line) else { return }
       add(milliseconds, time)
     }
   }

@@ -1,6 +1,8 @@
 import CEpoll
 import CoreFoundation
 import Foundation
+import LocationProtocol
+import LocationServices
 
 /// `latency-client gpsd PORT`: an app of the same shape as `latency-client delegate` (its main
 /// thread in `RunLoop.main.run()`, its code called there), getting its fixes from gpsd instead:
@@ -29,7 +31,6 @@ enum LatencyBenchGPSDApp {
     let reader = Reader(fd: fd, port: port)
     // The run loop holds the reader for the life of the process: no retain or release callbacks.
     var context = CFRunLoopSourceContext1()
-    context.version = 1
     context.info = Unmanaged.passRetained(reader).toOpaque()
     context.getPort = { info in
       guard let info else { return -1 }
@@ -39,13 +40,7 @@ enum LatencyBenchGPSDApp {
       guard let info else { return }
       Unmanaged<Reader>.fromOpaque(info).takeUnretainedValue().perform()
     }
-    // A version-1 context is passed where the version-0 type is declared; `version` tells them
-    // apart.
-    let source = withUnsafeMutablePointer(to: &context) { pointer in
-      pointer.withMemoryRebound(to: CFRunLoopSourceContext.self, capacity: 1) {
-        CFRunLoopSourceCreate(nil, 0, $0)
-      }
-    }
+    let source = makePortRunLoopSource(&context)
     CFRunLoopAddSource(CFRunLoopGetMain(), source, kCFRunLoopCommonModes)
     withExtendedLifetime(source) { RunLoop.main.run() }
     exit(0)
@@ -58,7 +53,8 @@ enum LatencyBenchGPSDApp {
     /// loop's acknowledging read of eight bytes fails on it and takes nothing.
     let port: Int32
     private var buffer = [UInt8](repeating: 0, count: 65_536)
-    private var pending: [UInt8] = []
+    /// gpsd's lines, split as the daemon client splits `locationd`'s.
+    private var lines = DaemonLineReader()
 
     init(fd: Int32, port: Int32) {
       self.fd = fd
@@ -75,16 +71,12 @@ enum LatencyBenchGPSDApp {
         if count < 0 && errno == EINTR { continue }
         if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return }
         guard count > 0 else { exit(0) }
-        pending.append(contentsOf: buffer[0..<count])
-        while let newline = pending.firstIndex(of: 0x0A) {
-          let milliseconds = pending[..<newline].withUnsafeBytes { line -> Int64? in
-            guard DaemonBenchLine.contains(LatencyBenchRecords.tpv, in: line),
-              let start = DaemonBenchLine.end(of: LatencyBenchRecords.timeKey, in: line)
-            else { return nil }
-            return DaemonBenchLine.isoMilliseconds(in: line, at: start)
-          }
-          pending.removeSubrange(...newline)
-          if let milliseconds { LatencyBenchClient.record(milliseconds: milliseconds) }
+        lines.append(buffer[0..<count])
+        while let item = lines.next() {
+          guard case .line(let line) = item,
+            let milliseconds = line.withUnsafeBytes({ LatencyBenchRecords.tpvMilliseconds(in: $0) })
+          else { continue }
+          LatencyBenchClient.record(milliseconds: milliseconds)
         }
         // A short read took all the socket held.
         if count < buffer.count { return }
