@@ -27,7 +27,10 @@ import LocationModel
 /// Each path is fed until it has delivered 5 locations (at most 30 s), then 10 warm-up epochs,
 /// then the measured epochs, then one more; an epoch's latency is from the return of its write to
 /// the first time the consumer had its location (matched by the location's time). p50, p90, p99,
-/// max and the ratio to gpsd's in the same run; epochs never delivered are counted.
+/// max and the ratio to gpsd's in the same run; epochs never delivered are counted. With
+/// `--interleave`, all the paths run at once, each on a terminal of its own, their writes spread
+/// evenly over each period, so that every path's tail comes from the same minutes of the
+/// machine's noise (`measureInterleaved`).
 ///
 /// `--breakdown` runs the paths again with `CORELOCATION_LATENCY_TRACE` set (the runtime then
 /// writes a line per stage a fix passes, `LatencyTrace`), and prints the median time from the
@@ -41,6 +44,8 @@ enum LatencyBench {
     var gpsd = "/usr/sbin/gpsd"
     var locationd: String?
     var breakdown = false
+    /// All paths at once, their epochs interleaved (`--interleave`, `measureInterleaved`).
+    var interleave = false
     /// A directory for each path's latencies, one epoch a line ("EPOCH MILLISECONDS"), to see
     /// the tail in time order (`--samples DIR`).
     var samples: String?
@@ -68,7 +73,7 @@ enum LatencyBench {
       print(
         "usage: locbench latency [--rates 10,20] [--epochs N]"
           + " [--paths gpsd,embedded,live,locationd,locationd-socket,gpsd-app]"
-          + " [--gpsd PATH] [--locationd PATH] [--breakdown] [--samples DIR]")
+          + " [--gpsd PATH] [--locationd PATH] [--breakdown] [--interleave] [--samples DIR]")
       return
     }
     print(
@@ -76,6 +81,14 @@ enum LatencyBench {
         + "pseudo-terminal; load average \(DaemonBench.loadAverage())")
     var results: [Result] = []
     for rate in options.rates {
+      if options.interleave {
+        FileHandle.standardError.write(
+          Data(
+            ("locbench latency: \(options.paths.joined(separator: ", ")) at "
+              + "\(DaemonBenchReport.format(rate, 0)) Hz, interleaved\n").utf8))
+        results += measureInterleaved(paths: options.paths, rate: rate, options: options)
+        continue
+      }
       for path in options.paths {
         FileHandle.standardError.write(
           Data("locbench latency: \(path) at \(DaemonBenchReport.format(rate, 0)) Hz\n".utf8))
@@ -91,6 +104,16 @@ enum LatencyBench {
     guard options.breakdown else { return }
     var traced: [Result] = []
     for rate in options.rates {
+      if options.interleave {
+        let paths = options.paths.filter { !$0.hasPrefix("gpsd") }
+        FileHandle.standardError.write(
+          Data(
+            ("locbench latency: \(paths.joined(separator: ", ")) at "
+              + "\(DaemonBenchReport.format(rate, 0)) Hz, interleaved, traced\n").utf8))
+        traced += measureInterleaved(paths: paths, rate: rate, options: options, trace: true)
+          .filter { $0.note == nil }
+        continue
+      }
       for path in options.paths where !path.hasPrefix("gpsd") {
         FileHandle.standardError.write(
           Data(
@@ -136,6 +159,10 @@ enum LatencyBench {
         options.breakdown = true
         index += 1
         continue
+      case "--interleave":
+        options.interleave = true
+        index += 1
+        continue
       default:
         return nil
       }
@@ -149,169 +176,18 @@ enum LatencyBench {
   static func measure(path: String, rate: Double, options: Options, trace: Bool = false) throws
     -> Result
   {
-    let traceEnvironment = trace ? ["CORELOCATION_LATENCY_TRACE": "3"] : [:]
-    let pty = try LatencyBenchPTY()
-    let directory = try DaemonBenchLocationd.temporaryDirectory(prefix: "locbench-latency")
-    defer { try? FileManager.default.removeItem(atPath: directory) }
-    let records = LatencyBenchRecords()
-    var pids: [pid_t] = []
-    var descriptors: [Int32] = []
-    defer {
-      for pid in pids.reversed() { DaemonBenchSystem.stop(pid) }
-      for fd in descriptors { close(fd) }
-    }
-    switch path {
-    case "gpsd", "gpsd-app":
-      guard access(options.gpsd, X_OK) == 0 else {
-        throw DaemonBenchSystem.Failure(description: "no gpsd at \(options.gpsd)")
-      }
-      let port = try DaemonBenchSystem.freeLoopbackPort()
-      pids.append(
-        try DaemonBenchSystem.spawn(
-          options.gpsd, ["-N", "-n", "-b", "-S", String(port), pty.path],
-          logPath: "\(directory)/gpsd.log"))
-      if path == "gpsd-app" {
-        let fd = try startClient(
-          mode: "gpsd", arguments: [String(port)], environment: [:],
-          logPath: "\(directory)/client.log", pids: &pids)
-        descriptors.append(fd)
-        records.readClient(fd)
-        break
-      }
-      let fd = try connectRetrying { try DaemonBenchSystem.connectLoopback(port: port) }
-      descriptors.append(fd)
-      try DaemonBenchSystem.writeAll(fd, Array("?WATCH={\"enable\":true,\"json\":true};\n".utf8))
-      records.readGPSD(fd)
-    case "embedded", "live":
-      let fd = try startClient(
-        mode: path == "live" ? "live" : "delegate",
-        environment: [
-          "CORELOCATION_SOURCE": "nmea://\(pty.path)", "CORELOCATION_DAEMON": "off",
-          "CORELOCATION_STORE": ":memory:",
-        ].merging(traceEnvironment) { $1 }, logPath: "\(directory)/client.log", pids: &pids)
-      descriptors.append(fd)
-      records.readClient(fd)
-    case "locationd", "locationd-socket":
-      let program = try DaemonBenchLocationd.executable(
-        DaemonBench.Options(locationd: options.locationd))
-      let socket = "\(directory)/socket"
-      let log = "\(directory)/locationd.log"
-      var daemonTrace: [Int32] = [-1, -1]
-      if trace {
-        guard pipe(&daemonTrace) == 0 else {
-          throw DaemonBenchSystem.Failure(description: "pipe failed")
-        }
-        _ = fcntl(daemonTrace[0], F_SETFD, FD_CLOEXEC)
-        _ = fcntl(daemonTrace[1], F_SETFD, FD_CLOEXEC)
-        setenv("CORELOCATION_LATENCY_TRACE", "3", 1)
-      }
-      var daemon = try DaemonBenchSystem.spawn(
-        program,
-        [
-          "--foreground", "--socket", socket, "--store", "\(directory)/store.sqlite", "--source",
-          "nmea://\(pty.path)", "--policy", "grant",
-        ], logPath: log, descriptor3: trace ? daemonTrace[1] : nil)
-      if trace {
-        unsetenv("CORELOCATION_LATENCY_TRACE")
-        close(daemonTrace[1])
-        descriptors.append(daemonTrace[0])
-        records.readClient(daemonTrace[0])
-      }
-      pids.append(daemon)
-      let probe = try DaemonBenchLocationd.connect(
-        socket, daemon: &daemon, logPath: log,
-        deadline: DaemonBenchSystem.now() + 20_000_000_000)
-      guard path == "locationd" else {
-        // A bare client of the protocol on a thread blocked in `read`, as gpsd's client is: the
-        // daemon's share of the path without the app's runtime.
-        descriptors.append(probe)
-        try DaemonBenchSystem.writeAll(
-          probe,
-          Array(
-            [
-              DaemonBenchLocationd.helloLine, DaemonBenchLocationd.registerLine,
-              DaemonBenchLocationd.startUpdatesLine,
-            ].map { $0 + "\n" }.joined().utf8))
-        records.readLocationd(probe)
-        break
-      }
-      close(probe)
-      let fd = try startClient(
-        mode: "delegate",
-        environment: ["CORELOCATION_DAEMON_SOCKET": socket, "CORELOCATION_DAEMON": "required"]
-          .merging(traceEnvironment) { $1 },
-        logPath: "\(directory)/client.log", pids: &pids)
-      descriptors.append(fd)
-      records.readClient(fd)
-    default:
-      throw DaemonBenchSystem.Failure(description: "unknown path \(path)")
-    }
-
-    let feed = DaemonBenchFeed(rate: rate)
-    // Until the consumer delivers (at most 30 s), then warm-up, measured epochs and one more.
-    let prerollLimit = Int(30 * rate)
-    let written = LatencyBenchWriter(pty: pty, feed: feed)
-    var first = 0
-    while records.count < 5 {
-      guard first < prerollLimit else {
-        let logs = ["gpsd.log", "locationd.log", "client.log"].compactMap { name -> String? in
-          guard let text = try? String(contentsOfFile: "\(directory)/\(name)", encoding: .utf8),
-            !text.isEmpty
-          else { return nil }
-          return "\(name): " + text.split(separator: "\n").suffix(3).joined(separator: " / ")
-        }
-        throw DaemonBenchSystem.Failure(
-          description: "no location within 30 s of feeding; " + logs.joined(separator: "; "))
-      }
-      written.write(first)
-      first += 1
-    }
+    let run = try LatencyBenchPath.start(path, options: options, trace: trace)
+    defer { run.stop() }
+    let written = LatencyBenchWriter(pty: run.pty, feed: DaemonBenchFeed(rate: rate))
+    // Until the consumer delivers, then warm-up, measured epochs and one more.
+    let first = try run.preroll(written, rate: rate)
     let measuredStart = first + 10
     let measured = measuredStart..<(measuredStart + options.epochs)
     for index in first..<(measured.upperBound + 1) { written.write(index) }
     // Let the last deliveries arrive.
     usleep(500_000)
-    let received = records.firstDeliveries(feed: feed)
-    var latencies: [Double] = []
-    var lost = 0
-    for epoch in measured {
-      if let time = received[epoch], let sent = written.times[epoch] {
-        latencies.append(Double(Int64(time) - Int64(sent)) / 1e6)
-      } else {
-        lost += 1
-      }
-    }
-    if let directory = options.samples {
-      var text = ""
-      for epoch in measured {
-        if let time = received[epoch], let sent = written.times[epoch] {
-          text += "\(epoch) \(Double(Int64(time) - Int64(sent)) / 1e6)\n"
-        }
-      }
-      try? text.write(
-        toFile: "\(directory)/\(path)-\(Int(rate)).txt", atomically: true, encoding: .utf8)
-    }
-    var stages: [(String, Double)] = []
-    if trace {
-      let marks = records.stageMarks(feed: feed)
-      for stage in LatencyTrace.Stage.allCases {
-        let values = measured.compactMap { epoch -> Double? in
-          guard let time = marks[stage.rawValue]?[epoch], let sent = written.times[epoch] else {
-            return nil
-          }
-          return Double(Int64(time) - Int64(sent)) / 1e6
-        }
-        guard !values.isEmpty else { continue }
-        stages.append((stage.rawValue, values.sorted()[values.count / 2]))
-      }
-      stages.append(
-        (
-          "app (bench's own record)",
-          latencies.sorted().dropFirst(latencies.count / 2).first ?? .nan
-        ))
-    }
-    return Result(
-      path: path, rate: rate, latencies: latencies, lost: lost, note: nil, stages: stages)
+    return run.result(
+      rate: rate, written: written, measured: measured, options: options, trace: trace)
   }
 
   /// Starts `locbench latency-client MODE` with `environment` added, its descriptor 3 the write
@@ -407,129 +283,5 @@ enum LatencyBench {
           + "\(ratio(p99, base?.percentile(0.99) ?? .nan)) | "
           + "\(ratio(max, base?.latencies.max() ?? .nan)) |")
     }
-  }
-}
-
-/// The epochs written to the terminal and when each write returned.
-final class LatencyBenchWriter {
-  let pty: LatencyBenchPTY
-  let feed: DaemonBenchFeed
-  private(set) var times: [Int: UInt64] = [:]
-  private var next: UInt64
-  private let period: UInt64
-
-  init(pty: LatencyBenchPTY, feed: DaemonBenchFeed) {
-    self.pty = pty
-    self.feed = feed
-    period = UInt64(feed.periodMilliseconds) * 1_000_000
-    next = DaemonBenchSystem.now() + period
-  }
-
-  /// Waits for the epoch's deadline (absolute, so the rate does not drift), then writes it.
-  func write(_ index: Int) {
-    var deadline = timespec(tv_sec: Int(next / 1_000_000_000), tv_nsec: Int(next % 1_000_000_000))
-    while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, nil) == EINTR {}
-    pty.write(feed.epoch(index))
-    times[index] = DaemonBenchSystem.now()
-    next += period
-  }
-}
-
-/// What the consumer delivered: (location time in Unix ms, monotonic ns), from a reader thread.
-final class LatencyBenchRecords: @unchecked Sendable {
-  // @unchecked: `records` is guarded by `lock`.
-  private let lock = NSLock()
-  private var records: [(Int64, UInt64)] = []
-  private var marks: [(String, Int64, UInt64)] = []
-  private static let tpv = Array(#""class":"TPV""#.utf8)
-  private static let timeKey = Array(#""time":""#.utf8)
-
-  /// The time of a gpsd TPV report, in Unix milliseconds; nil for any other line.
-  static func tpvMilliseconds(in line: UnsafeRawBufferPointer) -> Int64? {
-    guard DaemonBenchLine.contains(tpv, in: line),
-      let start = DaemonBenchLine.end(of: timeKey, in: line)
-    else { return nil }
-    return DaemonBenchLine.isoMilliseconds(in: line, at: start)
-  }
-
-  var count: Int { lock.withLock { records.count } }
-
-  private func add(_ milliseconds: Int64, _ time: UInt64) {
-    lock.withLock { records.append((milliseconds, time)) }
-  }
-
-  /// The first delivery of each epoch, by epoch index.
-  func firstDeliveries(feed: DaemonBenchFeed) -> [Int: UInt64] {
-    var first: [Int: UInt64] = [:]
-    for (milliseconds, time) in lock.withLock({ records }) {
-      guard let epoch = feed.index(ofMilliseconds: milliseconds) else { continue }
-      if first[epoch] == nil { first[epoch] = time }
-    }
-    return first
-  }
-
-  /// Reads lines from `fd` on a thread of its own until it ends, handing each with the time its
-  /// `read` returned.
-  private func readLines(
-    _ fd: Int32, _ handle: @escaping @Sendable (UnsafeRawBufferPointer, UInt64) -> Void
-  ) {
-    // Blocking reads: the loopback helpers make non-blocking sockets for poll loops.
-    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
-    Thread.detachNewThread {
-      var buffer = [UInt8](repeating: 0, count: 65_536)
-      var pending: [UInt8] = []
-      while true {
-        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        let time = DaemonBenchSystem.now()
-        if count <= 0 { return }
-        pending.append(contentsOf: buffer[0..<count])
-        while let newline = pending.firstIndex(of: 0x0A) {
-          pending[..<newline].withUnsafeBytes { handle($0, time) }
-          pending.removeSubrange(...newline)
-        }
-      }
-    }
-  }
-
-  /// gpsd's TPV reports.
-  func readGPSD(_ fd: Int32) {
-    readLines(fd) { [self] line, time in
-      guard let milliseconds = Self.tpvMilliseconds(in: line) else { return }
-      add(milliseconds, time)
-    }
-  }
-
-  /// `locations` lines from `locationd`, by the time of their last fix.
-  func readLocationd(_ fd: Int32) {
-    readLines(fd) { [self] line, time in
-      var last: Double?
-      guard DaemonBenchLocationd.forEachFixTime(in: line, { last = $0 }), let last else { return }
-      add(Int64((last * 1000).rounded()), time)
-    }
-  }
-
-  /// The client's records, "MILLISECONDS MONOTONIC", and trace lines, "STAGE MILLISECONDS
-  /// MONOTONIC".
-  func readClient(_ fd: Int32) {
-    readLines(fd) { [self] line, _ in
-      let fields = String(decoding: line, as: UTF8.self).split(separator: " ")
-      if fields.count == 3, let milliseconds = Int64(fields[1]), let time = UInt64(fields[2]) {
-        lock.withLock { marks.append((String(fields[0]), milliseconds, time)) }
-        return
-      }
-      guard fields.count == 2, let milliseconds = Int64(fields[0]), let time = UInt64(fields[1])
-      else { return }
-      add(milliseconds, time)
-    }
-  }
-
-  /// The first time each traced stage saw each epoch, by stage and epoch index.
-  func stageMarks(feed: DaemonBenchFeed) -> [String: [Int: UInt64]] {
-    var first: [String: [Int: UInt64]] = [:]
-    for (stage, milliseconds, time) in lock.withLock({ marks }) {
-      guard let epoch = feed.index(ofMilliseconds: milliseconds) else { continue }
-      if first[stage]?[epoch] == nil { first[stage, default: [:]][epoch] = time }
-    }
-    return first
   }
 }
