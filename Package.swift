@@ -87,7 +87,9 @@ let package = Package(
       swiftSettings: swiftSettings),
     .target(
       name: "LocationSources",
-      dependencies: ["LocationFormats", "LocationModel", "Geodesy", "CSystemd", "CMosquitto"],
+      dependencies: [
+        "LocationFormats", "LocationModel", "Geodesy", "CSystemd", "CMosquitto", "CEpoll",
+      ],
       swiftSettings: swiftSettings
     ),
     .target(
@@ -113,8 +115,8 @@ let package = Package(
     .target(
       name: "CoreLocation",
       dependencies: [
-        "LocationServices", "LocationModel", "Geodesy", "Geocoding", "GeocodingService",
-        "Contacts",
+        "LocationServices", "LocationSources", "LocationModel", "Geodesy", "Geocoding",
+        "GeocodingService", "Contacts",
       ],
       swiftSettings: swiftSettings
     ),

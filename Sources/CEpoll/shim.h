@@ -1,9 +1,9 @@
 #ifndef CORELOCATION_CEPOLL_SHIM_H
 #define CORELOCATION_CEPOLL_SHIM_H
 
-// epoll(7) for the daemon client's reading (Glibc's Swift module leaves <sys/epoll.h> out, and
-// `struct epoll_event` is packed on x86-64, which Swift does not import): an epoll instance
-// watching one descriptor for input, and a wait that only counts what is ready.
+// epoll(7) for the daemon client's and the stream sources' reading (Glibc's Swift module leaves
+// <sys/epoll.h> out, and `struct epoll_event` is packed on x86-64, which Swift does not import):
+// an epoll instance watching one descriptor for input, and a wait that only counts what is ready.
 
 #include <errno.h>
 #include <sys/epoll.h>
@@ -26,6 +26,14 @@ static inline int cepoll_watching(int fd, int edge) {
   return instance;
 }
 
+/// Adds `fd` to `instance`, watched for input and hangup, level-triggered. 0, or -1 with `errno`.
+static inline int cepoll_add_input(int instance, int fd) {
+  struct epoll_event event = {0};
+  event.events = EPOLLIN | EPOLLRDHUP;
+  event.data.fd = fd;
+  return epoll_ctl(instance, EPOLL_CTL_ADD, fd, &event);
+}
+
 /// Changes what `instance` watches `fd` for: input and hangup, edge-triggered, when `input` is not
 /// 0; else nothing but errors and hangup (which epoll always reports). 0, or -1 with `errno` set.
 static inline int cepoll_watch_input(int instance, int fd, int input) {
@@ -44,6 +52,26 @@ static inline int cepoll_wait(int instance, int milliseconds) {
     count = epoll_wait(instance, events, 4, milliseconds);
   } while (count < 0 && errno == EINTR);
   return count;
+}
+
+/// Waits on `instance` as `cepoll_wait` does; what the ready descriptors reported, all their
+/// events in one mask (0 on timeout), or -1 on an error other than `EINTR`.
+static inline int cepoll_wait_events(int instance, int milliseconds) {
+  struct epoll_event events[4];
+  int count;
+  do {
+    count = epoll_wait(instance, events, 4, milliseconds);
+  } while (count < 0 && errno == EINTR);
+  if (count < 0) return -1;
+  int mask = 0;
+  for (int index = 0; index < count; index++) mask |= (int)events[index].events;
+  return mask;
+}
+
+/// Whether an event mask from `cepoll_wait_events` says the peer hung up or the descriptor failed:
+/// an edge-triggered reader then reads on to the end, which no later edge would announce.
+static inline int cepoll_hung_up(int mask) {
+  return mask > 0 && (mask & (EPOLLHUP | EPOLLRDHUP | EPOLLERR)) != 0;
 }
 
 #endif

@@ -1,5 +1,6 @@
 import Foundation
 import LocationServices
+import LocationSources
 import Synchronization
 
 /// Where a manager's delegate calls run: the run loop of a thread (Apple's rule), the main dispatch

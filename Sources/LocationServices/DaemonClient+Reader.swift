@@ -3,6 +3,7 @@ import Foundation
 import LocationEngine
 import LocationModel
 import LocationProtocol
+import LocationSources
 import Synchronization
 
 // The connection's reading: a thread of its own, and, while the reading run loop (the main run
@@ -15,7 +16,7 @@ extension DaemonClient {
   /// deliveries are hopped to its own thread anyway.
   ///
   /// Who reads: a thread of its own, waiting for the socket's new bytes (edge-triggered). When the
-  /// client has a reading run loop (`DaemonRunLoopReading`), bytes that arrive while that run loop
+  /// client has a reading run loop (`RunLoopReading`), bytes that arrive while that run loop
   /// waits are read by the run loop itself, so that a delegate on the main thread gets its
   /// location after one wake-up instead of two.
   func startReader(fd: Int32, generation: Int) {
@@ -24,7 +25,7 @@ extension DaemonClient {
     let runLoop =
       edges >= 0
       ? readingRunLoop.flatMap {
-        DaemonRunLoopReading.install(
+        RunLoopReading.install(
           fd: fd, threadInstance: edges, on: $0, alive: runLoopReadings
         ) { [self] in
           reading.drain(self, onRunLoop: true)
@@ -33,15 +34,18 @@ extension DaemonClient {
     state.withLock { $0.runLoopReading = runLoop }
     Thread.detachNewThread { [self] in
       while !reading.ended.load(ordering: .acquiring) {
+        var hungUp = false
         if edges >= 0 {
-          if cepoll_wait(edges, -1) < 0 { break }
+          let events = cepoll_wait_events(edges, -1)
+          if events < 0 { break }
           if LatencyTrace.isOn { LatencyTrace.noteWake() }
+          hungUp = cepoll_hung_up(events) != 0
         } else {
           // No epoll instance: a plain level-triggered wait.
           var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
           if poll(&descriptor, 1, -1) < 0, errno != EINTR { break }
         }
-        reading.drain(self, onRunLoop: false)
+        reading.drain(self, onRunLoop: false, toEnd: hungUp)
       }
       runLoop?.uninstall()
       if let runLoop { runLoop.closeThreadInstance() } else if edges >= 0 { Glibc.close(edges) }
@@ -147,7 +151,9 @@ final class DaemonConnectionReading: Sendable {
   ///   - onRunLoop: whether the reading run loop reads: it decodes only `locations` lines in the
   ///     daemon's own shape and leaves every other line to `queue`, so that a long line (a welcome
   ///     with many regions) never holds the app's main thread.
-  func drain(_ client: DaemonClient, onRunLoop: Bool) {
+  ///   - toEnd: the daemon hung up: read on to the end, which no later edge would announce to the
+  ///     reader thread (its wait is edge-triggered), even after a short read.
+  func drain(_ client: DaemonClient, onRunLoop: Bool, toEnd: Bool = false) {
     let end = buffer.withLock { buffer -> Bool in
       guard !buffer.ended else { return false }
       reading: while true {
@@ -176,7 +182,7 @@ final class DaemonConnectionReading: Sendable {
         // system call per location). Bytes that come after it wake the reader again: the run
         // loop's port is level-triggered, and the thread's edge-triggered instance sees a new
         // arrival as a new edge.
-        if count < buffer.bytes.count { return false }
+        if count < buffer.bytes.count && !toEnd { return false }
       }
       buffer.ended = true
       return true

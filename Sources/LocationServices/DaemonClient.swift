@@ -118,7 +118,7 @@ package final class DaemonClient: LocationService {
     var temporaryRequests: [Int: @Sendable (String?) -> Void] = [:]
     var nextTemporaryRequest = 1
     /// The reading run loop's side of the current connection, if it reads.
-    var runLoopReading: DaemonRunLoopReading?
+    var runLoopReading: RunLoopReading?
   }
 
   /// Lines the reader thread handed to `queue` and `queue` has not handled yet.
@@ -139,7 +139,7 @@ package final class DaemonClient: LocationService {
   package let required: Bool
   /// The longest wait in `regions(group:)` for the daemon's `regionList`, in seconds.
   let refreshTimeout: Double
-  /// The run loop that reads the socket while it waits (`DaemonRunLoopReading`), if any.
+  /// The run loop that reads the socket while it waits (`RunLoopReading`), if any.
   let readingRunLoop: ReadingRunLoop?
   /// The service's clock (real time).
   package let clock: any HubClock

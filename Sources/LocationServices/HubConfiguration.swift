@@ -139,7 +139,9 @@ package struct HubConfiguration: Sendable {
 }
 
 extension LocationHub {
-  /// The process's hub in embedded mode, configured from the environment on first use.
+  /// The process's hub in embedded mode, configured from the environment on first use. The
+  /// main run loop reads its stream sources while it waits (`RunLoopReading`): a delegate there
+  /// gets each fix after one wake-up of the main thread.
   package static let shared: LocationHub = {
     let configuration = HubConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)
     let persistence = makePersistence(configuration.storePath, app: configuration.app)
@@ -148,6 +150,7 @@ extension LocationHub {
       policy: configuration.policy,
       wifi: WifiKnowledge(
         store: (persistence as? StorePersistence)?.store, learning: configuration.wifiLearning,
-        fallback: configuration.wifiFallback.flatMap(IchnaeaClient.fallback)))
+        fallback: configuration.wifiFallback.flatMap(IchnaeaClient.fallback)),
+      readingRunLoop: .main)
   }()
 }

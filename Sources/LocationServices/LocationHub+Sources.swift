@@ -143,11 +143,30 @@ extension LocationHub {
         .debug, fix.source,
         "fix at \(Date(timeIntervalSince1970: fix.time)) ±\(String(format: "%.1f", fix.horizontalAccuracy)) m"
           + (fix.hasValidCoordinate ? "" : " (invalid, dropped)"))
-      if recovered { reconcileSources() }
-      wifi?.note(fix)
-      endLearningHoldIfTaught()
-      process(.fix(fix))
+      // On an app's reading run loop (embedded, `RunLoopReading`), only the engine's step, its
+      // deliveries and its timers run on the app's thread: a recovered source (reconciling starts
+      // and stops sources) and a learning hold send the rest of the fix's work to the queue, and
+      // so does Wi-Fi learning when a scan waits (the store).
+      let onAppThread = executor.isAppThread
+      if onAppThread && (recovered || state.withLock { $0.learningHold != nil }) {
+        executor.run { [self] in accepted(fix, recovered: recovered, onAppThread: false) }
+        return
+      }
+      accepted(fix, recovered: recovered, onAppThread: onAppThread)
     }
+  }
+
+  private func accepted(_ fix: Fix, recovered: Bool, onAppThread: Bool) {
+    if recovered { reconcileSources() }
+    if let wifi {
+      if !onAppThread {
+        wifi.note(fix)
+      } else if !wifi.noteWithoutStore(fix) {
+        executor.run { wifi.note(fix) }
+      }
+    }
+    endLearningHoldIfTaught()
+    process(.fix(fix), onAppThread: onAppThread)
   }
 
   func sourceEmittedScan(_ scan: WifiScan, generation: Int, index: Int) {
@@ -328,6 +347,8 @@ private struct HubSourceContext: SourceContext {
   {
     hub.clock.schedule(at: hub.clock.now.monotonic + seconds, action)
   }
+
+  var readingRunLoop: ReadingRunLoop? { hub.readingRunLoop }
 }
 
 /// How long one source has been on.

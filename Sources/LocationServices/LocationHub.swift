@@ -105,6 +105,9 @@ package final class LocationHub: Sendable {
   var learnsWifi: Bool { learning?.learning ?? false }
   let executor: HubExecutor
   let state: Mutex<State>
+  /// The run loop that reads the stream sources while it waits (the app's main run loop in
+  /// embedded mode), running the engine there for their fixes: ``HubExecutor/runHere(_:)``.
+  let readingRunLoop: ReadingRunLoop?
 
   /// Creates a hub.
   /// - Parameters:
@@ -123,12 +126,15 @@ package final class LocationHub: Sendable {
   ///     good fixes; nil: scans are dropped.
   ///   - learning: the knowledge this hub's fixes teach, when it is not `wifi` (`locationd`'s
   ///     pool's); nil: `wifi`.
+  ///   - readingRunLoop: a run loop that reads the stream sources while it waits (a live hub's
+  ///     only); nil: their own threads read.
   package init(
     app: String, sources: Sources, persistence: any HubPersistence,
     policy: AuthorizationPolicy? = .grant, clock: (any HubClock)? = nil,
     maximumRegionCount: Int? = nil, reducer: ReducedAccuracy? = nil, wifi: WifiKnowledge? = nil,
-    learning: WifiKnowledge? = nil
+    learning: WifiKnowledge? = nil, readingRunLoop: ReadingRunLoop? = nil
   ) {
+    self.readingRunLoop = clock == nil ? readingRunLoop : nil
     self.reducer = reducer
     self.wifi = wifi
     self.learning = learning ?? wifi
@@ -346,11 +352,24 @@ package final class LocationHub: Sendable {
 
   // MARK: Engine loop
 
-  func process(_ event: EngineEvent) {
+  /// Runs one step of the engine and applies its effects, in order.
+  /// - Parameter onAppThread: the step runs on an app's reading run loop
+  ///   (``HubExecutor/runHere(_:)``): it delivers and arms timers there, and hands its first other
+  ///   effect and everything after it to the hub's queue, in order, so that the app's thread never
+  ///   waits for the store (a save of the last known location, a region event's commit) or for
+  ///   the sources.
+  func process(_ event: EngineEvent, onAppThread: Bool = false) {
     let now = clock.now
     let (effects, clients) = state.withLock { ($0.engine.handle(event, at: now), $0.clients) }
+    apply(effects[...], clients: clients, onAppThread: onAppThread)
+  }
+
+  private func apply(
+    _ effects: ArraySlice<EngineEffect>, clients: [ClientID: any HubClient], onAppThread: Bool
+  ) {
     var applied = false
-    for effect in effects {
+    for index in effects.indices {
+      let effect = effects[index]
       // Locations (hundreds per fix in a daemon) go to the clients as they were when the engine
       // ran, looked up without the lock: a client is removed on this executor, after this step,
       // and a new one has no effect before its `addClient` step, so the answer is the same.
@@ -359,6 +378,10 @@ package final class LocationHub: Sendable {
           LatencyTrace.mark(.delivery, fixTime: last.time)
         }
         clients[id]?.hub(self, deliver: .locations(fixes))
+      } else if onAppThread && !Self.runsOnAppThread(effect) {
+        let rest = effects[index...]
+        executor.run { [self] in apply(rest, clients: clients, onAppThread: false) }
+        return
       } else {
         apply(effect)
         applied = true
@@ -372,6 +395,20 @@ package final class LocationHub: Sendable {
       return state.learningHold != nil && !state.engine.monitorsSignificantChanges
     }
     if holdEnds { endLearningHold() }
+  }
+
+  /// Whether an effect is light enough for an app's thread (no store, no sources, no lock held
+  /// for long): deliveries and timers.
+  private static func runsOnAppThread(_ effect: EngineEffect) -> Bool {
+    switch effect {
+    case .deliverLocations, .deliverError, .armTimer, .cancelTimer:
+      return true
+    case .demandSources, .saveLastKnownLocation, .regionAdded, .regionRejected, .regionRemoved,
+      .regionEvents, .regionStateReply, .deliverHeading, .headingInterference, .demandHeading,
+      .deferredFinished, .pauseUpdates, .resumeUpdates, .visit, .visitMonitoring, .deliverBeacons,
+      .rangingFailed, .demandBeacons:
+      return false
+    }
   }
 
   func apply(_ effect: EngineEffect) {
@@ -508,60 +545,5 @@ package final class LocationHub: Sendable {
 
   func client(_ id: ClientID) -> (any HubClient)? {
     state.withLock { $0.clients[id] }
-  }
-}
-
-/// Runs work in order, one item at a time: a FIFO of pending work drained by whichever thread
-/// finds it idle (a trampoline: work sent from inside work runs after it, not inside it).
-///
-/// With a queue (a live hub), ``run(_:)`` drains on the queue, never on the caller's stack, and
-/// ``runHere(_:)`` drains on the calling thread when nothing is being drained (else the work waits
-/// its turn, like any other): a source's thread hands a fix to the engine with no hop to another
-/// thread, which would cost a wake-up on the way from the receiver to the app
-/// (`locbench latency`). Without a queue (a manual clock), both drain on the calling thread.
-package final class HubExecutor: Sendable {
-  private let queue: DispatchQueue?
-  private let pending = Mutex<(draining: Bool, work: [@Sendable () -> Void])>((false, []))
-
-  /// An executor draining on `queue`, or on the calling thread when it is nil.
-  package init(queue: DispatchQueue?) { self.queue = queue }
-
-  /// Runs `work` after everything sent before it; never on the caller's stack with a queue.
-  package func run(_ work: @escaping @Sendable () -> Void) {
-    guard claim(work) else { return }
-    if let queue {
-      queue.async { [self] in drain() }
-    } else {
-      drain()
-    }
-  }
-
-  /// Runs `work` after everything sent before it, on the calling thread when nothing else is
-  /// running (a source's thread: the caller holds no lock the work takes, and is not the app's).
-  package func runHere(_ work: @escaping @Sendable () -> Void) {
-    guard claim(work) else { return }
-    drain()
-  }
-
-  /// Queues the work; true when the caller must drain (nobody is).
-  private func claim(_ work: @escaping @Sendable () -> Void) -> Bool {
-    pending.withLock { pending -> Bool in
-      pending.work.append(work)
-      if pending.draining { return false }
-      pending.draining = true
-      return true
-    }
-  }
-
-  private func drain() {
-    while let next = pending.withLock({ pending -> (@Sendable () -> Void)? in
-      if pending.work.isEmpty {
-        pending.draining = false
-        return nil
-      }
-      return pending.work.removeFirst()
-    }) {
-      next()
-    }
   }
 }

@@ -49,6 +49,19 @@ package final class WifiKnowledge: Sendable {
     commit(changed, [])
   }
 
+  /// ``note(_:)`` when it cannot touch the store: no scan waits for a fix (the usual case, between
+  /// scans), so noting the fix teaches nothing yet.
+  /// - Returns: false, having done nothing, when a scan waits: the caller notes the fix where the
+  ///   store may be used (an app's thread may not wait for it).
+  package func noteWithoutStore(_ fix: Fix) -> Bool {
+    guard learning else { return true }
+    return state.withLock { state in
+      guard !state.learner.hasPendingScan else { return false }
+      state.learner.note(fix)
+      return true
+    }
+  }
+
   /// Whether a scan made now (`time`, seconds since 1970) would be learned from: learning is on,
   /// a good fix is that recent and no scan has met it yet. While this holds, a hub about to stop
   /// its receiver keeps it on for the scanner's next scan (README, "Wi-Fi").

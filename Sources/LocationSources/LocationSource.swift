@@ -111,6 +111,10 @@ package protocol SourceContext: Sendable {
   /// Runs `action` after `seconds` on the runtime's clock.
   @discardableResult
   func schedule(after seconds: Double, _ action: @escaping @Sendable () -> Void) -> any Cancellable
+  /// A run loop that reads a stream source's descriptor while it waits and runs what it read
+  /// there (`StreamWatcher`, `RunLoopReading`): an app's main run loop, so that its delegate gets
+  /// a fix after one wake-up. Nil (the default): the source's own thread reads everything.
+  var readingRunLoop: ReadingRunLoop? { get }
 }
 
 extension SourceContext {
@@ -120,6 +124,8 @@ extension SourceContext {
   package func emitAdvertisement(_ advertisement: BeaconAdvertisement) {}
   /// Default: scans are dropped (contexts that only collect locations).
   package func emitScan(_ scan: WifiScan) {}
+  /// Default: no reading run loop.
+  package var readingRunLoop: ReadingRunLoop? { nil }
 }
 
 /// A location source: an adapter that turns the outside world into `Fix` values.

@@ -3,6 +3,7 @@ import CoreFoundation
 import Foundation
 import LocationProtocol
 import LocationServices
+import LocationSources
 
 /// `latency-client gpsd PORT`: an app of the same shape as `latency-client delegate` (its main
 /// thread in `RunLoop.main.run()`, its code called there), getting its fixes from gpsd instead:

@@ -25,7 +25,7 @@ import Testing
     let seen = Mutex<(bytes: [UInt8], onMain: Bool, closes: Int)>(([], false, 0))
     let made = StreamWatcher(
       fd: watched,
-      readable: {
+      readable: { _ in
         var buffer = [UInt8](repeating: 0, count: 64)
         let count = read(watched, &buffer, buffer.count)
         seen.withLock {
@@ -54,7 +54,7 @@ import Testing
     let ended = Mutex(false)
     let made = StreamWatcher(
       fd: watched,
-      readable: {
+      readable: { _ in
         var byte: UInt8 = 0
         if read(watched, &byte, 1) == 0 { ended.withLock { $0 = true } }
       },
@@ -71,7 +71,7 @@ import Testing
     let closed = Mutex(false)
     do {
       let watcher = StreamWatcher(
-        fd: watched, readable: {},
+        fd: watched, readable: { _ in },
         close: {
           closed.withLock { $0 = true }
           close(watched)

@@ -65,6 +65,8 @@ package struct WifiLearner: Sendable {
   package private(set) var lastFix: Fix?
   /// The last scan that met no fix, kept for a fix that follows within the window.
   private var pendingScan: WifiScan?
+  /// Whether a scan that met no fix is kept: noting a fix may then teach (``scanBeforeLastFix``).
+  package var hasPendingScan: Bool { pendingScan != nil }
   /// The time of the last scan learned from.
   package private(set) var lastLearnedScan: Double?
 

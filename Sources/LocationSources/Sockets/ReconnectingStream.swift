@@ -33,7 +33,7 @@ protocol StreamProtocol: AnyObject {
 }
 
 /// Keeps one stream open: opens the endpoint, reads it on a `StreamWatcher`'s thread (blocked in
-/// `poll`; the handler runs there, inside `queue.sync`, which runs a block on the calling thread
+/// `epoll_wait`, or the context's reading run loop while it waits; the handler runs there, inside `queue.sync`, which runs a block on the calling thread
 /// when the queue is free: no hop to another thread between the last byte and the fix), feeds a
 /// `StreamProtocol`, and after any failure reopens it with `ReconnectBackoff` delays on the
 /// runtime's clock (`SourceContext.schedule`), so that a manual clock drives the retries in tests.
@@ -154,10 +154,10 @@ final class ReconnectingStream: @unchecked Sendable {
       return
     }
     let watcher = StreamWatcher(
-      fd: fd,
-      readable: { [weak self] in
+      fd: fd, runLoop: context.readingRunLoop,
+      readable: { [weak self] hungUp in
         guard let self else { return }
-        queue.sync { readable(generation: current) }
+        queue.sync { readable(generation: current, toEnd: hungUp) }
       },
       close: { StreamOpener.close(fd) })
     guard let watcher else {
@@ -169,30 +169,38 @@ final class ReconnectingStream: @unchecked Sendable {
     phase = .open(fd: fd, watcher: watcher, generation: current)
   }
 
-  private func readable(generation current: Int) {
-    guard case .open(let fd, _, let expected) = phase, expected == current else { return }
-    let count = buffer.withUnsafeMutableBytes { raw in
-      Glibc.read(fd, raw.baseAddress, raw.count)
+  /// Reads what the stream holds, until a read comes back short (the watcher waits for new
+  /// bytes edge-triggered: bytes left unread would wait for the next arrival), or with `toEnd`
+  /// (the peer hung up) until the end or `EAGAIN`.
+  private func readable(generation current: Int, toEnd: Bool) {
+    while true {
+      guard case .open(let fd, _, let expected) = phase, expected == current else { return }
+      let count = buffer.withUnsafeMutableBytes { raw in
+        Glibc.read(fd, raw.baseAddress, raw.count)
+      }
+      if count < 0 {
+        let code = errno
+        if code == EINTR { continue }
+        if code == EAGAIN { return }
+        // A pseudo-terminal whose other side closed, or an unplugged USB adapter, reads EIO.
+        connectionLost(SystemErrors.text(code))
+        return
+      }
+      if count == 0 {
+        connectionLost(endpoint.isSocket ? "the connection was closed" : "the device closed")
+        return
+      }
+      if inOutage || backoff.upcoming != ReconnectBackoff.initial {
+        inOutage = false
+        backoff.reset()
+      }
+      let events = buffer.withUnsafeBytes { raw in
+        handler.received(UnsafeRawBufferPointer(rebasing: raw[0..<count]), now: context.now)
+      }
+      deliver(events, generation: current)
+      // A short read took all the stream held.
+      if count < buffer.count && !toEnd { return }
     }
-    if count < 0 {
-      let code = errno
-      if code == EAGAIN || code == EINTR { return }
-      // A pseudo-terminal whose other side closed, or an unplugged USB adapter, reads EIO.
-      connectionLost(SystemErrors.text(code))
-      return
-    }
-    if count == 0 {
-      connectionLost(endpoint.isSocket ? "the connection was closed" : "the device closed")
-      return
-    }
-    if inOutage || backoff.upcoming != ReconnectBackoff.initial {
-      inOutage = false
-      backoff.reset()
-    }
-    let events = buffer.withUnsafeBytes { raw in
-      handler.received(UnsafeRawBufferPointer(rebasing: raw[0..<count]), now: context.now)
-    }
-    deliver(events, generation: current)
   }
 
   /// Hands fixes to the context while this connection is still the current one (a context call

@@ -1,4 +1,6 @@
+import CEpoll
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -6,72 +8,101 @@ import Foundation
   import Musl
 #endif
 
-/// Watches one open stream's descriptor on a thread of its own, blocked in `poll(2)`, and calls
-/// `readable` on that thread each time the descriptor is readable (or hung up, or in error).
+/// Watches one open stream's descriptor on a thread of its own, blocked in `epoll_wait(2)`, and
+/// calls `readable` on that thread each time new bytes (or a hangup, or an error) arrive; with a
+/// reading run loop, that run loop calls it instead for the bytes that arrive while it waits
+/// (`RunLoopReading`).
 ///
 /// Why not a `DispatchSourceRead`: on Linux, libdispatch's event thread (blocked in `epoll_wait`)
 /// is woken first and then wakes a worker thread to run the handler; a receiver's epoch paid for
 /// two thread wake-ups before its first byte was decoded (`locbench latency --breakdown`). Here
 /// the thread that the kernel wakes is the one that reads and decodes, as gpsd's own loop does.
-/// One thread per open stream: a device, a TCP feed, not one per client.
+/// One thread per open stream: a device, a TCP feed, not one per client. And why a reading run
+/// loop: an app's delegate on the main run loop then gets a fix after one wake-up, the main
+/// thread's, which reads, decodes and runs the engine itself, instead of two (this thread's, then
+/// the main thread's to run what this thread handed it).
 ///
-/// `cancel()` may be called from any thread, once or more; the watcher then stops calling
-/// `readable` (a call in progress finishes), closes the descriptor with `close` on its own thread
-/// (never while `poll` may still use it), and ends.
+/// The descriptor is watched edge-triggered: `readable` must read until a read comes back short
+/// (or says `EAGAIN`), and, when told the peer hung up, to the end (no later edge announces it). `cancel()` may be called from any thread, once or more; the watcher then
+/// stops calling `readable` (a call in progress finishes), removes the run loop's reading, closes
+/// the descriptor with `close` on its own thread (never while a wait may still use it), and ends.
 final class StreamWatcher: Sendable {
   /// One end of the socket pair that wakes the watcher to end it; the other end is watched with
-  /// the stream (and hangs up when this one is closed, so a dropped watcher ends too).
+  /// the stream.
   private let wakeWrite: Int32
+  private let cancelled = CancelFlag()
 
-  /// Starts watching; nil when the wake-up socket pair cannot be made (descriptors exhausted), in
-  /// which case `fd` is left open for the caller.
+  private final class CancelFlag: Sendable {
+    let value = Atomic<Bool>(false)
+  }
+
+  /// Starts watching; nil when the wake-up socket pair or the epoll instance cannot be made
+  /// (descriptors exhausted), in which case `fd` is left open for the caller.
   /// - Parameters:
-  ///   - fd: the descriptor, owned by the watcher from now on.
-  ///   - readable: called on the watcher's thread when `fd` is readable.
+  ///   - fd: the descriptor (non-blocking), owned by the watcher from now on.
+  ///   - runLoop: a run loop that reads while it waits (`RunLoopReading`), or nil.
+  ///   - readable: called when `fd` has new bytes, on the watcher's thread or on `runLoop`'s, one
+  ///     at a time as the caller arranges (a stream's queue); its argument says the peer hung up
+  ///     (or the descriptor failed): read to the end.
   ///   - close: called on the watcher's thread once, after cancellation, to close `fd`.
   init?(
-    fd: Int32, readable: @escaping @Sendable () -> Void, close: @escaping @Sendable () -> Void
+    fd: Int32, runLoop: ReadingRunLoop? = nil, readable: @escaping @Sendable (Bool) -> Void,
+    close: @escaping @Sendable () -> Void
   ) {
     var pair: [Int32] = [-1, -1]
     let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
     guard socketpair(AF_UNIX, type, 0, &pair) == 0 else { return nil }
-    wakeWrite = pair[1]
     let wakeRead = pair[0]
+    let edges = cepoll_watching(fd, 1)
+    guard edges >= 0, cepoll_add_input(edges, wakeRead) == 0 else {
+      let code = errno
+      if edges >= 0 { _ = Glibc.close(edges) }
+      _ = Glibc.close(pair[0])
+      _ = Glibc.close(pair[1])
+      errno = code
+      return nil
+    }
+    wakeWrite = pair[1]
+    let reading = runLoop.flatMap {
+      // The run loop's port is level-triggered: an end is seen there at any read.
+      RunLoopReading.install(fd: fd, threadInstance: edges, on: $0) { readable(false) }
+    }
+    let cancelled = cancelled
     let thread = Thread {
-      Self.watch(fd: fd, wake: wakeRead, readable: readable)
+      Self.watch(edges, cancelled: cancelled, readable: readable)
+      if let reading {
+        reading.uninstall()
+        reading.closeThreadInstance()
+      } else {
+        _ = Glibc.close(edges)
+      }
       close()
       _ = Glibc.close(wakeRead)
     }
     thread.start()
   }
 
-  deinit { _ = Glibc.close(wakeWrite) }
+  deinit {
+    // A dropped watcher ends too.
+    cancel()
+    _ = Glibc.close(wakeWrite)
+  }
 
   /// Ends the watch: once the watcher's thread sees it (at the latest when a `readable` call in
   /// progress returns), no further `readable` call starts, and the descriptor is closed there.
   func cancel() {
+    cancelled.value.store(true, ordering: .releasing)
     var byte: UInt8 = 1
     _ = send(wakeWrite, &byte, 1, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
   }
 
-  private static func watch(fd: Int32, wake: Int32, readable: () -> Void) {
-    var watched = [
-      pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
-      pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
-    ]
-    while true {
-      watched[0].revents = 0
-      watched[1].revents = 0
-      let count = poll(&watched, 2, -1)
-      if count < 0 {
-        if errno == EINTR { continue }
-        return
-      }
+  private static func watch(_ edges: Int32, cancelled: CancelFlag, readable: (Bool) -> Void) {
+    while !cancelled.value.load(ordering: .acquiring) {
+      let events = cepoll_wait_events(edges, -1)
+      if events < 0 { return }
       // Cancellation first: a stream that was torn down is not read again.
-      if watched[1].revents != 0 { return }
-      let events = Int32(watched[0].revents)
-      if events & Int32(POLLNVAL) != 0 { return }
-      if events & Int32(POLLIN | POLLHUP | POLLERR) != 0 { readable() }
+      if cancelled.value.load(ordering: .acquiring) { return }
+      readable(cepoll_hung_up(events) != 0)
     }
   }
 }

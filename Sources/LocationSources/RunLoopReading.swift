@@ -4,7 +4,8 @@ import Foundation
 import LocationModel
 import Synchronization
 
-/// A thread's run loop, as the daemon client's reading run loop (`DaemonRunLoopReading`).
+/// A thread's run loop, as a reading run loop (`RunLoopReading`): the daemon client's, or a
+/// stream source's (`StreamWatcher`).
 package struct ReadingRunLoop: @unchecked Sendable {
   // @unchecked: Core Foundation's run loop functions may be called from any thread.
   let runLoop: CFRunLoop
@@ -16,30 +17,31 @@ package struct ReadingRunLoop: @unchecked Sendable {
   package static var current: ReadingRunLoop { ReadingRunLoop(runLoop: CFRunLoopGetCurrent()) }
 }
 
-/// A run loop (the main run loop by default) reading the daemon's socket itself while it waits,
-/// so that a manager whose delegate runs there gets each location after one wake-up, the run
-/// loop's own, instead of two (the reader thread's, then the run loop's to run what the thread
-/// handed it): `locbench latency`, through `locationd`.
+/// A run loop (the main run loop) reading a descriptor itself while it waits: the daemon's socket
+/// for the daemon client, a receiver's stream for an in-process stream source (`StreamWatcher`).
+/// A manager whose delegate runs there then gets each location after one wake-up, the run loop's
+/// own, instead of two (the reader thread's, then the run loop's to run what the thread handed
+/// it): `locbench latency`, through `locationd` and embedded.
 ///
-/// How: a version-1 run loop source whose port is an epoll instance watching the socket. On Linux,
-/// Core Foundation's run loop waits on an epoll set of its sources' ports (`CFRunLoopSourceContext1`'s
-/// `getPort` gives a descriptor), so the socket's bytes wake the waiting run loop directly, and the
-/// source's `perform` reads them. The run loop acknowledges a wake-up by reading eight bytes from
-/// the port, as from an eventfd; from an epoll instance that read fails (`EINVAL`) and takes
-/// nothing, which is why the port is not the socket itself.
+/// How: a version-1 run loop source whose port is an epoll instance watching the descriptor. On
+/// Linux, Core Foundation's run loop waits on an epoll set of its sources' ports
+/// (`CFRunLoopSourceContext1`'s `getPort` gives a descriptor), so the descriptor's bytes wake the
+/// waiting run loop directly, and the source's `perform` reads them. The run loop acknowledges a
+/// wake-up by reading eight bytes from the port, as from an eventfd; from an epoll instance that
+/// read fails (`EINVAL`) and takes nothing, which is why the port is not the descriptor itself.
 ///
 /// Which of the two reads: the reader thread waits on an epoll instance of its own, edge-triggered,
-/// and an observer of the run loop turns its interest in the socket's input off when the run loop
-/// is about to wait (`epoll_ctl`, no wake-up of the thread), and on again when the run loop wakes
-/// without bytes on the socket (for something else: it may stay busy), after its source has read,
-/// and when it leaves the run loop. So bytes that arrive while the run loop waits wake it alone,
-/// and bytes that arrive while it is busy wake the thread. Left to the run loop: bytes that arrive
-/// in the moment after it woke with bytes of its own (it reads them all) and, when it woke with
-/// bytes and for something else at once and runs the other first, until that is done. A wait on the
-/// run loop's thread for the daemon's answer turns the thread's interest on first
-/// (`DaemonClient.yieldRunLoopReading`). Both read under one lock (`DaemonConnectionReading`), so
-/// lines keep their order whoever reads them.
-final class DaemonRunLoopReading: @unchecked Sendable {
+/// and an observer of the run loop turns its interest in the descriptor's input off when the run
+/// loop is about to wait (`epoll_ctl`, no wake-up of the thread), and on again when the run loop
+/// wakes without bytes on the descriptor (for something else: it may stay busy), after its source
+/// has read, and when it leaves the run loop. So bytes that arrive while the run loop waits wake
+/// it alone, and bytes that arrive while it is busy wake the thread. Left to the run loop: bytes
+/// that arrive in the moment after it woke with bytes of its own (it reads them all) and, when it
+/// woke with bytes and for something else at once and runs the other first, until that is done. A
+/// wait on the run loop's thread for the daemon's answer turns the thread's interest on first
+/// (`DaemonClient.yieldRunLoopReading`). The owner makes both read one at a time, in order
+/// (`DaemonConnectionReading`'s lock, a stream's queue).
+package final class RunLoopReading: @unchecked Sendable {
   // @unchecked: `source`, `observer` and `runLoop` are Core Foundation objects, safe to use from
   // any thread; `source` and `observer` are set at `install`, before the reader thread starts,
   // and cleared by that thread's `uninstall`; nothing else touches them.
@@ -58,12 +60,12 @@ final class DaemonRunLoopReading: @unchecked Sendable {
   private let runLoop: CFRunLoop
   private var source: CFRunLoopSource?
   private var observer: CFRunLoopObserver?
-  /// The client's count of readings alive (`DaemonClient.runLoopReadings`).
-  private let alive: LiveCount
+  /// A count of readings alive (`DaemonClient.runLoopReadings`), if any.
+  private let alive: LiveCount?
 
   private init(
     fd: Int32, port: Int32, threadInstance: Int32, runLoop: CFRunLoop,
-    alive: LiveCount, read: @escaping @Sendable () -> Void
+    alive: LiveCount?, read: @escaping @Sendable () -> Void
   ) {
     self.fd = fd
     self.port = port
@@ -71,12 +73,12 @@ final class DaemonRunLoopReading: @unchecked Sendable {
     self.runLoop = runLoop
     self.read = read
     self.alive = alive
-    alive.value.add(1, ordering: .relaxed)
+    alive?.value.add(1, ordering: .relaxed)
   }
 
   deinit {
     Glibc.close(port)
-    alive.value.subtract(1, ordering: .relaxed)
+    alive?.value.subtract(1, ordering: .relaxed)
   }
 
   /// Adds the source and the observer to `runLoop`'s common modes.
@@ -85,18 +87,18 @@ final class DaemonRunLoopReading: @unchecked Sendable {
   ///   - threadInstance: the reader thread's epoll instance, watching `fd`'s input
   ///     (edge-triggered); the reading closes it (`closeThreadInstance`).
   ///   - target: the run loop that reads while it waits.
-  ///   - alive: the client's count of readings alive.
+  ///   - alive: a count of readings alive, if any.
   ///   - read: reads what the socket holds, on the run loop's thread.
   /// - Returns: the reading, or nil when no epoll instance could be made (the thread reads
   ///   everything then).
-  static func install(
-    fd: Int32, threadInstance: Int32, on target: ReadingRunLoop, alive: LiveCount,
+  package static func install(
+    fd: Int32, threadInstance: Int32, on target: ReadingRunLoop, alive: LiveCount? = nil,
     read: @escaping @Sendable () -> Void
-  ) -> DaemonRunLoopReading? {
+  ) -> RunLoopReading? {
     let port = cepoll_watching(fd, 0)
     guard port >= 0 else { return nil }
     let runLoop = target.runLoop
-    let reading = DaemonRunLoopReading(
+    let reading = RunLoopReading(
       fd: fd, port: port, threadInstance: threadInstance, runLoop: runLoop, alive: alive,
       read: read)
     let info = Unmanaged.passUnretained(reading).toOpaque()
@@ -106,11 +108,11 @@ final class DaemonRunLoopReading: @unchecked Sendable {
     context.release = releaseInfo
     context.getPort = { info in
       guard let info else { return -1 }
-      return Unmanaged<DaemonRunLoopReading>.fromOpaque(info).takeUnretainedValue().port
+      return Unmanaged<RunLoopReading>.fromOpaque(info).takeUnretainedValue().port
     }
     context.perform = { info in
       guard let info else { return }
-      Unmanaged<DaemonRunLoopReading>.fromOpaque(info).takeUnretainedValue().perform()
+      Unmanaged<RunLoopReading>.fromOpaque(info).takeUnretainedValue().perform()
     }
     let source = makePortRunLoopSource(&context)
     var observing = CFRunLoopObserverContext(
@@ -120,7 +122,7 @@ final class DaemonRunLoopReading: @unchecked Sendable {
       nil, activities, true, 0,
       { _, activity, info in
         guard let info else { return }
-        Unmanaged<DaemonRunLoopReading>.fromOpaque(info).takeUnretainedValue().observe(activity)
+        Unmanaged<RunLoopReading>.fromOpaque(info).takeUnretainedValue().observe(activity)
       }, &observing)
     guard let source, let observer else { return nil }
     reading.source = source
@@ -134,19 +136,19 @@ final class DaemonRunLoopReading: @unchecked Sendable {
   private static let retainInfo: @convention(c) (UnsafeRawPointer?) -> UnsafeRawPointer? = {
     info in
     guard let info else { return nil }
-    _ = Unmanaged<DaemonRunLoopReading>.fromOpaque(info).retain()
+    _ = Unmanaged<RunLoopReading>.fromOpaque(info).retain()
     return info
   }
   private static let releaseInfo: @convention(c) (UnsafeRawPointer?) -> Void = { info in
     guard let info else { return }
-    Unmanaged<DaemonRunLoopReading>.fromOpaque(info).release()
+    Unmanaged<RunLoopReading>.fromOpaque(info).release()
   }
 
   /// Removes the source and the observer; the run loop no longer reads, and the thread watches the
   /// socket's input again. Called once, by the reader thread as it ends: the source and the
   /// observer hold this object (their `info`), so they are let go of here, and its port is closed
   /// when Core Foundation lets go of them in turn.
-  func uninstall() {
+  package func uninstall() {
     if let source { CFRunLoopSourceInvalidate(source) }
     // The observer is invalidated on the run loop's own thread. Core Foundation lets go of an
     // observer's `info` when it is invalidated, while a callout to it may be under way on the run
@@ -167,7 +169,7 @@ final class DaemonRunLoopReading: @unchecked Sendable {
   }
 
   /// Closes the reader thread's epoll instance (the thread, as it ends); nothing changes it after.
-  func closeThreadInstance() {
+  package func closeThreadInstance() {
     thread.withLock { thread in
       guard thread.instance >= 0 else { return }
       Glibc.close(thread.instance)
@@ -177,7 +179,7 @@ final class DaemonRunLoopReading: @unchecked Sendable {
 
   /// Turns the reader thread's interest in the socket's input on or off. Turned on, epoll looks at
   /// the socket at once: bytes already there wake the thread.
-  func threadReads(_ on: Bool) {
+  package func threadReads(_ on: Bool) {
     thread.withLock { thread in
       guard thread.instance >= 0, thread.reads != on else { return }
       if cepoll_watch_input(thread.instance, fd, on ? 1 : 0) == 0 { thread.reads = on }
@@ -185,7 +187,7 @@ final class DaemonRunLoopReading: @unchecked Sendable {
   }
 
   /// `threadReads(true)` when called on the run loop's thread (before it waits for the daemon).
-  func threadReadsIfCurrent() {
+  package func threadReadsIfCurrent() {
     if CFRunLoopGetCurrent() === runLoop { threadReads(true) }
   }
 
@@ -238,6 +240,8 @@ private struct UncheckedObserver: @unchecked Sendable {
 /// A count of live objects, shared with the objects counted.
 package final class LiveCount: Sendable {
   package let value = Atomic<Int>(0)
+
+  package init() {}
 }
 
 /// Deliveries a reading run loop's `perform` runs itself, after it has read: a delivery for the

@@ -4,16 +4,16 @@ import Synchronization
 import TestSupport
 import Testing
 
-@testable import LocationServices
+@testable import LocationSources
 
 /// A reading run loop's reading is uninstalled by the client's reader thread while the run loop's
 /// own thread may be calling its observer: Core Foundation lets go of an observer's `info` when
 /// it is invalidated, so invalidating from the reader thread freed the reading in the middle of
-/// that callout (a crash in CI, `DaemonRunLoopReading.install`'s observer closure). The
+/// that callout (a crash in CI, `RunLoopReading.install`'s observer closure). The
 /// observer is now invalidated on the run loop's thread. This test drives that path 3,000 times
 /// against a run loop that turns all the time, and checks that every reading is let go of; the
 /// window is narrow, and three runs of it against the code before did not hit it.
-@Suite struct DaemonRunLoopReadingRaceTests {
+@Suite struct RunLoopReadingRaceTests {
   @Test func uninstallingWhileTheRunLoopTurnsDoesNotFreeTheReadingUnderIt() async throws {
     var pair: [Int32] = [-1, -1]
     try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
@@ -41,7 +41,7 @@ import Testing
     let alive = LiveCount()
     for _ in 0..<3_000 {
       // No reader thread here (-1: its interest is never turned on or off).
-      let installed = DaemonRunLoopReading.install(
+      let installed = RunLoopReading.install(
         fd: pair[0], threadInstance: -1, on: ReadingRunLoop(runLoop: runLoop.runLoop),
         alive: alive, read: {})
       guard let reading = installed else {

@@ -16,7 +16,7 @@ import Testing
 /// loop waits (one wake-up from the daemon's `send` to the delegate), and by the reader thread
 /// while the run loop is busy; lines keep their order whoever reads them, and a delegate that
 /// waits for the daemon from such a delivery is answered.
-@Suite struct DaemonRunLoopReadingTests {
+@Suite struct RunLoopReadingTests {
   final class Delegate: NSObject, CLLocationManagerDelegate, @unchecked Sendable {
     // @unchecked: an NSObject whose state is in Mutexes.
     /// Each location's latitude and whether it came on the owner's thread.

@@ -1,0 +1,75 @@
+import Dispatch
+import LocationSources
+import Synchronization
+
+/// Runs work in order, one item at a time: a FIFO of pending work drained by whichever thread
+/// finds it idle (a trampoline: work sent from inside work runs after it, not inside it).
+///
+/// With a queue (a live hub), ``run(_:)`` drains on the queue, never on the caller's stack, and
+/// ``runHere(_:)`` drains on the calling thread when nothing is being drained (else the work waits
+/// its turn, like any other): a source's thread hands a fix to the engine with no hop to another
+/// thread, which would cost a wake-up on the way from the receiver to the app
+/// (`locbench latency`). Without a queue (a manual clock), both drain on the calling thread.
+package final class HubExecutor: Sendable {
+  private let queue: DispatchQueue?
+  private let pending = Mutex<(draining: Bool, work: [@Sendable () -> Void])>((false, []))
+
+  /// An executor draining on `queue`, or on the calling thread when it is nil.
+  package init(queue: DispatchQueue?) { self.queue = queue }
+
+  /// Runs `work` after everything sent before it; never on the caller's stack with a queue.
+  package func run(_ work: @escaping @Sendable () -> Void) {
+    guard claim(work) else { return }
+    if let queue {
+      queue.async { [self] in drain() }
+    } else {
+      drain()
+    }
+  }
+
+  /// Runs `work` after everything sent before it, on the calling thread when nothing else is
+  /// running: a source's thread (the caller holds no lock the work takes), or an app's reading
+  /// run loop (``isAppThread``), which runs `work` alone and hands whatever was sent behind it
+  /// to the queue: the app's thread runs no hub work but the fix it read.
+  package func runHere(_ work: @escaping @Sendable () -> Void) {
+    guard claim(work) else { return }
+    guard let queue, RunLoopReadingDeliveries.isCollecting else {
+      drain()
+      return
+    }
+    // Nobody was draining: `work` is the only work pending.
+    let first = pending.withLock { $0.work.removeFirst() }
+    first()
+    let more = pending.withLock { pending -> Bool in
+      if pending.work.isEmpty { pending.draining = false }
+      return !pending.work.isEmpty
+    }
+    if more { queue.async { [self] in drain() } }
+  }
+
+  /// Whether the calling thread is an app's reading run loop, reading for a live hub
+  /// (`RunLoopReadingDeliveries.isCollecting`): ``runHere(_:)`` runs only its own work there.
+  package var isAppThread: Bool { queue != nil && RunLoopReadingDeliveries.isCollecting }
+
+  /// Queues the work; true when the caller must drain (nobody is).
+  private func claim(_ work: @escaping @Sendable () -> Void) -> Bool {
+    pending.withLock { pending -> Bool in
+      pending.work.append(work)
+      if pending.draining { return false }
+      pending.draining = true
+      return true
+    }
+  }
+
+  private func drain() {
+    while let next = pending.withLock({ pending -> (@Sendable () -> Void)? in
+      if pending.work.isEmpty {
+        pending.draining = false
+        return nil
+      }
+      return pending.work.removeFirst()
+    }) {
+      next()
+    }
+  }
+}
