@@ -115,8 +115,8 @@ let package = Package(
     .target(
       name: "CoreLocation",
       dependencies: [
-        "LocationServices", "LocationSources", "LocationModel", "Geodesy", "Geocoding",
-        "GeocodingService", "Contacts",
+        "LocationServices", "LocationModel", "Geodesy", "Geocoding", "GeocodingService",
+        "Contacts",
       ],
       swiftSettings: swiftSettings
     ),

@@ -1,6 +1,5 @@
 import Foundation
 import LocationServices
-import LocationSources
 import Synchronization
 
 /// Where a manager's delegate calls run: the run loop of a thread (Apple's rule), the main dispatch
@@ -55,8 +54,8 @@ struct DeliveryTarget: @unchecked Sendable {
     _ work: @escaping @Sendable () -> Void, onThisThread: Bool,
     schedule: (@escaping @Sendable () -> Void) -> Void
   ) {
-    if onThisThread, RunLoopReadingDeliveries.isCollecting,
-      waiting.count.load(ordering: .relaxed) == 0, RunLoopReadingDeliveries.take(work)
+    if onThisThread, ReadingDeliveries.isCollecting,
+      waiting.count.load(ordering: .relaxed) == 0, ReadingDeliveries.take(work)
     {
       return
     }

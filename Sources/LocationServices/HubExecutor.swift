@@ -73,3 +73,7 @@ package final class HubExecutor: Sendable {
     }
   }
 }
+
+/// The deliveries a reading run loop runs itself after it has read (`RunLoopReadingDeliveries`,
+/// from `LocationSources`), as the API layer sees them through this one.
+package typealias ReadingDeliveries = RunLoopReadingDeliveries

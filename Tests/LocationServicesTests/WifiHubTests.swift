@@ -47,6 +47,25 @@ import Testing
     return receiverOn
   }
 
+  /// Issue 19: an app's reading run loop notes a fix there only when that cannot touch the store
+  /// (no scan waits to be learned at it); else the hub notes it on its queue.
+  @Test func aFixIsNotedWithoutTheStoreOnlyWhileNoScanWaits() throws {
+    let knowledge = WifiKnowledge(store: try LocationStore.inMemory())
+    var random = SplitMix64(seed: 3)
+    let samples = Array(town.drive(seed: 3, duration: 10, start: WifiTown.epoch))
+    let first = try #require(samples.first)
+    #expect(knowledge.noteWithoutStore(town.fix(first, &random)), "no scan waits: noted")
+    // A scan long after that fix meets none: it waits for the next fix.
+    let later = try #require(samples.last)
+    #expect(later.time - first.time > 5)
+    _ = knowledge.scan(town.scan(later, &random))
+    let fix = town.fix(later, &random)
+    #expect(!knowledge.noteWithoutStore(fix), "a scan waits: left to the caller")
+    #expect(knowledge.status().known == 0)
+    knowledge.note(fix)
+    #expect(knowledge.status().known > 0, "the waiting scan was learned at the fix")
+  }
+
   @Test func theScannerLearnsBesideTheReceiverThenServesAlone() throws {
     let store = try LocationStore.inMemory()
     let knowledge = WifiKnowledge(store: store)

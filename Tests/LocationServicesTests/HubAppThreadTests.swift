@@ -1,0 +1,137 @@
+import Dispatch
+import Foundation
+import LocationEngine
+import LocationModel
+import LocationStore
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import LocationServices
+@testable import LocationSources
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Issue 19, embedded: an app's reading run loop (`RunLoopReading`; here the test's thread inside
+/// `RunLoopReadingDeliveries.collect`, as the run loop's `perform` is) runs the engine for the fix
+/// it read and delivers the locations there, and leaves the rest of the hub's work, the store
+/// first, to the hub's queue.
+@Suite struct HubAppThreadTests {
+  /// Records each delivered location's latitude and the thread it came on.
+  final class ThreadClient: HubClient {
+    let received = Mutex<[(latitude: Double, thread: pthread_t)]>([])
+
+    func hub(_ hub: LocationHub, deliver delivery: HubDelivery) {
+      guard case .locations(let fixes) = delivery else { return }
+      let thread = pthread_self()
+      received.withLock { received in
+        for fix in fixes { received.append((fix.latitude, thread)) }
+      }
+    }
+  }
+
+  /// Memory persistence that records the thread of each save of the last known location.
+  final class SaveThreads: HubPersistence {
+    let base = MemoryPersistence()
+    let saves = Mutex<[(latitude: Double, thread: pthread_t)]>([])
+
+    func authorization(app: String) -> AuthorizationSnapshot? { base.authorization(app: app) }
+    func setAuthorization(_ snapshot: AuthorizationSnapshot, app: String) {
+      base.setAuthorization(snapshot, app: app)
+    }
+    func servicesEnabled() -> Bool { base.servicesEnabled() }
+    func setServicesEnabled(_ enabled: Bool) { base.setServicesEnabled(enabled) }
+    func lastKnownLocation() -> Fix? { base.lastKnownLocation() }
+    func saveLastKnownLocation(_ fix: Fix) {
+      let thread = pthread_self()
+      saves.withLock { $0.append((fix.latitude, thread)) }
+      base.saveLastKnownLocation(fix)
+    }
+    func regions(app: String) -> [String: [(spec: RegionSpec, state: RegionState)]] {
+      base.regions(app: app)
+    }
+    func saveRegion(_ spec: RegionSpec, state: RegionState, group: String, app: String) {
+      base.saveRegion(spec, state: state, group: group, app: app)
+    }
+    func deleteRegion(identifier: String, group: String, app: String) {
+      base.deleteRegion(identifier: identifier, group: group, app: app)
+    }
+    func saveRegionStates(
+      _ states: [(identifier: String, state: RegionState)], group: String, app: String,
+      time: Double
+    ) {
+      base.saveRegionStates(states, group: group, app: app, time: time)
+    }
+    func monitorsVisits(app: String) -> Bool { base.monitorsVisits(app: app) }
+    func setVisitMonitoring(_ on: Bool, app: String, time: Double) {
+      base.setVisitMonitoring(on, app: app, time: time)
+    }
+    func commitVisit(_ visit: Visit, app: String, time: Double) throws(StoreError) {}
+  }
+
+  @Test func runHereOnAnAppsThreadRunsOnlyItsOwnWorkThere() async {
+    let executor = HubExecutor(queue: DispatchQueue(label: "test.hub"))
+    let me = pthread_self()
+    let threads = Mutex<[String: pthread_t]>([:])
+    #expect(!executor.isAppThread)
+    _ = RunLoopReadingDeliveries.collect {
+      #expect(executor.isAppThread)
+      executor.runHere {
+        threads.withLock { $0["own"] = pthread_self() }
+        // Work sent from the app's work: the hub's, not the app's.
+        executor.run { threads.withLock { $0["sent"] = pthread_self() } }
+      }
+    }
+    let own = threads.withLock { $0["own"] }
+    #expect(
+      own.map { pthread_equal($0, me) != 0 } == true, "the fix's work ran on the app's thread")
+    #expect(await eventually { threads.withLock { $0["sent"] != nil } })
+    let sent = threads.withLock { $0["sent"] }
+    #expect(sent.map { pthread_equal($0, me) == 0 } == true, "the rest ran on the hub's queue")
+    // Elsewhere (a source's own thread), runHere drains everything it finds.
+    let plain = HubExecutor(queue: DispatchQueue(label: "test.plain"))
+    let order = Mutex<[String]>([])
+    plain.runHere {
+      order.withLock { $0.append("own") }
+      plain.run { order.withLock { $0.append("sent") } }
+    }
+    #expect(order.withLock { $0 } == ["own", "sent"], "drained on the caller before returning")
+  }
+
+  @Test func aFixReadOnAnAppsThreadIsDeliveredThereAndSavedOnTheQueue() async throws {
+    let persistence = SaveThreads()
+    let source = ScriptedSource()
+    let hub = LocationHub(
+      app: "org.example.app-thread", sources: .objects { [source] }, persistence: persistence,
+      policy: .grant)
+    // Every fix saves the last known location: the store's work that must stay off the app.
+    hub.state.withLock { $0.engine.saveInterval = 0 }
+    let client = ThreadClient()
+    let id = hub.register(client)
+    hub.startUpdates(id, UpdateRequest())
+    #expect(await eventually { source.isRunning })
+    let me = pthread_self()
+    func deliveredHere() -> Double? {
+      client.received.withLock { $0.first { pthread_equal($0.thread, me) != 0 }?.latitude }
+    }
+    // The hub's queue may still be finishing the start: then the fix waits its turn there, as it
+    // should. Fixes are sent until one finds the hub idle and runs here.
+    var latitude = 50.0
+    let ranHere = await eventually {
+      latitude += 0.001
+      let fix = fix(latitude, 5, time: 1_767_225_600 + latitude * 1000)
+      _ = RunLoopReadingDeliveries.collect { source.emit(fix) }
+      return deliveredHere() != nil
+    }
+    #expect(ranHere)
+    let here = try #require(deliveredHere())
+    #expect(await eventually { persistence.saves.withLock { $0.contains { $0.latitude == here } } })
+    let saves = persistence.saves.withLock { $0 }
+    #expect(!saves.isEmpty)
+    #expect(
+      saves.allSatisfy { pthread_equal($0.thread, me) == 0 },
+      "no save of the last known location on the app's thread")
+  }
+}
