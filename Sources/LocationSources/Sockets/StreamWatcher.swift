@@ -23,9 +23,11 @@ import Synchronization
 /// the main thread's to run what this thread handed it).
 ///
 /// The descriptor is watched edge-triggered: `readable` must read until a read comes back short
-/// (or says `EAGAIN`), and, when told the peer hung up, to the end (no later edge announces it). `cancel()` may be called from any thread, once or more; the watcher then
-/// stops calling `readable` (a call in progress finishes), removes the run loop's reading, closes
-/// the descriptor with `close` on its own thread (never while a wait may still use it), and ends.
+/// (or says `EAGAIN`), and, when told the peer hung up, to the end (no later edge announces it).
+///
+/// `cancel()` may be called from any thread, once or more; the watcher then stops calling
+/// `readable` (a call in progress finishes), removes the run loop's reading, closes the descriptor
+/// with `close` on its own thread (never while a wait may still use it), and ends.
 final class StreamWatcher: Sendable {
   /// One end of the socket pair that wakes the watcher to end it; the other end is watched with
   /// the stream.
