@@ -33,42 +33,15 @@ import Testing
   }
 
   /// Memory persistence that records the thread of each save of the last known location.
-  final class SaveThreads: HubPersistence {
+  final class SaveThreads: ForwardingPersistence {
     let base = MemoryPersistence()
     let saves = Mutex<[(latitude: Double, thread: pthread_t)]>([])
 
-    func authorization(app: String) -> AuthorizationSnapshot? { base.authorization(app: app) }
-    func setAuthorization(_ snapshot: AuthorizationSnapshot, app: String) {
-      base.setAuthorization(snapshot, app: app)
-    }
-    func servicesEnabled() -> Bool { base.servicesEnabled() }
-    func setServicesEnabled(_ enabled: Bool) { base.setServicesEnabled(enabled) }
-    func lastKnownLocation() -> Fix? { base.lastKnownLocation() }
     func saveLastKnownLocation(_ fix: Fix) {
       let thread = pthread_self()
       saves.withLock { $0.append((fix.latitude, thread)) }
       base.saveLastKnownLocation(fix)
     }
-    func regions(app: String) -> [String: [(spec: RegionSpec, state: RegionState)]] {
-      base.regions(app: app)
-    }
-    func saveRegion(_ spec: RegionSpec, state: RegionState, group: String, app: String) {
-      base.saveRegion(spec, state: state, group: group, app: app)
-    }
-    func deleteRegion(identifier: String, group: String, app: String) {
-      base.deleteRegion(identifier: identifier, group: group, app: app)
-    }
-    func saveRegionStates(
-      _ states: [(identifier: String, state: RegionState)], group: String, app: String,
-      time: Double
-    ) {
-      base.saveRegionStates(states, group: group, app: app, time: time)
-    }
-    func monitorsVisits(app: String) -> Bool { base.monitorsVisits(app: app) }
-    func setVisitMonitoring(_ on: Bool, app: String, time: Double) {
-      base.setVisitMonitoring(on, app: app, time: time)
-    }
-    func commitVisit(_ visit: Visit, app: String, time: Double) throws(StoreError) {}
   }
 
   @Test func runHereOnAnAppsThreadRunsOnlyItsOwnWorkThere() async {

@@ -116,3 +116,39 @@ extension LocationHub.Sources {
     return nil
   }
 }
+
+/// A persistence that keeps everything in `base` but for what it implements itself: a test
+/// double overrides the one or two calls it watches or fails.
+package protocol ForwardingPersistence: HubPersistence {
+  var base: MemoryPersistence { get }
+}
+
+extension ForwardingPersistence {
+  package func authorization(app: String) -> AuthorizationSnapshot? { base.authorization(app: app) }
+  package func setAuthorization(_ snapshot: AuthorizationSnapshot, app: String) {
+    base.setAuthorization(snapshot, app: app)
+  }
+  package func servicesEnabled() -> Bool { base.servicesEnabled() }
+  package func setServicesEnabled(_ enabled: Bool) { base.setServicesEnabled(enabled) }
+  package func lastKnownLocation() -> Fix? { base.lastKnownLocation() }
+  package func saveLastKnownLocation(_ fix: Fix) { base.saveLastKnownLocation(fix) }
+  package func regions(app: String) -> [String: [(spec: RegionSpec, state: RegionState)]] {
+    base.regions(app: app)
+  }
+  package func saveRegion(_ spec: RegionSpec, state: RegionState, group: String, app: String) {
+    base.saveRegion(spec, state: state, group: group, app: app)
+  }
+  package func deleteRegion(identifier: String, group: String, app: String) {
+    base.deleteRegion(identifier: identifier, group: group, app: app)
+  }
+  package func saveRegionStates(
+    _ states: [(identifier: String, state: RegionState)], group: String, app: String,
+    time: Double
+  ) {
+    base.saveRegionStates(states, group: group, app: app, time: time)
+  }
+  package func monitorsVisits(app: String) -> Bool { base.monitorsVisits(app: app) }
+  package func setVisitMonitoring(_ on: Bool, app: String, time: Double) {
+    base.setVisitMonitoring(on, app: app, time: time)
+  }
+}
