@@ -15,6 +15,32 @@ package struct ReadingRunLoop: @unchecked Sendable {
 
   /// The calling thread's run loop.
   package static var current: ReadingRunLoop { ReadingRunLoop(runLoop: CFRunLoopGetCurrent()) }
+
+  /// Whether the process's main thread has ended for Core Foundation: on Linux, `dispatchMain()`
+  /// calls `pthread_exit` on it (Core Foundation's thread destructors then mark the main run loop
+  /// gone), and libdispatch keeps the thread itself parked in `sigsuspend` so that the process
+  /// does not turn into a zombie. Seen from `/proc`: the main task waits in `sigsuspend`
+  /// (`wchan`), or is a zombie. False when neither can be read.
+  static func mainThreadHasEnded() -> Bool {
+    let task = "/proc/self/task/\(getpid())/"
+    if let wchan = Self.contents(task + "wchan"), wchan.contains("sigsuspend") { return true }
+    guard let stat = Self.contents(task + "stat"),
+      let close = stat.lastIndex(of: ")"),
+      let state = stat[close...].dropFirst(2).first
+    else { return false }
+    return state == "Z" || state == "X"
+  }
+
+  /// The first 512 bytes of a small file, as text; nil when it cannot be read.
+  private static func contents(_ path: String) -> String? {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { Glibc.close(fd) }
+    var buffer = [UInt8](repeating: 0, count: 512)
+    let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+    guard count > 0 else { return nil }
+    return String(decoding: buffer[0..<count], as: UTF8.self)
+  }
 }
 
 /// A run loop (the main run loop) reading a descriptor itself while it waits: the daemon's socket
@@ -95,9 +121,12 @@ package final class RunLoopReading: @unchecked Sendable {
     fd: Int32, threadInstance: Int32, on target: ReadingRunLoop, alive: LiveCount? = nil,
     read: @escaping @Sendable () -> Void
   ) -> RunLoopReading? {
+    let runLoop = target.runLoop
+    // A main thread that has ended (`dispatchMain()` ends it on Linux) never runs its run loop
+    // again, and Core Foundation prints a complaint for each kind of thing added to it.
+    if runLoop === CFRunLoopGetMain() && ReadingRunLoop.mainThreadHasEnded() { return nil }
     let port = cepoll_watching(fd, 0)
     guard port >= 0 else { return nil }
-    let runLoop = target.runLoop
     let reading = RunLoopReading(
       fd: fd, port: port, threadInstance: threadInstance, runLoop: runLoop, alive: alive,
       read: read)

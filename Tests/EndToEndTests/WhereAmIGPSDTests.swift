@@ -49,6 +49,9 @@ struct WhereAmIGPSDTests {
     #expect(result.status == 0, "stderr: \(result.stderr)")
     // -v shows which source delivered each fix.
     #expect(result.stderr.contains("corelocation[gpsd://127.0.0.1:\(port)]: fix at"))
+    // whereami parks its main thread in `dispatchMain()`: no reading run loop is added to it, and
+    // so no complaint from Core Foundation (issue 19, `RunLoopReading.install`).
+    #expect(!result.stderr.contains("main thread has exited"), "stderr: \(result.stderr)")
     let lines = result.stdout.split(separator: "\n").map(String.init)
     #expect(lines.count == 5)
     let reported = try Self.gpsdPositions()
