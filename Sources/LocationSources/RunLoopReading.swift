@@ -185,7 +185,11 @@ package final class RunLoopReading: @unchecked Sendable {
     // `observe` (a crash seen in CI). A source keeps its `info` until it is freed itself, after
     // any callout, so the source is invalidated here at once. The block runs at the run loop's
     // next turn; a run loop that never turns again lets go of the observer with its thread.
-    if let observer {
+    // A main thread that ended after the install runs no callout, and takes no block (Core
+    // Foundation would complain): the observer is let go of here.
+    if let observer, runLoop === CFRunLoopGetMain() && ReadingRunLoop.mainThreadHasEnded() {
+      CFRunLoopObserverInvalidate(observer)
+    } else if let observer {
       let box = UncheckedObserver(observer: observer)
       CFRunLoopPerformBlock(runLoop, kCFRunLoopCommonModes) {
         CFRunLoopObserverInvalidate(box.observer)
