@@ -33,10 +33,11 @@ protocol StreamProtocol: AnyObject {
 }
 
 /// Keeps one stream open: opens the endpoint, reads it on a `StreamWatcher`'s thread (blocked in
-/// `epoll_wait`, or the context's reading run loop while it waits; the handler runs there, inside `queue.sync`, which runs a block on the calling thread
-/// when the queue is free: no hop to another thread between the last byte and the fix), feeds a
-/// `StreamProtocol`, and after any failure reopens it with `ReconnectBackoff` delays on the
-/// runtime's clock (`SourceContext.schedule`), so that a manual clock drives the retries in tests.
+/// `epoll_wait`), or on the context's reading run loop while that waits (the handler runs there,
+/// inside `queue.sync`, which runs a block on the calling thread when the queue is free: no hop to
+/// another thread between the last byte and the fix), feeds a `StreamProtocol`, and after any
+/// failure reopens it with `ReconnectBackoff` delays on the runtime's clock
+/// (`SourceContext.schedule`), so that a manual clock drives the retries in tests.
 ///
 /// Rules (ours):
 /// - An outage starts when an attempt fails or an open stream ends (end of file, a read error,
