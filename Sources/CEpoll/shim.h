@@ -3,7 +3,7 @@
 
 // epoll(7) for the daemon client's and the stream sources' reading (Glibc's Swift module leaves
 // <sys/epoll.h> out, and `struct epoll_event` is packed on x86-64, which Swift does not import):
-// an epoll instance watching one descriptor for input, and a wait that only counts what is ready.
+// an epoll instance watching one descriptor for input, and a wait that says what was reported.
 
 #include <errno.h>
 #include <sys/epoll.h>
@@ -43,19 +43,8 @@ static inline int cepoll_watch_input(int instance, int fd, int input) {
   return epoll_ctl(instance, EPOLL_CTL_MOD, fd, &event);
 }
 
-/// Waits on `instance` up to `milliseconds` (-1: no limit), retrying `EINTR`; the number of
-/// ready descriptors (0 on timeout), or -1 on another error.
-static inline int cepoll_wait(int instance, int milliseconds) {
-  struct epoll_event events[4];
-  int count;
-  do {
-    count = epoll_wait(instance, events, 4, milliseconds);
-  } while (count < 0 && errno == EINTR);
-  return count;
-}
-
-/// Waits on `instance` as `cepoll_wait` does; what the ready descriptors reported, all their
-/// events in one mask (0 on timeout), or -1 on an error other than `EINTR`.
+/// Waits on `instance` up to `milliseconds` (-1: no limit), retrying `EINTR`; what the ready
+/// descriptors reported, all their events in one mask (0 on timeout), or -1 on another error.
 static inline int cepoll_wait_events(int instance, int milliseconds) {
   struct epoll_event events[4];
   int count;

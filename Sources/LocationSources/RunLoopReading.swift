@@ -109,12 +109,12 @@ package final class RunLoopReading: @unchecked Sendable {
 
   /// Adds the source and the observer to `runLoop`'s common modes.
   /// - Parameters:
-  ///   - fd: the connected socket.
+  ///   - fd: the descriptor read (the daemon's socket, a stream source's device or connection).
   ///   - threadInstance: the reader thread's epoll instance, watching `fd`'s input
   ///     (edge-triggered); the reading closes it (`closeThreadInstance`).
   ///   - target: the run loop that reads while it waits.
   ///   - alive: a count of readings alive, if any.
-  ///   - read: reads what the socket holds, on the run loop's thread.
+  ///   - read: reads what the descriptor holds, on the run loop's thread.
   /// - Returns: the reading, or nil when no epoll instance could be made (the thread reads
   ///   everything then).
   package static func install(

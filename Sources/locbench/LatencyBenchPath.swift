@@ -172,12 +172,13 @@ final class LatencyBenchPath {
     let received = records.firstDeliveries(feed: feed)
     var latencies: [Double] = []
     var lost = 0
+    // "EPOCH MILLISECONDS" lines, only for `--samples`.
     var text = ""
     for epoch in measured {
       if let time = received[epoch], let sent = written.times[epoch] {
         let latency = Double(Int64(time) - Int64(sent)) / 1e6
         latencies.append(latency)
-        text += "\(epoch) \(latency)\n"
+        if options.samples != nil { text += "\(epoch) \(latency)\n" }
       } else {
         lost += 1
       }
