@@ -19,14 +19,10 @@ extension LatencyBench {
     defer { for run in runs { run.stop() } }
     for path in paths {
       do {
+        // A path that fails here is stopped as it goes (`LatencyBenchPath`'s deinit).
         let run = try LatencyBenchPath.start(path, options: options, trace: trace)
-        do {
-          _ = try run.preroll(
-            LatencyBenchWriter(pty: run.pty, feed: DaemonBenchFeed(rate: rate)), rate: rate)
-        } catch {
-          run.stop()
-          throw error
-        }
+        _ = try run.preroll(
+          LatencyBenchWriter(pty: run.pty, feed: DaemonBenchFeed(rate: rate)), rate: rate)
         runs.append(run)
       } catch {
         results.append(Result(path: path, rate: rate, latencies: [], lost: 0, note: "\(error)"))
