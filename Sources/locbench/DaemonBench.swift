@@ -24,9 +24,15 @@ import Foundation
 /// which sentence ends a cycle and report on it), and from the write of the next epoch (for a
 /// decoder that would wait for the next epoch to close one). Warm-up epochs are not counted. Daemon CPU is utime + stime from `/proc/PID/stat` over
 /// the measured epochs; memory is `VmRSS` and `VmHWM` from `/proc/PID/status` at the end.
+///
+/// By default the daemons run one after the other (the floor first, with at most 100 fixes), so
+/// each meets other minutes of a shared machine's noise. With `--interleave` all are set up
+/// first, their clients on one loop, and fed the same epochs in the same minutes, daemon `i` of
+/// `n` at `i / n` of each period: the ratios to the floor and to gpsd then compare like with like.
 enum DaemonBench {
   /// The run's parameters (`locbench daemon [--clients N] [--regions N] [--fixes N] [--rate HZ]
-  /// [--warmup N] [--gpsd PATH] [--locationd PATH] [--skip-gpsd] [--skip-daemon] [--skip-floor]`).
+  /// [--warmup N] [--gpsd PATH] [--locationd PATH] [--skip-gpsd] [--skip-daemon] [--skip-floor]
+  /// [--interleave]`).
   struct Options {
     var clients = 500
     var regions = 100
@@ -39,6 +45,7 @@ enum DaemonBench {
     var skipDaemon = false
     var skipFloor = false
     var clientsPerGPSD = 63
+    var interleave = false
 
     /// The epochs written: warm-up, measured, and one that closes the last measured epoch.
     var epochs: Int { warmup + fixes + 1 }
@@ -51,31 +58,23 @@ enum DaemonBench {
     guard let options = parseOptions(Array(CommandLine.arguments.dropFirst(2))) else {
       print(
         "usage: locbench daemon [--clients N] [--regions N] [--fixes N] [--rate HZ] [--warmup N]"
-          + " [--gpsd PATH] [--locationd PATH] [--skip-gpsd] [--skip-daemon] [--skip-floor]")
+          + " [--gpsd PATH] [--locationd PATH] [--skip-gpsd] [--skip-daemon] [--skip-floor]"
+          + " [--interleave]")
       return
     }
     print(
       "locbench daemon: \(options.clients) clients, \(options.fixes) fixes at "
         + "\(DaemonBenchReport.format(options.rate, 1)) Hz (plus \(options.warmup) warm-up), "
-        + "fed in real time from one NMEA TCP feed; load average \(loadAverage())")
-    var results: [DaemonBenchResult] = []
+        + "fed in real time from one NMEA TCP feed"
+        + (options.interleave ? ", the daemons interleaved" : ", one daemon after the other")
+        + "; load average \(loadAverage())")
     var skipped: [String] = []
-
-    if !options.skipFloor {
-      do {
-        results.append(try DaemonBenchFloor.measure(options))
-      } catch {
-        skipped.append("floor: not measured: \(error)")
-      }
-    }
+    var kinds: [Kind] = []
+    if !options.skipFloor { kinds.append(.floor) }
     if options.skipDaemon {
       skipped.append("locationd: skipped (--skip-daemon)")
     } else {
-      do {
-        results.append(try DaemonBenchLocationd.measure(options))
-      } catch {
-        skipped.append("locationd: not measured: \(error)")
-      }
+      kinds.append(.locationd)
     }
     if options.skipGPSD {
       skipped.append("gpsd: skipped (--skip-gpsd)")
@@ -83,13 +82,114 @@ enum DaemonBench {
       skipped.append(
         "gpsd: baseline skipped: \(options.gpsd) is not installed (Debian package gpsd)")
     } else {
-      do {
-        results.append(try DaemonBenchGPSD.measure(options))
-      } catch {
-        skipped.append("gpsd: baseline not measured: \(error)")
+      kinds.append(.gpsd)
+    }
+    var results: [DaemonBenchResult] = []
+    if options.interleave {
+      results = runInterleaved(kinds, options: options, skipped: &skipped)
+    } else {
+      for kind in kinds {
+        do {
+          results.append(try runAlone(kind, options: options))
+        } catch {
+          skipped.append("\(kind.rawValue): not measured: \(error)")
+        }
       }
     }
     DaemonBenchReport.print(results, skipped: skipped, options: options)
+  }
+
+  /// The daemons the bench can run.
+  enum Kind: String {
+    case floor, locationd, gpsd
+  }
+
+  /// Sets up `kind` on `clients` (its lines routed by `router`).
+  static func makePhase(
+    _ kind: Kind, options: Options, feed: DaemonBenchFeed, clients: DaemonBenchClients,
+    router: DaemonBenchRouter
+  ) throws -> DaemonBenchPhase {
+    switch kind {
+    case .floor:
+      return try DaemonBenchFloor(options: options, feed: feed, clients: clients, router: router)
+    case .locationd:
+      return try DaemonBenchLocationd(
+        options: options, feed: feed, clients: clients, router: router)
+    case .gpsd:
+      return try DaemonBenchGPSD(options: options, feed: feed, clients: clients, router: router)
+    }
+  }
+
+  /// Sets up, feeds and measures one daemon alone (the floor with at most 100 measured fixes).
+  static func runAlone(_ kind: Kind, options: Options) throws -> DaemonBenchResult {
+    var phaseOptions = options
+    if kind == .floor {
+      phaseOptions.fixes = min(options.fixes, 100)
+      phaseOptions.warmup = min(options.warmup, 10)
+    }
+    let clients = DaemonBenchClients()
+    defer { clients.closeAll() }
+    let router = DaemonBenchRouter()
+    let feed = DaemonBenchFeed(rate: options.rate)
+    let phase = try makePhase(
+      kind, options: phaseOptions, feed: feed, clients: clients, router: router)
+    progress("\(kind.rawValue): feeding \(phaseOptions.epochs) epochs")
+    let ownBefore = DaemonBenchSystem.ownCPUSeconds()
+    let seconds = DaemonBench.feed(
+      feed, targets: [phase.target], options: phaseOptions, clients: clients,
+      handler: router.route)
+    return try phase.result(
+      seconds: seconds, clientCPU: DaemonBenchSystem.ownCPUSeconds() - ownBefore)
+  }
+
+  /// Sets up every daemon of `kinds` on one client loop, then feeds them the same epochs in the
+  /// same minutes (`kinds[i]` of `n` at `i / n` of each period), so the machine's noise of those
+  /// minutes falls on all of them, the floor included.
+  static func runInterleaved(
+    _ kinds: [Kind], options: Options, skipped: inout [String]
+  ) -> [DaemonBenchResult] {
+    let clients = DaemonBenchClients()
+    defer { clients.closeAll() }
+    let router = DaemonBenchRouter()
+    let feed = DaemonBenchFeed(rate: options.rate)
+    var phases: [(kind: Kind, phase: DaemonBenchPhase)] = []
+    for kind in kinds {
+      do {
+        phases.append(
+          (
+            kind,
+            try makePhase(kind, options: options, feed: feed, clients: clients, router: router)
+          ))
+      } catch {
+        skipped.append("\(kind.rawValue): not measured: \(error)")
+      }
+    }
+    guard !phases.isEmpty else { return [] }
+    progress(
+      "feeding \(options.epochs) epochs to "
+        + phases.map(\.kind.rawValue).joined(separator: ", ") + ", interleaved")
+    let ownBefore = DaemonBenchSystem.ownCPUSeconds()
+    let seconds = DaemonBench.feed(
+      feed, targets: phases.map(\.phase.target), options: options, clients: clients,
+      handler: router.route)
+    let ownCPU = DaemonBenchSystem.ownCPUSeconds() - ownBefore
+    var results: [DaemonBenchResult] = []
+    for (kind, phase) in phases {
+      do {
+        results.append(try phase.result(seconds: seconds, clientCPU: nil))
+      } catch {
+        skipped.append("\(kind.rawValue): not measured: \(error)")
+      }
+    }
+    if var last = results.popLast() {
+      last.notes.append(
+        "interleaved: \(phases.count) daemons fed the same epochs, "
+          + "\(DaemonBenchReport.format(1000 / options.rate / Double(phases.count), 1)) ms apart, "
+          + "their clients on one loop; client side CPU for all "
+          + "\(DaemonBenchReport.format(ownCPU, 2)) s")
+      results.append(last)
+    }
+    return results
   }
 
   static func parseOptions(_ arguments: [String]) -> Options? {
@@ -127,6 +227,7 @@ enum DaemonBench {
       case "--skip-gpsd": options.skipGPSD = true
       case "--skip-daemon": options.skipDaemon = true
       case "--skip-floor": options.skipFloor = true
+      case "--interleave": options.interleave = true
       default: return nil
       }
       index += 1
@@ -167,39 +268,112 @@ enum DaemonBench {
   static func feed(
     _ feed: DaemonBenchFeed, to connections: [Int32], options: Options,
     clients: DaemonBenchClients, latency: DaemonBenchLatency,
-    usage: () -> DaemonBenchSystem.Usage,
+    usage: @escaping () -> DaemonBenchSystem.Usage,
     handler: (Int, UnsafeRawBufferPointer, UInt64) -> Void
   ) -> (before: DaemonBenchSystem.Usage, after: DaemonBenchSystem.Usage, seconds: Double) {
+    let target = DaemonBenchTarget(latency: latency, usage: usage)
+    target.connections = connections
+    let seconds = DaemonBench.feed(
+      feed, targets: [target], options: options, clients: clients, handler: handler)
+    return (target.before, target.after, seconds)
+  }
+
+  /// Writes every epoch to every target's feed connections, target `i` of `n` at `i / n` of each
+  /// period after the first (so interleaved daemons are fed the same epochs in the same minutes,
+  /// never at the same moment), pumping the clients in between; records the write times; after
+  /// the last write, pumps until every target's measured fixes are delivered or one more second
+  /// has passed. Each target's usage is read when its first measured epoch is written and again
+  /// at the end. Returns the wall-clock seconds from the first measured write to the end.
+  static func feed(
+    _ feed: DaemonBenchFeed, targets: [DaemonBenchTarget], options: Options,
+    clients: DaemonBenchClients, handler: (Int, UnsafeRawBufferPointer, UInt64) -> Void
+  ) -> Double {
     let period = UInt64(feed.periodMilliseconds) * 1_000_000
     let begin = DaemonBenchSystem.now() + 100_000_000
-    var before = DaemonBenchSystem.Usage(cpuSeconds: 0, residentBytes: 0, peakResidentBytes: 0)
     var measuredStart: UInt64 = 0
     for epoch in 0..<options.epochs {
-      let due = begin + UInt64(epoch) * period
-      while true {
-        let current = DaemonBenchSystem.now()
-        if current >= due { break }
-        clients.pump(timeoutMilliseconds: Int32((due - current) / 1_000_000), handler: handler)
-      }
-      if epoch == options.warmup {
-        before = usage()
-        measuredStart = DaemonBenchSystem.now()
-      }
       let bytes = feed.epoch(epoch)
-      for (index, fd) in connections.enumerated() {
-        latency.written[index][epoch] = DaemonBenchSystem.now()
-        try? DaemonBenchSystem.writeAll(fd, bytes)
-        DaemonBenchSystem.drain(fd)
+      for (slot, target) in targets.enumerated() {
+        let due =
+          begin + UInt64(epoch) * period + period * UInt64(slot) / UInt64(targets.count)
+        while true {
+          let current = DaemonBenchSystem.now()
+          if current >= due { break }
+          clients.pump(timeoutMilliseconds: Int32((due - current) / 1_000_000), handler: handler)
+        }
+        if epoch == options.warmup {
+          target.before = target.usage()
+          if slot == 0 { measuredStart = DaemonBenchSystem.now() }
+        }
+        for (index, fd) in target.connections.enumerated() {
+          target.latency.written[index][epoch] = DaemonBenchSystem.now()
+          try? DaemonBenchSystem.writeAll(fd, bytes)
+          DaemonBenchSystem.drain(fd)
+        }
       }
     }
     let deadline = DaemonBenchSystem.now() + 1_000_000_000
-    let expected = options.clients * options.fixes
     while DaemonBenchSystem.now() < deadline {
       clients.pump(timeoutMilliseconds: 10, handler: handler)
-      if latency.measuredDeliveries >= expected { break }
+      if targets.allSatisfy({
+        $0.latency.measuredDeliveries >= $0.latency.clients * $0.latency.measured.count
+      }) {
+        break
+      }
     }
-    let after = usage()
-    let seconds = Double(DaemonBenchSystem.now() - measuredStart) / 1e9
-    return (before, after, seconds)
+    for target in targets { target.after = target.usage() }
+    return Double(DaemonBenchSystem.now() - measuredStart) / 1e9
+  }
+}
+
+/// One daemon of `locbench daemon`, set up (its clients connected on the shared loop, its lines
+/// routed to it) and waiting for its feed.
+protocol DaemonBenchPhase: AnyObject {
+  /// What the feed writes to and measures.
+  var target: DaemonBenchTarget { get }
+  /// The result once fed; `clientCPU` is the bench's own CPU over the feed when this phase was
+  /// fed alone (nil: shared with the other phases).
+  func result(seconds: Double, clientCPU: Double?) throws -> DaemonBenchResult
+}
+
+/// One daemon fed by `DaemonBench.feed(_:targets:options:clients:handler:)`: the connections it
+/// reads the feed on, its latency bookkeeping, how to read its processes' usage, and that usage
+/// at the first measured write and at the end.
+final class DaemonBenchTarget {
+  /// The feed connections, one per daemon process (`latency.written`'s first index).
+  var connections: [Int32] = []
+  /// The phase's latency bookkeeping.
+  let latency: DaemonBenchLatency
+  /// The daemon processes' usage now.
+  let usage: () -> DaemonBenchSystem.Usage
+  /// The usage when the first measured epoch was written.
+  var before = DaemonBenchSystem.Usage()
+  /// The usage at the end.
+  var after = DaemonBenchSystem.Usage()
+
+  init(latency: DaemonBenchLatency, usage: @escaping () -> DaemonBenchSystem.Usage) {
+    self.latency = latency
+    self.usage = usage
+  }
+}
+
+/// Hands each line the shared client loop reads to the phase that owns the connection: phases
+/// add their connections one after the other, so each owns the indices from its first on.
+final class DaemonBenchRouter {
+  typealias Handler = (Int, UnsafeRawBufferPointer, UInt64) -> Void
+  private var phases: [(first: Int, handle: Handler)] = []
+
+  /// Routes connections from index `first` on (until the next phase's first) to `handle`, with
+  /// indices counted from `first`.
+  func add(first: Int, _ handle: @escaping Handler) {
+    phases.append((first, handle))
+  }
+
+  /// Hands the line to its phase's handler.
+  func route(_ client: Int, _ line: UnsafeRawBufferPointer, _ time: UInt64) {
+    for phase in phases.reversed() where client >= phase.first {
+      phase.handle(client - phase.first, line, time)
+      return
+    }
   }
 }

@@ -7,44 +7,30 @@ import Foundation
 /// pair), and on each epoch's RMC writes one short `locations`-style line carrying the fix's time
 /// to every client (socket pairs, blocking writes in a loop): no parsing, no JSON encoding, no
 /// queues. Its latency is what the client loop, the kernel and the scheduler add to any daemon's.
-enum DaemonBenchFloor {
-  /// Runs the floor with the options' clients and a shorter feed (at most 100 measured fixes).
-  static func measure(_ options: DaemonBench.Options) throws -> DaemonBenchResult {
-    var floorOptions = options
-    floorOptions.fixes = min(options.fixes, 100)
-    floorOptions.warmup = min(options.warmup, 10)
-    let feed = DaemonBenchFeed(rate: options.rate)
+final class DaemonBenchFloor: DaemonBenchPhase {
+  let target: DaemonBenchTarget
+  private let fixes: Int
+  private var feedEnd: Int32 = -1
+
+  /// Starts the stand-in thread and connects `options.clients` clients to it on `clients`.
+  init(
+    options: DaemonBench.Options, feed: DaemonBenchFeed, clients: DaemonBenchClients,
+    router: DaemonBenchRouter
+  ) throws {
+    fixes = options.fixes
+    let latency = DaemonBenchLatency(
+      epochs: options.epochs, measured: options.measured, clients: options.clients, feeds: 1)
+    let own = DaemonBenchSystem.Usage()
+    target = DaemonBenchTarget(latency: latency, usage: { own })
     var feedPair: [Int32] = [-1, -1]
     try DaemonBenchSystem.check(
       socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &feedPair),
       "socketpair")
-    let clients = DaemonBenchClients()
+    feedEnd = feedPair[0]
     var serverEnds: [Int32] = []
-    defer {
-      clients.closeAll()
-      close(feedPair[0])
-    }
-    for _ in 0..<options.clients {
-      var pair: [Int32] = [-1, -1]
-      try DaemonBenchSystem.check(
-        socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair),
-        "socketpair")
-      try DaemonBenchSystem.setNonBlocking(pair[0])
-      _ = clients.add(pair[0])
-      serverEnds.append(pair[1])
-    }
     let source = feedPair[1]
-    let ends = serverEnds
-    let thread = Thread {
-      fanOut(source: source, to: ends, feed: feed)
-    }
-    thread.start()
-
-    let latency = DaemonBenchLatency(
-      epochs: floorOptions.epochs, measured: floorOptions.measured, clients: options.clients,
-      feeds: 1)
     let timeKey = Array(#""time":"#.utf8)
-    let handler: (Int, UnsafeRawBufferPointer, UInt64) -> Void = { client, line, time in
+    router.add(first: clients.count) { client, line, time in
       guard let start = DaemonBenchLine.end(of: timeKey, in: line),
         let (seconds, _) = DaemonBenchLine.number(in: line, at: start)
       else { return }
@@ -52,19 +38,44 @@ enum DaemonBenchFloor {
         client: client, epoch: feed.index(ofMilliseconds: Int64((seconds * 1000).rounded())),
         at: time)
     }
-    DaemonBench.progress("floor: feeding \(floorOptions.epochs) epochs to the bench's own fan-out")
-    let own = DaemonBenchSystem.Usage(cpuSeconds: 0, residentBytes: 0, peakResidentBytes: 0)
-    let (_, _, seconds) = DaemonBench.feed(
-      feed, to: [feedPair[0]], options: floorOptions, clients: clients, latency: latency,
-      usage: { own }, handler: handler)
+    do {
+      for _ in 0..<options.clients {
+        var pair: [Int32] = [-1, -1]
+        try DaemonBenchSystem.check(
+          socketpair(
+            AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair),
+          "socketpair")
+        try DaemonBenchSystem.setNonBlocking(pair[0])
+        _ = clients.add(pair[0])
+        serverEnds.append(pair[1])
+      }
+    } catch {
+      close(source)
+      for end in serverEnds { close(end) }
+      throw error
+    }
+    target.connections = [feedEnd]
+    let ends = serverEnds
+    let thread = Thread {
+      Self.fanOut(source: source, to: ends, feed: feed)
+    }
+    thread.start()
+  }
+
+  deinit {
     // Closing our end of the feed ends the thread, which closes the client ends.
-    shutdown(feedPair[0], Int32(SHUT_RDWR))
+    shutdown(feedEnd, Int32(SHUT_RDWR))
+    close(feedEnd)
+  }
+
+  func result(seconds: Double, clientCPU: Double?) -> DaemonBenchResult {
+    let latency = target.latency
     return DaemonBenchResult(
       name: "floor", fromEpoch: latency.summary(offset: 0), fromClose: latency.summary(offset: 1),
-      headlineFromClose: false, cpuSeconds: .nan, fixes: floorOptions.fixes, seconds: seconds,
+      headlineFromClose: false, cpuSeconds: .nan, fixes: fixes, seconds: seconds,
       residentBytes: 0, peakResidentBytes: 0, processes: 0, closedClients: 0,
       notes: [
-        "floor: \(floorOptions.fixes) fixes through a thread of this process that writes a "
+        "floor: \(fixes) fixes through a thread of this process that writes a "
           + "40-byte line to each client socket on each RMC (the harness's own latency)"
       ])
   }

@@ -1,25 +1,53 @@
 import Foundation
 
 /// The baseline half of `locbench daemon`: gpsd's fan-out of the feed to `?WATCH` clients.
-enum DaemonBenchGPSD {
+final class DaemonBenchGPSD: DaemonBenchPhase {
   private static let tpv = Array(#""class":"TPV""#.utf8)
   private static let watch = Array(#""class":"WATCH""#.utf8)
   private static let timeKey = Array(#""time":""#.utf8)
 
-  /// Starts the gpsd processes, connects the clients, feeds every epoch and measures.
-  static func measure(_ options: DaemonBench.Options) throws -> DaemonBenchResult {
-    let instances = (options.clients + options.clientsPerGPSD - 1) / options.clientsPerGPSD
-    let directory = try DaemonBenchLocationd.temporaryDirectory(prefix: "locbench-gpsd")
-    var pids: [pid_t] = []
-    var feeds: [Int32] = []
-    let clients = DaemonBenchClients()
-    defer {
-      clients.closeAll()
-      for pid in pids { DaemonBenchSystem.stop(pid) }
-      for fd in feeds { close(fd) }
-      try? FileManager.default.removeItem(atPath: directory)
-    }
+  private(set) var target: DaemonBenchTarget
+  private let options: DaemonBench.Options
+  private let instances: Int
+  private var directory = ""
+  private var pids: [pid_t] = []
+  private var feeds: [Int32] = []
+  private var tpvLines = 0
+  private var setupSeconds = 0.0
+  private let clients: DaemonBenchClients
+  private let clientRange: Range<Int>
 
+  /// Starts the gpsd processes and connects the clients on `clients`, each watching.
+  init(
+    options: DaemonBench.Options, feed: DaemonBenchFeed, clients: DaemonBenchClients,
+    router: DaemonBenchRouter
+  ) throws {
+    self.options = options
+    instances = (options.clients + options.clientsPerGPSD - 1) / options.clientsPerGPSD
+    let latency = DaemonBenchLatency(
+      epochs: options.epochs, measured: options.measured, clients: options.clients,
+      feeds: instances)
+    self.clients = clients
+    clientRange = clients.count..<(clients.count + options.clients)
+    // Replaced below, once `self` can be captured.
+    target = DaemonBenchTarget(latency: latency, usage: { DaemonBenchSystem.Usage() })
+    target = DaemonBenchTarget(latency: latency) { [weak self] in
+      self?.usage() ?? DaemonBenchSystem.Usage()
+    }
+    directory = try DaemonBenchLocationd.temporaryDirectory(prefix: "locbench-gpsd")
+    try setUp(feed: feed, clients: clients, router: router)
+  }
+
+  deinit {
+    for pid in pids { DaemonBenchSystem.stop(pid) }
+    for fd in feeds { close(fd) }
+    if !directory.isEmpty { try? FileManager.default.removeItem(atPath: directory) }
+  }
+
+  private func setUp(
+    feed: DaemonBenchFeed, clients: DaemonBenchClients, router: DaemonBenchRouter
+  ) throws {
+    let latency = target.latency
     // One feed listener and one gpsd per instance, so each gpsd's feed connection is known.
     var ports: [Int] = []
     for instance in 0..<instances {
@@ -37,22 +65,20 @@ enum DaemonBenchGPSD {
           what: "gpsd \(instance) reading the feed"))
     }
 
-    let feed = DaemonBenchFeed(rate: options.rate)
-    let latency = DaemonBenchLatency(
-      epochs: options.epochs, measured: options.measured, clients: options.clients,
-      feeds: instances)
+    target.connections = feeds
     var watching = [Bool](repeating: false, count: options.clients)
     var watchingCount = 0
-    var tpvLines = 0
-    let handler: (Int, UnsafeRawBufferPointer, UInt64) -> Void = { client, line, time in
-      if DaemonBenchLine.contains(tpv, in: line) {
-        tpvLines += 1
-        guard let start = DaemonBenchLine.end(of: timeKey, in: line),
+    let first = clients.count
+    router.add(first: first) { [weak self] client, line, time in
+      guard let self else { return }
+      if DaemonBenchLine.contains(Self.tpv, in: line) {
+        self.tpvLines += 1
+        guard let start = DaemonBenchLine.end(of: Self.timeKey, in: line),
           let milliseconds = DaemonBenchLine.isoMilliseconds(in: line, at: start)
         else { return }
         latency.record(
           client: client, epoch: feed.index(ofMilliseconds: milliseconds), at: time)
-      } else if !watching[client] && DaemonBenchLine.contains(watch, in: line) {
+      } else if !watching[client] && DaemonBenchLine.contains(Self.watch, in: line) {
         watching[client] = true
         watchingCount += 1
       }
@@ -77,16 +103,18 @@ enum DaemonBenchGPSD {
       }
       let index = clients.add(fd)
       clients.send(index, line: #"?WATCH={"enable":true,"json":true}"#)
-      try DaemonBench.wait(clients, seconds: 20, what: "gpsd WATCH answers", handler: handler) {
-        client + 1 - watchingCount < 32
-      }
+      try DaemonBench.wait(
+        clients, seconds: 20, what: "gpsd WATCH answers", handler: router.route
+      ) { client + 1 - watchingCount < 32 }
     }
-    try DaemonBench.wait(clients, seconds: 20, what: "gpsd WATCH answers", handler: handler) {
-      watchingCount == options.clients
-    }
-    let setupSeconds = Double(DaemonBenchSystem.now() - setupStart) / 1e9
+    try DaemonBench.wait(
+      clients, seconds: 20, what: "gpsd WATCH answers", handler: router.route
+    ) { watchingCount == options.clients }
+    setupSeconds = Double(DaemonBenchSystem.now() - setupStart) / 1e9
+    DaemonBench.progress("gpsd: \(instances) processes ready")
+  }
 
-    func usage() -> DaemonBenchSystem.Usage {
+  private func usage() -> DaemonBenchSystem.Usage {
       var total = DaemonBenchSystem.Usage(cpuSeconds: 0, residentBytes: 0, peakResidentBytes: 0)
       for pid in pids {
         guard let one = DaemonBenchSystem.usage(of: pid) else { continue }
@@ -96,19 +124,16 @@ enum DaemonBenchGPSD {
       }
       return total
     }
-    DaemonBench.progress("gpsd: \(instances) processes ready; feeding \(options.epochs) epochs")
-    let ownBefore = DaemonBenchSystem.ownCPUSeconds()
-    let (before, after, seconds) = DaemonBench.feed(
-      feed, to: feeds, options: options, clients: clients, latency: latency, usage: usage,
-      handler: handler)
-    let ownCPU = DaemonBenchSystem.ownCPUSeconds() - ownBefore
+
+  func result(seconds: Double, clientCPU: Double?) -> DaemonBenchResult {
+    let latency = target.latency
     let single = pids.first.flatMap { DaemonBenchSystem.usage(of: $0) }
     var notes = [
       "gpsd: \(instances) processes (Debian's gpsd serves at most 64 subscribers each), "
         + "\(options.clients) WATCH clients connected in "
         + "\(DaemonBenchReport.format(setupSeconds, 2)) s; \(tpvLines) TPV lines, "
-        + "\(latency.duplicates) repeated, \(latency.unmatched) off the grid; "
-        + "client side CPU \(DaemonBenchReport.format(ownCPU, 2)) s"
+        + "\(latency.duplicates) repeated, \(latency.unmatched) off the grid"
+        + (clientCPU.map { "; client side CPU \(DaemonBenchReport.format($0, 2)) s" } ?? "")
     ]
     if let single {
       notes.append(
@@ -118,9 +143,9 @@ enum DaemonBenchGPSD {
     }
     return DaemonBenchResult(
       name: "gpsd", fromEpoch: latency.summary(offset: 0), fromClose: latency.summary(offset: 1),
-      headlineFromClose: false, cpuSeconds: after.cpuSeconds - before.cpuSeconds,
-      fixes: options.fixes, seconds: seconds, residentBytes: after.residentBytes,
-      peakResidentBytes: after.peakResidentBytes, processes: instances,
-      closedClients: clients.closedCount, notes: notes)
+      headlineFromClose: false, cpuSeconds: target.after.cpuSeconds - target.before.cpuSeconds,
+      fixes: options.fixes, seconds: seconds, residentBytes: target.after.residentBytes,
+      peakResidentBytes: target.after.peakResidentBytes, processes: instances,
+      closedClients: clientRange.count { !clients.isOpen($0) }, notes: notes)
   }
 }

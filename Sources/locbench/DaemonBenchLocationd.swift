@@ -2,7 +2,7 @@ import Foundation
 
 /// The locationd half of `locbench daemon`: the built `locationd` as a child process, clients
 /// speaking protocol v1 over its Unix socket.
-enum DaemonBenchLocationd {
+final class DaemonBenchLocationd: DaemonBenchPhase {
   private static let locations = Array(#""type":"locations""#.utf8)
   private static let welcome = Array(#""type":"welcome""#.utf8)
   private static let regionStarted = Array(#""type":"regionStarted""#.utf8)
@@ -124,23 +124,91 @@ enum DaemonBenchLocationd {
     }
   }
 
-  /// Starts locationd, connects and sets up the clients, feeds every epoch and measures.
-  static func measure(_ options: DaemonBench.Options) throws -> DaemonBenchResult {
-    let program = try executable(options)
-    let directory = try temporaryDirectory(prefix: "locbench-locationd")
-    let socketPath = "\(directory)/socket"
-    let logPath = "\(directory)/locationd.log"
-    let (listener, feedPort) = try DaemonBenchSystem.listenLoopback()
-    var feedConnection: Int32 = -1
-    var pid: pid_t = 0
-    let clients = DaemonBenchClients()
-    defer {
-      clients.closeAll()
-      if pid > 0 { DaemonBenchSystem.stop(pid) }
-      close(listener)
-      if feedConnection >= 0 { close(feedConnection) }
-      try? FileManager.default.removeItem(atPath: directory)
+  private(set) var target: DaemonBenchTarget
+  private let options: DaemonBench.Options
+  private let clients: DaemonBenchClients
+  private let clientRange: Range<Int>
+  private var directory = ""
+  private var logPath = ""
+  private var listener: Int32 = -1
+  private var feedConnection: Int32 = -1
+  private var pid: pid_t = 0
+  private var welcomed = 0
+  private var startedTotal = 0
+  private var failedRegions = 0
+  private var errors: [String] = []
+  private var locationLines = 0
+  private var connectSeconds = 0.0
+  private var regionSeconds = 0.0
+  private var growth = ""
+  private var afterSetup: DaemonBenchSystem.Usage?
+
+  /// Starts locationd, connects and sets up the clients on `clients`, starts their updates and
+  /// waits until the daemon reads the feed.
+  init(
+    options: DaemonBench.Options, feed: DaemonBenchFeed, clients: DaemonBenchClients,
+    router: DaemonBenchRouter
+  ) throws {
+    self.options = options
+    self.clients = clients
+    clientRange = clients.count..<(clients.count + options.clients)
+    let latency = DaemonBenchLatency(
+      epochs: options.epochs, measured: options.measured, clients: options.clients, feeds: 1)
+    // Replaced below, once `self` can be captured.
+    target = DaemonBenchTarget(latency: latency, usage: { DaemonBenchSystem.Usage() })
+    target = DaemonBenchTarget(latency: latency) { [weak self] in
+      self.flatMap { DaemonBenchSystem.usage(of: $0.pid) } ?? DaemonBenchSystem.Usage()
     }
+    let first = clients.count
+    router.add(first: first) { [weak self] client, line, time in
+      self?.handle(client, line, time, feed: feed)
+    }
+    try start()
+    try connectClients(router: router)
+    try addRegions(router: router)
+    try startUpdates(router: router)
+  }
+
+  deinit {
+    if pid > 0 { DaemonBenchSystem.stop(pid) }
+    if listener >= 0 { close(listener) }
+    if feedConnection >= 0 { close(feedConnection) }
+    if !directory.isEmpty { try? FileManager.default.removeItem(atPath: directory) }
+  }
+
+  private func handle(
+    _ client: Int, _ line: UnsafeRawBufferPointer, _ time: UInt64, feed: DaemonBenchFeed
+  ) {
+    if Self.recordLocations(line, client: client, at: time, feed: feed, latency: target.latency) {
+      locationLines += 1
+    } else if DaemonBenchLine.contains(Self.regionStarted, in: line) {
+      startedTotal += 1
+    } else if DaemonBenchLine.contains(Self.regionFailed, in: line) {
+      startedTotal += 1
+      failedRegions += 1
+    } else if DaemonBenchLine.contains(Self.welcome, in: line) {
+      welcomed += 1
+    } else if DaemonBenchLine.contains(Self.error, in: line) {
+      if errors.count < 3 { errors.append(String(decoding: line, as: UTF8.self)) }
+    }
+  }
+
+  private func failure(_ text: String) -> DaemonBenchSystem.Failure {
+    Self.failure(text, logPath: logPath)
+  }
+
+  /// Throws the first error line locationd sent, if any.
+  private func checkErrors() throws {
+    if !errors.isEmpty { throw failure("error from locationd: \(errors[0])") }
+  }
+
+  /// Starts the daemon with a private socket, store and configuration.
+  private func start() throws {
+    let program = try Self.executable(options)
+    directory = try Self.temporaryDirectory(prefix: "locbench-locationd")
+    logPath = "\(directory)/locationd.log"
+    let feedPort: Int
+    (listener, feedPort) = try DaemonBenchSystem.listenLoopback()
     // The 500 clients stand for 500 apps, but they are one uid here: the per-uid caps (256
     // connections, 10,000 regions, 10,000 requests a second) are raised to what 500 apps of
     // their own uids would have.
@@ -154,59 +222,36 @@ enum DaemonBenchLocationd {
     pid = try DaemonBenchSystem.spawn(
       program,
       [
-        "--foreground", "--socket", socketPath, "--store", "\(directory)/store.sqlite",
-        "--source", "nmea+tcp://127.0.0.1:\(feedPort)", "--policy", "grant", "--config",
-        configuration,
+        "--foreground", "--socket", "\(directory)/socket", "--store",
+        "\(directory)/store.sqlite", "--source", "nmea+tcp://127.0.0.1:\(feedPort)", "--policy",
+        "grant", "--config", configuration,
       ], logPath: logPath)
-    func failure(_ text: String) -> DaemonBenchSystem.Failure {
-      Self.failure(text, logPath: logPath)
-    }
+  }
 
-    let feed = DaemonBenchFeed(rate: options.rate)
-    let latency = DaemonBenchLatency(
-      epochs: options.epochs, measured: options.measured, clients: options.clients, feeds: 1)
-    var welcomed = 0
-    var started = [Int](repeating: 0, count: options.clients)
-    var startedTotal = 0
-    var failedRegions = 0
-    var errors: [String] = []
-    var locationLines = 0
-    let handler: (Int, UnsafeRawBufferPointer, UInt64) -> Void = { client, line, time in
-      if recordLocations(line, client: client, at: time, feed: feed, latency: latency) {
-        locationLines += 1
-      } else if DaemonBenchLine.contains(regionStarted, in: line) {
-        started[client] += 1
-        startedTotal += 1
-      } else if DaemonBenchLine.contains(regionFailed, in: line) {
-        started[client] += 1
-        startedTotal += 1
-        failedRegions += 1
-      } else if DaemonBenchLine.contains(welcome, in: line) {
-        welcomed += 1
-      } else if DaemonBenchLine.contains(error, in: line) {
-        if errors.count < 3 { errors.append(String(decoding: line, as: UTF8.self)) }
-      }
-    }
-
-    // Wait for the socket, then connect every client and say hello (at most 32 unanswered).
+  /// Waits for the socket, then connects every client and says hello (at most 32 unanswered).
+  private func connectClients(router: DaemonBenchRouter) throws {
     let setupStart = DaemonBenchSystem.now()
     let deadline = setupStart + 20_000_000_000
     for client in 0..<options.clients {
-      let fd = try connect(socketPath, daemon: &pid, logPath: logPath, deadline: deadline)
-      _ = clients.add(fd)
-      clients.send(client, line: helloLine)
-      try DaemonBench.wait(clients, seconds: 20, what: "locationd welcomes", handler: handler) {
-        client + 1 - welcomed < 32 || !errors.isEmpty
-      }
-      if !errors.isEmpty { throw failure("error from locationd: \(errors[0])") }
+      let fd = try Self.connect(
+        "\(directory)/socket", daemon: &pid, logPath: logPath, deadline: deadline)
+      let index = clients.add(fd)
+      clients.send(index, line: Self.helloLine)
+      try DaemonBench.wait(
+        clients, seconds: 20, what: "locationd welcomes", handler: router.route
+      ) { client + 1 - welcomed < 32 || !errors.isEmpty }
+      try checkErrors()
     }
-    try DaemonBench.wait(clients, seconds: 20, what: "locationd welcomes", handler: handler) {
-      welcomed == options.clients || !errors.isEmpty
-    }
-    if !errors.isEmpty { throw failure("error from locationd: \(errors[0])") }
-    let connectSeconds = Double(DaemonBenchSystem.now() - setupStart) / 1e9
+    try DaemonBench.wait(
+      clients, seconds: 20, what: "locationd welcomes", handler: router.route
+    ) { welcomed == options.clients || !errors.isEmpty }
+    try checkErrors()
+    connectSeconds = Double(DaemonBenchSystem.now() - setupStart) / 1e9
+  }
 
-    // Register and add the regions, one client at a time (at most 4 clients' regions pending).
+  /// Registers each client and adds its regions, one client at a time (at most 4 clients'
+  /// regions pending).
+  private func addRegions(router: DaemonBenchRouter) throws {
     let regionStart = DaemonBenchSystem.now()
     DaemonBench.progress(
       "locationd: adding \(options.clients * options.regions) regions over \(options.clients) "
@@ -218,24 +263,23 @@ enum DaemonBenchLocationd {
       if options.clients >= 10 && client % (options.clients / 10) == 0 {
         tenths.append(DaemonBenchSystem.now())
       }
-      var batch: [UInt8] = Array(registerLine.utf8) + [10]
+      var batch: [UInt8] = Array(Self.registerLine.utf8) + [10]
       for index in 0..<options.regions {
-        batch.append(contentsOf: region(client: client, index: index).utf8)
+        batch.append(contentsOf: Self.region(client: client, index: index).utf8)
         batch.append(10)
       }
-      clients.send(client, batch)
+      clients.send(clientRange.lowerBound + client, batch)
       try DaemonBench.wait(
-        clients, seconds: 60, what: "locationd regionStarted answers", handler: handler
+        clients, seconds: 60, what: "locationd regionStarted answers", handler: router.route
       ) { startedTotal >= (client - 3) * options.regions || !errors.isEmpty }
-      if !errors.isEmpty { throw failure("error from locationd: \(errors[0])") }
+      try checkErrors()
     }
     try DaemonBench.wait(
-      clients, seconds: 60, what: "locationd regionStarted answers", handler: handler
+      clients, seconds: 60, what: "locationd regionStarted answers", handler: router.route
     ) { startedTotal >= options.clients * options.regions || !errors.isEmpty }
-    if !errors.isEmpty { throw failure("error from locationd: \(errors[0])") }
+    try checkErrors()
     let regionEnd = DaemonBenchSystem.now()
-    let regionSeconds = Double(regionEnd - regionStart) / 1e9
-    var growth = ""
+    regionSeconds = Double(regionEnd - regionStart) / 1e9
     if tenths.count >= 10 {
       let first = Double(tenths[1] - tenths[0]) / 1e9
       let last = Double(regionEnd - tenths[9]) / 1e9
@@ -243,16 +287,18 @@ enum DaemonBenchLocationd {
         "; first tenth \(DaemonBenchReport.format(first, 2)) s, last tenth "
         + "\(DaemonBenchReport.format(last, 2)) s"
     }
-    DaemonBench.progress("locationd: regions added; feeding \(options.epochs) epochs")
-    let afterSetup = DaemonBenchSystem.usage(of: pid)
+    afterSetup = DaemonBenchSystem.usage(of: pid)
+  }
 
-    for client in 0..<options.clients {
-      clients.send(client, line: startUpdatesLine)
+  /// Starts every client's updates; the source starts with the first: waits until locationd
+  /// connects to the feed.
+  private func startUpdates(router: DaemonBenchRouter) throws {
+    for client in clientRange {
+      clients.send(client, line: Self.startUpdatesLine)
     }
-    // The source starts with the first startUpdates: locationd connects to the feed.
     let acceptDeadline = DaemonBenchSystem.now() + 20_000_000_000
     while feedConnection < 0 {
-      clients.pump(timeoutMilliseconds: 0, handler: handler)
+      clients.pump(timeoutMilliseconds: 0, handler: router.route)
       do {
         feedConnection = try DaemonBenchSystem.accept(
           listener, deadline: min(acceptDeadline, DaemonBenchSystem.now() + 50_000_000),
@@ -261,24 +307,23 @@ enum DaemonBenchLocationd {
         if DaemonBenchSystem.now() > acceptDeadline { throw failure("\(error)") }
       }
     }
+    target.connections = [feedConnection]
+    DaemonBench.progress("locationd: regions added, updates started, the feed connected")
+  }
 
-    let ownBefore = DaemonBenchSystem.ownCPUSeconds()
-    let empty = DaemonBenchSystem.Usage(cpuSeconds: 0, residentBytes: 0, peakResidentBytes: 0)
-    let (before, after, seconds) = DaemonBench.feed(
-      feed, to: [feedConnection], options: options, clients: clients, latency: latency,
-      usage: { DaemonBenchSystem.usage(of: pid) ?? empty }, handler: handler)
-    let ownCPU = DaemonBenchSystem.ownCPUSeconds() - ownBefore
+  func result(seconds: Double, clientCPU: Double?) throws -> DaemonBenchResult {
     if DaemonBenchSystem.hasExited(pid) {
       pid = 0
       throw failure("locationd exited during the run")
     }
+    let latency = target.latency
     var notes = [
       "locationd: \(options.clients) connections (one app: all from this process) in "
         + "\(DaemonBenchReport.format(connectSeconds, 2)) s; \(options.clients * options.regions) "
         + "regions added in \(DaemonBenchReport.format(regionSeconds, 2)) s "
         + "(\(failedRegions) failed\(growth)); \(locationLines) locations lines, "
-        + "\(latency.duplicates) repeated fixes, \(latency.unmatched) off the grid; "
-        + "client side CPU \(DaemonBenchReport.format(ownCPU, 2)) s"
+        + "\(latency.duplicates) repeated fixes, \(latency.unmatched) off the grid"
+        + (clientCPU.map { "; client side CPU \(DaemonBenchReport.format($0, 2)) s" } ?? "")
     ]
     if let afterSetup {
       notes.append(
@@ -290,8 +335,9 @@ enum DaemonBenchLocationd {
     return DaemonBenchResult(
       name: "locationd", fromEpoch: latency.summary(offset: 0),
       fromClose: latency.summary(offset: 1), headlineFromClose: false,
-      cpuSeconds: after.cpuSeconds - before.cpuSeconds, fixes: options.fixes, seconds: seconds,
-      residentBytes: after.residentBytes, peakResidentBytes: after.peakResidentBytes,
-      processes: 1, closedClients: clients.closedCount, notes: notes)
+      cpuSeconds: target.after.cpuSeconds - target.before.cpuSeconds, fixes: options.fixes,
+      seconds: seconds, residentBytes: target.after.residentBytes,
+      peakResidentBytes: target.after.peakResidentBytes, processes: 1,
+      closedClients: clientRange.count { !clients.isOpen($0) }, notes: notes)
   }
 }

@@ -82,6 +82,14 @@ enum DaemonBenchReport {
             "; the harness alone (floor) has p99 \(format($0.headline.p99, 2)) ms on this "
               + "machine at this load"
           } ?? ""))
+      if let floor {
+        let ratio = p99 / floor.headline.p99
+        Swift.print(
+          "locationd p99 / the floor's: \(format(ratio, 2))x (target at most 1.1x: "
+            + "\(ratio <= 1.1 ? "met" : "NOT met")"
+            + (options.interleave
+              ? ", fed in the same minutes)" : "; run one after the other, see --interleave)"))
+      }
     }
     for result in results {
       if result.closedClients > 0 {

@@ -242,11 +242,11 @@ enum DaemonBenchSystem {
   /// CPU and memory of one process, from `/proc/PID/stat` and `/proc/PID/status`.
   struct Usage {
     /// User plus system CPU time, seconds.
-    var cpuSeconds: Double
+    var cpuSeconds: Double = 0
     /// Resident set size now, bytes (`VmRSS`).
-    var residentBytes: Int
+    var residentBytes: Int = 0
     /// Peak resident set size, bytes (`VmHWM`).
-    var peakResidentBytes: Int
+    var peakResidentBytes: Int = 0
   }
 
   /// The usage of process `pid`, or nil when it cannot be read.
