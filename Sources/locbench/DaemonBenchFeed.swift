@@ -33,6 +33,23 @@ struct DaemonBenchFeed {
     return Int(index)
   }
 
+  /// The position of epoch `index` as its sentences carry it (longitude rounded to the
+  /// sentence's 10^-5 minutes), degrees, and its time (Unix seconds).
+  func position(_ index: Int) -> (latitude: Double, longitude: Double, time: Double) {
+    let milliseconds = startMilliseconds + Int64(index) * periodMilliseconds
+    let minutes100k = Int(((longitude(index) - 5) * 60 * 100_000).rounded())
+    return (
+      Self.latitude, 5 + Double(minutes100k) / 100_000 / 60, Double(milliseconds) / 1000
+    )
+  }
+
+  /// The longitude of epoch `index` (10 m/s east: metres per degree of longitude at 52° on the
+  /// sphere are close enough here), degrees.
+  private func longitude(_ index: Int) -> Double {
+    let metres = 10 * Double(index) * Double(periodMilliseconds) / 1000
+    return Self.longitude + metres / (111_320 * cos(Self.latitude * .pi / 180))
+  }
+
   /// The bytes of epoch `index`: an RMC and a GGA sentence, CR LF terminated.
   func epoch(_ index: Int) -> [UInt8] {
     let milliseconds = startMilliseconds + Int64(index) * periodMilliseconds
@@ -46,11 +63,8 @@ struct DaemonBenchFeed {
     let date =
       digits(Int(calendar.tm_mday), 2) + digits(Int(calendar.tm_mon) + 1, 2)
       + digits(Int(calendar.tm_year) % 100, 2)
-    // 10 m/s east: metres per degree of longitude at 52° on the sphere are close enough here.
-    let metres = 10 * Double(index) * Double(periodMilliseconds) / 1000
-    let longitude = Self.longitude + metres / (111_320 * cos(Self.latitude * .pi / 180))
     let lat = angle(Self.latitude, degreeDigits: 2)
-    let lon = angle(longitude, degreeDigits: 3)
+    let lon = angle(longitude(index), degreeDigits: 3)
     var bytes: [UInt8] = []
     NMEABench.sentence("GPRMC,\(clock),A,\(lat),N,\(lon),E,19.438,90.00,\(date),,,A", into: &bytes)
     NMEABench.sentence("GPGGA,\(clock),\(lat),N,\(lon),E,1,10,0.90,12.0,M,47.0,M,,", into: &bytes)

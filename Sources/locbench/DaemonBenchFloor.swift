@@ -1,12 +1,16 @@
 import Foundation
+import LocationModel
+import LocationProtocol
 
 /// The measuring floor of `locbench daemon`: the least fan-out latency this harness can see on
 /// this machine under its present load.
 ///
 /// A thread of the bench process stands in for a daemon: it reads the same NMEA feed (a socket
-/// pair), and on each epoch's RMC writes one short `locations`-style line carrying the fix's time
-/// to every client (socket pairs, blocking writes in a loop): no parsing, no JSON encoding, no
-/// queues. Its latency is what the client loop, the kernel and the scheduler add to any daemon's.
+/// pair), and on each epoch's RMC writes that epoch's `locations` line to every client (socket
+/// pairs, blocking writes in a loop): no parsing, no queues, and the lines encoded before the
+/// run, by the daemon's own encoder, in the shape and length `locationd` sends them (about 390
+/// bytes), so the client loop reads and matches the same bytes for both. Its latency is what the
+/// client loop, the kernel and the scheduler add to any daemon's.
 final class DaemonBenchFloor: DaemonBenchPhase {
   let target: DaemonBenchTarget
   private let fixes: Int
@@ -29,14 +33,9 @@ final class DaemonBenchFloor: DaemonBenchPhase {
     feedEnd = feedPair[0]
     var serverEnds: [Int32] = []
     let source = feedPair[1]
-    let timeKey = Array(#""time":"#.utf8)
     router.add(first: clients.count) { client, line, time in
-      guard let start = DaemonBenchLine.end(of: timeKey, in: line),
-        let (seconds, _) = DaemonBenchLine.number(in: line, at: start)
-      else { return }
-      latency.record(
-        client: client, epoch: feed.index(ofMilliseconds: Int64((seconds * 1000).rounded())),
-        at: time)
+      _ = DaemonBenchLocationd.recordLocations(
+        line, client: client, at: time, feed: feed, latency: latency)
     }
     do {
       for _ in 0..<options.clients {
@@ -56,8 +55,9 @@ final class DaemonBenchFloor: DaemonBenchPhase {
     }
     target.connections = [feedEnd]
     let ends = serverEnds
+    let lines = (0..<options.epochs).map { Self.line(feed, epoch: $0) }
     let thread = Thread {
-      Self.fanOut(source: source, to: ends, feed: feed)
+      Self.fanOut(source: source, to: ends, lines: lines)
     }
     thread.start()
   }
@@ -75,14 +75,27 @@ final class DaemonBenchFloor: DaemonBenchPhase {
       headlineFromClose: false, cpuSeconds: .nan, fixes: fixes, seconds: seconds,
       residentBytes: 0, peakResidentBytes: 0, processes: 0, closedClients: 0,
       notes: [
-        "floor: \(fixes) fixes through a thread of this process that writes a "
-          + "40-byte line to each client socket on each RMC (the harness's own latency)"
+        "floor: \(fixes) fixes through a thread of this process that writes the epoch's "
+          + "locations line, encoded before the run, to each client socket on each RMC (the "
+          + "harness's own latency)"
       ])
   }
 
-  /// The stand-in daemon: counts RMC sentences on `source` and writes the matching fix time to
-  /// every socket in `ends`; closes them all when `source` ends.
-  private static func fanOut(source: Int32, to ends: [Int32], feed: DaemonBenchFeed) {
+  /// Epoch `epoch`'s `locations` line as `locationd` encodes it for a client reading the feed
+  /// (the values its NMEA decoder gives the feed's RMC and GGA).
+  static func line(_ feed: DaemonBenchFeed, epoch: Int) -> [UInt8] {
+    let position = feed.position(epoch)
+    let fix = Fix(
+      latitude: position.latitude, longitude: position.longitude, altitude: 12,
+      ellipsoidalAltitude: 59, horizontalAccuracy: 3.6, speed: 19.438 * 1852 / 3600, course: 90,
+      time: position.time, quality: .autonomous, satellitesUsed: 10,
+      source: "nmea+tcp://127.0.0.1:40000")
+    return DaemonProtocol.encodeLocations(client: 1, fixesJSON: DaemonProtocol.encodeFixes([fix]))
+  }
+
+  /// The stand-in daemon: counts RMC sentences on `source` and writes the matching line of
+  /// `lines` to every socket in `ends`; closes them all when `source` ends.
+  private static func fanOut(source: Int32, to ends: [Int32], lines: [[UInt8]]) {
     var buffer = [UInt8](repeating: 0, count: 4096)
     let marker = Array("$GPRMC".utf8)
     var epoch = 0
@@ -101,11 +114,8 @@ final class DaemonBenchFloor: DaemonBenchPhase {
         }
       }
       if carry.count >= marker.count { carry.removeFirst(carry.count - marker.count + 1) }
-      for _ in 0..<found {
-        let milliseconds = feed.startMilliseconds + Int64(epoch) * feed.periodMilliseconds
-        let seconds = Double(milliseconds) / 1000
-        let line = Array(#"{"type":"locations","time":\#(seconds)}"#.utf8) + [10]
-        for end in ends { try? DaemonBenchSystem.writeAll(end, line) }
+      for _ in 0..<found where epoch < lines.count {
+        for end in ends { try? DaemonBenchSystem.writeAll(end, lines[epoch]) }
         epoch += 1
       }
     }

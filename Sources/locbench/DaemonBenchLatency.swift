@@ -59,6 +59,9 @@ final class DaemonBenchLatency {
     var p99: Double
     /// The worst, ms.
     var maximum: Double
+    /// The median over the epochs of the first client's latency (the daemon's own delay before
+    /// its first write, plus one client's read), ms.
+    var firstP50: Double = .nan
   }
 
   /// Latencies of the measured epochs, from the write of epoch `e + offset` (0: the epoch
@@ -67,14 +70,20 @@ final class DaemonBenchLatency {
   func summary(offset: Int) -> Summary {
     var latencies: [Int64] = []
     latencies.reserveCapacity(clients * measured.count)
+    var firsts = [Int64](repeating: .max, count: epochs)
     for client in 0..<clients {
       let feed = written[feedOfClient[client]]
       for epoch in measured where epoch + offset < epochs {
         let time = received[client * epochs + epoch]
         let start = feed[epoch + offset]
-        if time != 0 && start != 0 { latencies.append(Int64(time) - Int64(start)) }
+        if time != 0 && start != 0 {
+          let latency = Int64(time) - Int64(start)
+          latencies.append(latency)
+          firsts[epoch] = min(firsts[epoch], latency)
+        }
       }
     }
+    let firstSorted = firsts.filter { $0 != .max }.sorted()
     latencies.sort()
     func percentile(_ fraction: Double) -> Double {
       guard !latencies.isEmpty else { return .nan }
@@ -84,7 +93,8 @@ final class DaemonBenchLatency {
     }
     return Summary(
       delivered: latencies.count, expected: clients * measured.count, p50: percentile(0.5),
-      p99: percentile(0.99), maximum: percentile(1))
+      p99: percentile(0.99), maximum: percentile(1),
+      firstP50: firstSorted.isEmpty ? .nan : Double(firstSorted[firstSorted.count / 2]) / 1e6)
   }
 }
 

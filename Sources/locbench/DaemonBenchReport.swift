@@ -29,6 +29,7 @@ enum DaemonBenchReport {
       ("latency p50, ms (fan-out)", { $0.headline.p50 }, 2, true),
       ("latency p99, ms (fan-out)", { $0.headline.p99 }, 2, true),
       ("latency max, ms (fan-out)", { $0.headline.maximum }, 2, true),
+      ("first client of a fix p50, ms", { $0.headline.firstP50 }, 2, true),
       ("feed to client p50, ms", { $0.fromEpoch.p50 }, 2, false),
       ("feed to client p99, ms", { $0.fromEpoch.p99 }, 2, false),
       (
