@@ -56,8 +56,8 @@ final class AppHost: HubClient {
   }
 
   private let state: Mutex<State>
-  /// The last fixes encoded for the app's managers (`encodedFixes`).
-  private let lastEncoded = Mutex<(fixes: [Fix], reduced: Bool, json: [UInt8])?>(nil)
+  /// The last fixes encoded for the app's managers (`encodedLocations`).
+  private let lastEncoded = Mutex<EncodedLocations?>(nil)
 
   /// The store's kind for a kept `regionEvents` message.
   static let pendingKind = "regionEvents"
@@ -418,16 +418,20 @@ final class AppHost: HubClient {
     hub.authorization.isReduced ? fixes.map(reducer.apply) : fixes
   }
 
-  /// The fixes as the app may see them (`visible`), encoded: once per delivery to all the app's
-  /// managers, which receive the same fixes one after another on the hub's executor.
-  func encodedFixes(_ fixes: [Fix]) -> [UInt8] {
+  /// The `locations` line for manager `client` of a connection, with the fixes as the app may
+  /// see them (`visible`): the fixes are encoded once per delivery to all the app's managers,
+  /// which receive the same fixes one after another on the hub's executor, and the line once
+  /// per manager number (most connections have one manager, number 1: a daemon serving 500
+  /// such connections builds one line per fix and sends the same bytes 500 times).
+  func encodedLocations(client: Int, fixes: [Fix]) -> [UInt8] {
     let reduced = hub.authorization.isReduced
-    if let cached = lastEncoded.withLock({ $0 }), cached.reduced == reduced, cached.fixes == fixes {
-      return cached.json
+    return lastEncoded.withLock { cache in
+      if cache?.fixes != fixes || cache?.reduced != reduced {
+        let json = DaemonProtocol.encodeFixes(reduced ? fixes.map(reducer.apply) : fixes)
+        cache = EncodedLocations(fixes: fixes, reduced: reduced, json: json)
+      }
+      return cache!.line(client: client)
     }
-    let json = DaemonProtocol.encodeFixes(reduced ? fixes.map(reducer.apply) : fixes)
-    lastEncoded.withLock { $0 = (fixes, reduced, json) }
-    return json
   }
 
   /// Runs `body` on the hub's executor after every call made to the hub before this one (a
@@ -501,8 +505,7 @@ final class ManagerProxy: HubClient {
   func hub(_ hub: LocationHub, deliver delivery: HubDelivery) {
     switch delivery {
     case .locations(let fixes):
-      let line = DaemonProtocol.encodeLocations(
-        client: client, fixesJSON: host.encodedFixes(fixes))
+      let line = host.encodedLocations(client: client, fixes: fixes)
       if LatencyTrace.isOn, let last = fixes.last {
         LatencyTrace.mark(.encoded, fixTime: last.time)
       }

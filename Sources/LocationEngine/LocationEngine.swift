@@ -328,7 +328,7 @@ package struct LocationEngine: Sendable {
     var completed = false
     let start = effects.count
     // One array for every client's delivery of this fix: a daemon serving 500 managers makes
-    // one allocation, not 500, and the encoder sees one batch (`AppHost.encodedFixes`).
+    // one allocation, not 500, and the encoder sees one batch (`AppHost.encodedLocations`).
     let batch = [fix]
     effects.reserveCapacity(effects.count + sessions.count + 4)
     // Most engines serve one client; avoid sorting in that case.

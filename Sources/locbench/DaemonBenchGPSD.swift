@@ -115,15 +115,15 @@ final class DaemonBenchGPSD: DaemonBenchPhase {
   }
 
   private func usage() -> DaemonBenchSystem.Usage {
-      var total = DaemonBenchSystem.Usage(cpuSeconds: 0, residentBytes: 0, peakResidentBytes: 0)
-      for pid in pids {
-        guard let one = DaemonBenchSystem.usage(of: pid) else { continue }
-        total.cpuSeconds += one.cpuSeconds
-        total.residentBytes += one.residentBytes
-        total.peakResidentBytes += one.peakResidentBytes
-      }
-      return total
+    var total = DaemonBenchSystem.Usage(cpuSeconds: 0, residentBytes: 0, peakResidentBytes: 0)
+    for pid in pids {
+      guard let one = DaemonBenchSystem.usage(of: pid) else { continue }
+      total.cpuSeconds += one.cpuSeconds
+      total.residentBytes += one.residentBytes
+      total.peakResidentBytes += one.peakResidentBytes
     }
+    return total
+  }
 
   func result(seconds: Double, clientCPU: Double?) -> DaemonBenchResult {
     let latency = target.latency
