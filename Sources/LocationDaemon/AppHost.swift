@@ -426,11 +426,14 @@ final class AppHost: HubClient {
   func encodedLocations(client: Int, fixes: [Fix]) -> [UInt8] {
     let reduced = hub.authorization.isReduced
     return lastEncoded.withLock { cache in
-      if cache?.fixes != fixes || cache?.reduced != reduced {
+      guard var encoded = cache.take(), encoded.fixes == fixes, encoded.reduced == reduced else {
         let json = DaemonProtocol.encodeFixes(reduced ? fixes.map(reducer.apply) : fixes)
-        cache = EncodedLocations(fixes: fixes, reduced: reduced, json: json)
+        var encoded = EncodedLocations(fixes: fixes, reduced: reduced, json: json)
+        defer { cache = encoded }
+        return encoded.line(client: client)
       }
-      return cache!.line(client: client)
+      defer { cache = encoded }
+      return encoded.line(client: client)
     }
   }
 
