@@ -66,17 +66,23 @@ import Testing
 
   private static let timeout: Double = 60
 
+  /// A granted hub on `source` alone, with one registered `Client`.
+  private static func hub(
+    _ app: String, _ source: any LocationSource
+  ) -> (hub: LocationHub, client: Client, id: ClientID) {
+    let hub = LocationHub(
+      app: app, sources: .objects { [source] }, persistence: MemoryPersistence(), policy: .grant)
+    let client = Client()
+    return (hub, client, hub.register(client))
+  }
+
   /// A request for one location that a fix completes on the app's thread: the location is
   /// delivered there, and the sources it no longer needs are stopped on the hub's queue (the
   /// step's `demandSources` comes after the delivery). Without the split, the stop runs on the
   /// app's thread and this fails.
   @Test func aRequestCompletedOnAnAppsThreadStopsItsSourcesOnTheQueue() async throws {
     let source = StopThreadSource()
-    let hub = LocationHub(
-      app: "org.example.routing-demand", sources: .objects { [source] },
-      persistence: MemoryPersistence(), policy: .grant)
-    let client = Client()
-    let id = hub.register(client)
+    let (hub, client, id) = Self.hub("org.example.routing-demand", source)
     let me = pthread_self()
     var latitude = 50.0
     var ranHere = false
@@ -105,11 +111,7 @@ import Testing
   /// Without the routing, a recovered fix read while the hub is idle runs here, and this fails.
   @Test func aRecoveredSourcesFixGoesToTheQueueWhole() async throws {
     let source = ScriptedSource()
-    let hub = LocationHub(
-      app: "org.example.routing-recovered", sources: .objects { [source] },
-      persistence: MemoryPersistence(), policy: .grant)
-    let client = Client()
-    let id = hub.register(client)
+    let (hub, client, id) = Self.hub("org.example.routing-recovered", source)
     hub.startUpdates(id, UpdateRequest())
     #expect(await eventually(timeout: Self.timeout) { source.isRunning })
     let me = pthread_self()
