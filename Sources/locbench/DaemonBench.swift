@@ -344,14 +344,17 @@ final class DaemonBenchTarget {
   var connections: [Int32] = []
   /// The phase's latency bookkeeping.
   let latency: DaemonBenchLatency
-  /// The daemon processes' usage now.
-  let usage: () -> DaemonBenchSystem.Usage
+  /// The daemon processes' usage now (none until set).
+  var usage: () -> DaemonBenchSystem.Usage
   /// The usage when the first measured epoch was written.
   var before = DaemonBenchSystem.Usage()
   /// The usage at the end.
   var after = DaemonBenchSystem.Usage()
 
-  init(latency: DaemonBenchLatency, usage: @escaping () -> DaemonBenchSystem.Usage) {
+  init(
+    latency: DaemonBenchLatency,
+    usage: @escaping () -> DaemonBenchSystem.Usage = { DaemonBenchSystem.Usage() }
+  ) {
     self.latency = latency
     self.usage = usage
   }

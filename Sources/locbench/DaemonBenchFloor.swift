@@ -24,8 +24,8 @@ final class DaemonBenchFloor: DaemonBenchPhase {
     fixes = options.fixes
     let latency = DaemonBenchLatency(
       epochs: options.epochs, measured: options.measured, clients: options.clients, feeds: 1)
-    let own = DaemonBenchSystem.Usage()
-    target = DaemonBenchTarget(latency: latency, usage: { own })
+    // A thread of this process: no daemon process to measure.
+    target = DaemonBenchTarget(latency: latency)
     var feedPair: [Int32] = [-1, -1]
     try DaemonBenchSystem.check(
       socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &feedPair),

@@ -6,7 +6,7 @@ final class DaemonBenchGPSD: DaemonBenchPhase {
   private static let watch = Array(#""class":"WATCH""#.utf8)
   private static let timeKey = Array(#""time":""#.utf8)
 
-  private(set) var target: DaemonBenchTarget
+  let target: DaemonBenchTarget
   private let options: DaemonBench.Options
   private let instances: Int
   private var directory = ""
@@ -29,11 +29,8 @@ final class DaemonBenchGPSD: DaemonBenchPhase {
       feeds: instances)
     self.clients = clients
     clientRange = clients.count..<(clients.count + options.clients)
-    // Replaced below, once `self` can be captured.
-    target = DaemonBenchTarget(latency: latency, usage: { DaemonBenchSystem.Usage() })
-    target = DaemonBenchTarget(latency: latency) { [weak self] in
-      self?.usage() ?? DaemonBenchSystem.Usage()
-    }
+    target = DaemonBenchTarget(latency: latency)
+    target.usage = { [weak self] in self?.usage() ?? DaemonBenchSystem.Usage() }
     directory = try DaemonBenchLocationd.temporaryDirectory(prefix: "locbench-gpsd")
     try setUp(feed: feed, clients: clients, router: router)
   }

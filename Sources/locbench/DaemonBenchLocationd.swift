@@ -124,7 +124,7 @@ final class DaemonBenchLocationd: DaemonBenchPhase {
     }
   }
 
-  private(set) var target: DaemonBenchTarget
+  let target: DaemonBenchTarget
   private let options: DaemonBench.Options
   private let clients: DaemonBenchClients
   private let clientRange: Range<Int>
@@ -154,9 +154,8 @@ final class DaemonBenchLocationd: DaemonBenchPhase {
     clientRange = clients.count..<(clients.count + options.clients)
     let latency = DaemonBenchLatency(
       epochs: options.epochs, measured: options.measured, clients: options.clients, feeds: 1)
-    // Replaced below, once `self` can be captured.
-    target = DaemonBenchTarget(latency: latency, usage: { DaemonBenchSystem.Usage() })
-    target = DaemonBenchTarget(latency: latency) { [weak self] in
+    target = DaemonBenchTarget(latency: latency)
+    target.usage = { [weak self] in
       self.flatMap { DaemonBenchSystem.usage(of: $0.pid) } ?? DaemonBenchSystem.Usage()
     }
     let first = clients.count
