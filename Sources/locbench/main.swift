@@ -33,7 +33,11 @@ let benches: [(name: String, summary: String, run: () -> Void)] = [
     "Wi-Fi learning and positioning on a seeded town: errors, moved access points, time per locate",
     WifiBench.run
   ),
-  ("daemon", "locationd vs gpsd: one NMEA feed fanned out to 500 clients", DaemonBench.run),
+  (
+    "daemon",
+    "locationd vs gpsd: one NMEA feed fanned out to 500 clients (--interleave: with the floor, in the same minutes)",
+    DaemonBench.run
+  ),
   (
     "latency", "receiver's last byte to the app: gpsd vs embedded, liveUpdates and locationd",
     LatencyBench.run
