@@ -37,10 +37,11 @@ struct DaemonBenchFeed {
   /// sentence's 10^-5 minutes), degrees, and its time (Unix seconds).
   func position(_ index: Int) -> (latitude: Double, longitude: Double, time: Double) {
     let milliseconds = startMilliseconds + Int64(index) * periodMilliseconds
-    let minutes100k = Int(((longitude(index) - 5) * 60 * 100_000).rounded())
-    return (
-      Self.latitude, 5 + Double(minutes100k) / 100_000 / 60, Double(milliseconds) / 1000
-    )
+    // As `angle(_:degreeDigits:)` writes it: whole degrees, then minutes to 10^-5.
+    let degrees = longitude(index)
+    let whole = Double(Int(degrees))
+    let minutes100k = ((degrees - whole) * 60 * 100_000).rounded()
+    return (Self.latitude, whole + minutes100k / 100_000 / 60, Double(milliseconds) / 1000)
   }
 
   /// The longitude of epoch `index` (10 m/s east: metres per degree of longitude at 52° on the

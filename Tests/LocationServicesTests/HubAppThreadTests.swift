@@ -85,9 +85,17 @@ import Testing
     let id = hub.register(client)
     hub.startUpdates(id, UpdateRequest())
     #expect(await eventually { source.isRunning })
-    let me = pthread_self()
-    func deliveredHere() -> Double? {
-      client.received.withLock { $0.first { pthread_equal($0.thread, me) != 0 }?.latitude }
+    // The thread each fix was emitted on (a task may resume on another thread after an `await`,
+    // so it is taken at the emit), and the first fix delivered on it.
+    var emitted: [(latitude: Double, thread: pthread_t)] = []
+    func deliveredHere() -> (latitude: Double, thread: pthread_t)? {
+      client.received.withLock { received in
+        emitted.first { sent in
+          received.contains {
+            $0.latitude == sent.latitude && pthread_equal($0.thread, sent.thread) != 0
+          }
+        }
+      }
     }
     // The hub's queue may still be finishing the start: then the fix waits its turn there, as it
     // should. Fixes are sent until one finds the hub idle and runs here.
@@ -95,16 +103,22 @@ import Testing
     let ranHere = await eventually {
       latitude += 0.001
       let fix = fix(latitude, 5, time: 1_767_225_600 + latitude * 1000)
-      _ = RunLoopReadingDeliveries.collect { source.emit(fix) }
+      _ = RunLoopReadingDeliveries.collect {
+        emitted.append((fix.latitude, pthread_self()))
+        source.emit(fix)
+      }
       return deliveredHere() != nil
     }
     #expect(ranHere)
     let here = try #require(deliveredHere())
-    #expect(await eventually { persistence.saves.withLock { $0.contains { $0.latitude == here } } })
+    #expect(
+      await eventually {
+        persistence.saves.withLock { $0.contains { $0.latitude == here.latitude } }
+      })
     let saves = persistence.saves.withLock { $0 }
     #expect(!saves.isEmpty)
     #expect(
-      saves.allSatisfy { pthread_equal($0.thread, me) == 0 },
+      saves.allSatisfy { pthread_equal($0.thread, here.thread) == 0 },
       "no save of the last known location on the app's thread")
   }
 }
