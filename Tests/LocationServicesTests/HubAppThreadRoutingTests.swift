@@ -99,6 +99,10 @@ import Testing
     for attempt in 0..<50 where !ranHere {
       let source = StopThreadSource()
       let (hub, client, id) = Self.hub("org.example.routing-demand-\(attempt)", source)
+      // The request must outlive this test's waits: with the whole suite running, the test's
+      // polls can be held up for longer than the engine's 10 s, and a request that timed out
+      // has stopped its source before the test saw it run.
+      hub.state.withLock { $0.engine.requestTimeout = 3600 }
       hub.requestLocation(id, UpdateRequest())
       #expect(await eventually(timeout: Self.timeout) { source.isRunning })
       let latitude = 50 + Double(attempt) / 1000
