@@ -194,22 +194,35 @@ import Testing
     let setup = try await Setup()
     let recorder = Recorder()
     let number = setup.client.register(recorder).rawValue
-    var expected: [Double] = []
-    for burst in 0..<30 {
-      // Every other burst arrives while the owner's run loop is busy.
-      let gate = burst % 2 == 0 ? await setup.owner.hold() : nil
+    await Self.rounds(30, setup, recorder) { burst in
+      var sent: [Double] = []
       for index in 0..<10 {
         let latitude = Double(burst * 10 + index) / 1000
-        expected.append(latitude)
+        sent.append(latitude)
         setup.daemon.send(Self.line(client: number, latitude: latitude))
         // An authorization line between them goes through the client's queue.
         if index == 4 {
           setup.daemon.send(#"{"type":"authorization","authorization":{"status":4}}"#)
         }
       }
+      return sent
+    }
+  }
+
+  /// Runs `count` rounds, every other one while the owner's run loop is busy: `send` sends the
+  /// round's locations and returns their latitudes; each round waits until the recorder has them.
+  /// Then every location was received once, in order, and both the run loop and the reader
+  /// thread read some; the setup is stopped.
+  private static func rounds(
+    _ count: Int, _ setup: Setup, _ recorder: Recorder, send: (Int) async -> [Double]
+  ) async {
+    var expected: [Double] = []
+    for round in 0..<count {
+      let gate = round % 2 == 0 ? await setup.owner.hold() : nil
+      expected += await send(round)
       gate?.signal()
-      let count = expected.count
-      #expect(await eventually { recorder.latitudes.count == count })
+      let total = expected.count
+      #expect(await eventually { recorder.latitudes.count == total })
     }
     #expect(recorder.latitudes == expected)
     setup.expectBothReadersRead()
@@ -224,25 +237,16 @@ import Testing
     let recorder = Recorder()
     let number = setup.client.register(recorder).rawValue
     let daemon = setup.daemon
-    var expected: [Double] = []
-    for index in 0..<12 {
-      // Every other line arrives while the owner's run loop is busy.
-      let gate = index % 2 == 0 ? await setup.owner.hold() : nil
+    await Self.rounds(12, setup, recorder) { index in
       let latitude = Double(index) / 10
-      expected.append(latitude)
       let bytes = Array((Self.line(client: number, latitude: latitude) + "\n").utf8)
       let third = bytes.count / 3
       for piece in [bytes[..<third], bytes[third..<(2 * third)], bytes[(2 * third)...]] {
         daemon.sendRaw(Array(piece))
         #expect(await eventually { daemon.unreadBytes == 0 })
       }
-      gate?.signal()
-      let count = expected.count
-      #expect(await eventually { recorder.latitudes.count == count })
+      return [latitude]
     }
-    #expect(recorder.latitudes == expected)
-    setup.expectBothReadersRead()
-    await setup.stop()
   }
 
   /// A location read by the run loop does not overtake an authorization change the daemon sent
