@@ -52,9 +52,12 @@ import Testing
       reading.uninstall()
       reading.closeThreadInstance()
     }
+    // Every reading is let go of once the run loop has turned past its observer's invalidation:
+    // the run loop keeps turning until then. (Stopped first, it could end with the last
+    // invalidations still queued as blocks it never ran, and the readings were never let go of:
+    // a failure seen in CI.)
+    #expect(await eventually(timeout: 60) { alive.value.load(ordering: .relaxed) == 0 })
     finish.store(true, ordering: .releasing)
-    // Every reading is let go of once the run loop has turned past its observer's invalidation.
-    #expect(await eventually(timeout: 30) { alive.value.load(ordering: .relaxed) == 0 })
   }
 }
 
