@@ -51,14 +51,23 @@ enum LatencyBench {
     var samples: String?
   }
 
+  /// One traced stage of a path: the median milliseconds from the epoch's write to it, and the
+  /// median of each epoch's own step from its previous traced stage (a difference of two medians
+  /// can mislead: the stages' spreads differ).
+  struct StageTime {
+    var name: String
+    var median: Double
+    var step: Double?
+  }
+
   struct Result {
     var path: String
     var rate: Double
     var latencies: [Double]
     var lost: Int
     var note: String?
-    /// Median milliseconds from the epoch's write to each traced stage (with `--breakdown`).
-    var stages: [(String, Double)] = []
+    /// Each traced stage's times (with `--breakdown`).
+    var stages: [StageTime] = []
 
     func percentile(_ fraction: Double) -> Double {
       guard !latencies.isEmpty else { return .nan }
@@ -235,7 +244,9 @@ enum LatencyBench {
 
   static func reportStages(_ results: [Result]) {
     print("")
-    print("Where the time goes (median ms from the epoch's write to each stage, traced runs):")
+    print(
+      "Where the time goes (median ms from the epoch's write to each stage, and in brackets the"
+        + " median of each epoch's step from its previous stage; traced runs):")
     print("")
     print(
       "| stage | "
@@ -244,12 +255,13 @@ enum LatencyBench {
     print("| --- |" + String(repeating: " --- |", count: results.count))
     var names: [String] = []
     for result in results {
-      for (name, _) in result.stages where !names.contains(name) { names.append(name) }
+      for stage in result.stages where !names.contains(stage.name) { names.append(stage.name) }
     }
     for name in names {
       let cells = results.map { result -> String in
-        guard let value = result.stages.first(where: { $0.0 == name })?.1 else { return "" }
-        return DaemonBenchReport.format(value, 3)
+        guard let stage = result.stages.first(where: { $0.name == name }) else { return "" }
+        let step = stage.step.map { " (+" + DaemonBenchReport.format($0, 3) + ")" } ?? ""
+        return DaemonBenchReport.format(stage.median, 3) + step
       }
       print("| \(name) | " + cells.joined(separator: " | ") + " |")
     }

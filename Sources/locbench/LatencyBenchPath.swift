@@ -187,24 +187,33 @@ final class LatencyBenchPath {
       try? text.write(
         toFile: "\(samples)/\(path)-\(Int(rate)).txt", atomically: true, encoding: .utf8)
     }
-    var stages: [(String, Double)] = []
+    var stages: [LatencyBench.StageTime] = []
     if trace {
       let marks = records.stageMarks(feed: feed)
+      func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+      // Each epoch's last traced stage so far, for the step to the next one.
+      var previous: [Int: UInt64] = [:]
       for stage in LatencyTrace.Stage.allCases {
-        let values = measured.compactMap { epoch -> Double? in
+        var values: [Double] = []
+        var steps: [Double] = []
+        for epoch in measured {
           guard let time = marks[stage.rawValue]?[epoch], let sent = written.times[epoch] else {
-            return nil
+            continue
           }
-          return Double(Int64(time) - Int64(sent)) / 1e6
+          values.append(Double(Int64(time) - Int64(sent)) / 1e6)
+          if let last = previous[epoch] { steps.append(Double(Int64(time) - Int64(last)) / 1e6) }
+          previous[epoch] = time
         }
         guard !values.isEmpty else { continue }
-        stages.append((stage.rawValue, values.sorted()[values.count / 2]))
+        stages.append(
+          .init(
+            name: stage.rawValue, median: median(values),
+            step: steps.isEmpty ? nil : median(steps)))
       }
       stages.append(
-        (
-          "app (bench's own record)",
-          latencies.sorted().dropFirst(latencies.count / 2).first ?? .nan
-        ))
+        .init(
+          name: "app (bench's own record)",
+          median: latencies.sorted().dropFirst(latencies.count / 2).first ?? .nan, step: nil))
     }
     return LatencyBench.Result(
       path: path, rate: rate, latencies: latencies, lost: lost, note: nil, stages: stages)
