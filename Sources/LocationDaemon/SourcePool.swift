@@ -394,8 +394,11 @@ private struct PoolSourceContext: SourceContext {
   func emit(_ fix: Fix) {
     var fix = fix
     if fix.source.isEmpty { fix.source = pooled.source.descriptor.url }
-    pooled.wifi?.note(fix)
+    // Noted before the relays hear the fix; what it taught is written to the store after it has
+    // reached every app (`WifiKnowledge.learn`: a commit waits for the disk).
+    let learned = pooled.wifi?.learn(fix)
     pooled.received(.fix(fix), generation: generation)
+    if let learned { pooled.wifi?.store(learned) }
   }
 
   func emitScan(_ scan: WifiScan) {

@@ -158,15 +158,19 @@ extension LocationHub {
 
   private func accepted(_ fix: Fix, recovered: Bool, onAppThread: Bool) {
     if recovered { reconcileSources() }
+    // The fix is noted before the engine sees it (a learning hold and the sources chosen depend on
+    // whether a scan met it); what it taught is written to the store after its deliveries.
+    var learned = WifiKnowledge.Learned.nothing
     if let wifi {
       if !onAppThread {
-        wifi.note(fix)
+        learned = wifi.learn(fix)
       } else if !wifi.noteWithoutStore(fix) {
         executor.run { wifi.note(fix) }
       }
     }
     endLearningHoldIfTaught()
     process(.fix(fix), onAppThread: onAppThread)
+    wifi?.store(learned)
   }
 
   func sourceEmittedScan(_ scan: WifiScan, generation: Int, index: Int) {

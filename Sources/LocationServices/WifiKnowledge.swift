@@ -38,15 +38,36 @@ package final class WifiKnowledge: Sendable {
   }
 
   /// Notes a fix from any source: a GNSS-class one is what scans are learned against, the scan
-  /// made just before it included (``WifiLearner/scanBeforeLastFix``).
+  /// made just before it included (``WifiLearner/scanBeforeLastFix``). ``learn(_:)`` and
+  /// ``store(_:)`` in one call.
   package func note(_ fix: Fix) {
-    guard learning else { return }
-    let changed = state.withLock { state -> [AccessPointRecord] in
+    store(learn(fix))
+  }
+
+  /// What a fix taught, in memory, not yet written to the store (``store(_:)``).
+  package struct Learned: Sendable {
+    fileprivate let changed: [AccessPointRecord]
+    /// Nothing to write.
+    package static let nothing = Learned(changed: [])
+  }
+
+  /// ``note(_:)`` without the store's write: the fix is noted and a scan waiting for it learned in
+  /// memory (so that ``awaitsScan(at:)`` and positioning see it at once); the caller writes what
+  /// changed with ``store(_:)`` once the fix has reached its clients. A commit waits for the disk
+  /// (`synchronous=FULL`: an `fsync`, milliseconds on an SD card), which must not stand between a
+  /// receiver's fix and every app (`locbench latency`, issue 19).
+  package func learn(_ fix: Fix) -> Learned {
+    guard learning else { return .nothing }
+    return state.withLock { state -> Learned in
       state.learner.note(fix)
-      guard let scan = state.learner.scanBeforeLastFix else { return [] }
-      return state.withTable(load) { $1.learn(scan, into: &$0) }
+      guard let scan = state.learner.scanBeforeLastFix else { return .nothing }
+      return Learned(changed: state.withTable(load) { $1.learn(scan, into: &$0) })
     }
-    commit(changed, [])
+  }
+
+  /// Writes what ``learn(_:)`` learned to the store.
+  package func store(_ learned: Learned) {
+    commit(learned.changed, [])
   }
 
   /// ``note(_:)`` when it cannot touch the store: no scan waits for a fix (the usual case, between
@@ -73,32 +94,41 @@ package final class WifiKnowledge: Sendable {
   /// Learns from a scan (when learning is on and a good fix coincides), then locates the device
   /// from it. Returns the position, or nil when the known access points heard do not suffice.
   package func scan(_ scan: WifiScan) -> Fix? {
-    let (changed, expired, fix) = state.withLock { state -> ([AccessPointRecord], [UInt64], Fix?) in
+    let (fix, changed, expired) = learnAndLocate(scan)
+    commit(changed, expired)
+    return fix
+  }
+
+  /// ``scan(_:)`` in memory: the position, and what to write to the store.
+  private func learnAndLocate(_ scan: WifiScan) -> (Fix?, [AccessPointRecord], [UInt64]) {
+    state.withLock { state in
       state.scans += 1
       let learning = learning
       let expires = state.scans % 100 == 1
       return state.withTable(load) { table, learner in
         let changed = learning ? learner.learn(scan, into: &table) : []
         let expired = expires ? learner.expire(&table, now: scan.time) : []
-        return (changed, expired, WifiLocator.locate(scan, in: table))
+        return (WifiLocator.locate(scan, in: table), changed, expired)
       }
     }
-    commit(changed, expired)
-    return fix
   }
 
   /// What a scanner's scan comes to, for a hub or `locationd`'s pool: learned from, then located
-  /// (`emit` hears the position at once); or not located: an outage (`fail` hears
-  /// ``notLocated(_:)``, unless the source is `failing` already, so it is reported once) and the
-  /// fallback service asked (`emit` hears its answer later, as the scanner's own fix).
+  /// (`emit` hears the position at once, and what the scan taught is written to the store after
+  /// it); or not located: an outage (`fail` hears ``notLocated(_:)``, unless the source is
+  /// `failing` already, so it is reported once) and the fallback service asked (`emit` hears its
+  /// answer later, as the scanner's own fix).
   package func receive(
     _ scan: WifiScan, failing: Bool, emit: @escaping @Sendable (Fix) -> Void,
     fail: (SourceError) -> Void
   ) {
-    if let fix = self.scan(scan) {
+    let (fix, changed, expired) = learnAndLocate(scan)
+    if let fix {
       emit(fix)
+      commit(changed, expired)
       return
     }
+    commit(changed, expired)
     if !failing { fail(Self.notLocated(scan)) }
     askFallback(scan, completion: emit)
   }

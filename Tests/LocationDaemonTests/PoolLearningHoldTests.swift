@@ -3,6 +3,8 @@ import LocationEngine
 import LocationModel
 import LocationServices
 import LocationSources
+import LocationStore
+import Synchronization
 import TestSupport
 import Testing
 
@@ -53,4 +55,50 @@ import Testing
     #expect(!receiver.isRunning && !scanner.isRunning, "the app's hub saw it learned and let go")
     hub.unregister(id)
   }
+
+  /// Issue 19: a fix that teaches the pool a waiting scan reaches every relay before what it
+  /// taught is written to the store (a commit waits for the disk, before every app's fix).
+  @Test func aFixReachesTheRelaysBeforeWhatItTaughtIsStored() throws {
+    let store = try LocationStore.inMemory()
+    let knowledge = WifiKnowledge(store: store)
+    let pool = SourcePool(sources: [receiver, scanner], clock: clock, wifi: knowledge)
+    let probe = StoreProbeContext(store: store)
+    let relay = pool.relays()[0]
+    relay.start(context: probe)
+    #expect(receiver.isRunning)
+    // A scan that meets no fix waits for the next one.
+    _ = knowledge.scan(scan())
+    clock.advance(by: 1)
+    receiver.emit(fix())
+    #expect(probe.storedAtEachFix == [0], "the relay had the fix before the store's write")
+    #expect(try store.accessPointCounts().known == 1, "then it was written")
+    #expect(knowledge.status().known == 1)
+    relay.stop()
+  }
+}
+
+/// A relay's context that notes, at each fix, how many access points the store holds.
+private final class StoreProbeContext: SourceContext {
+  let store: LocationStore
+  private let counts = Mutex<[Int]>([])
+
+  init(store: LocationStore) { self.store = store }
+
+  var storedAtEachFix: [Int] { counts.withLock { $0 } }
+  var now: EngineInstant { EngineInstant(monotonic: 0, wall: 0) }
+  func emit(_ fix: Fix) {
+    let known = (try? store.accessPointCounts().known) ?? -1
+    counts.withLock { $0.append(known) }
+  }
+  func emitHeading(_ sample: HeadingSample) {}
+  func fail(_ error: SourceError) {}
+  func end() {}
+  func schedule(after seconds: Double, _ action: @escaping @Sendable () -> Void) -> any Cancellable
+  {
+    ProbeTimer()
+  }
+}
+
+private struct ProbeTimer: Cancellable {
+  func cancel() {}
 }

@@ -5,6 +5,7 @@ import LocationServices
 import LocationSimulation
 import LocationSources
 import LocationStore
+import Synchronization
 import TestSupport
 import Testing
 
@@ -64,6 +65,51 @@ import Testing
     #expect(knowledge.status().known == 0)
     knowledge.note(fix)
     #expect(knowledge.status().known > 0, "the waiting scan was learned at the fix")
+  }
+
+  /// Issue 19: a fix that teaches a waiting scan reaches the hub's clients before what it taught
+  /// is written to the store (a commit waits for the disk).
+  @Test func aFixReachesItsClientsBeforeWhatItTaughtIsStored() throws {
+    let store = try LocationStore.inMemory()
+    let knowledge = WifiKnowledge(store: store)
+    let hub = hub(knowledge)
+    let client = StoreProbeClient(store: store)
+    let id = hub.register(client)
+    hub.startUpdates(id, UpdateRequest(desiredAccuracy: 5, distanceFilter: -1))
+    #expect(receiver.isRunning)
+    var random = SplitMix64(seed: 5)
+    let sample = try #require(Array(town.drive(seed: 5, duration: 10, start: WifiTown.epoch)).last)
+    clock.advance(by: sample.time - clock.now.wall)
+    // A scan that meets no fix waits for the next one.
+    _ = knowledge.scan(town.scan(sample, &random))
+    receiver.emit(town.fix(sample, &random))
+    #expect(client.storedAtEachDelivery == [0], "the client had the fix before the store's write")
+    let known = try store.accessPointCounts().known
+    #expect(known > 0 && known == knowledge.status().known, "then it was written")
+    hub.unregister(id)
+  }
+
+  /// Issue 19: a scan that is located and teaches something is heard as a position before what it
+  /// taught is written to the store.
+  @Test func aLocatedScanIsHeardBeforeWhatItTaughtIsStored() throws {
+    let store = try LocationStore.inMemory()
+    let knowledge = WifiKnowledge(store: store)
+    var random = SplitMix64(seed: 9)
+    var heardBeforeTheWrite = 0
+    for sample in town.drive(seed: 9, duration: 300, start: WifiTown.epoch)
+    where sample.time == sample.time.rounded(.down) {
+      knowledge.note(town.fix(sample, &random))
+      let before = try store.accessPoints()
+      let seen = Mutex<[AccessPointRecord]?>(nil)
+      knowledge.receive(
+        town.scan(sample, &random), failing: false,
+        emit: { _ in seen.withLock { $0 = try? store.accessPoints() } }, fail: { _ in })
+      guard let heard = seen.withLock({ $0 }) else { continue }
+      let unchanged = heard == before
+      #expect(unchanged, "the position was heard after the store's write")
+      if try store.accessPoints() != before { heardBeforeTheWrite += 1 }
+    }
+    #expect(heardBeforeTheWrite > 10, "located scans that taught something")
   }
 
   @Test func theScannerLearnsBesideTheReceiverThenServesAlone() throws {
@@ -174,5 +220,21 @@ import Testing
     // Ichnaea's accuracy is a 95 % radius; locations carry 68 %.
     #expect(abs(fix.horizontalAccuracy - 61.7) < 0.1)
     hub.unregister(id)
+  }
+}
+
+/// A hub client that notes, at each delivery of locations, how many access points the store holds.
+private final class StoreProbeClient: HubClient {
+  let store: LocationStore
+  private let counts = Mutex<[Int]>([])
+
+  init(store: LocationStore) { self.store = store }
+
+  var storedAtEachDelivery: [Int] { counts.withLock { $0 } }
+
+  func hub(_ hub: LocationHub, deliver delivery: HubDelivery) {
+    guard case .locations = delivery else { return }
+    let known = (try? store.accessPointCounts().known) ?? -1
+    counts.withLock { $0.append(known) }
   }
 }
