@@ -19,6 +19,12 @@ import Synchronization
 /// leaves the machine. Each location becomes an OwnTracks `location` message (retained, as
 /// OwnTracks' apps publish it) committed to the outbox first (`OutboxPublisher`); the connection
 /// carries a last will (`lwt`) with the time it was made.
+///
+/// The hub's delivery only notes which locations are due and hands them to a queue of the
+/// publisher's own (``positions``), which encodes and commits them in order: the publisher's hub
+/// runs on the pool's fan-out, usually before the apps' (it subscribes when the daemon starts),
+/// and a commit waits for the disk (`synchronous=FULL`, an `fsync`), which must not stand between
+/// the receiver's fix and every app (issue 19). ``stop()`` commits what is queued first.
 final class DevicePublisher: HubClient, @unchecked Sendable {
   // Safe: `state` is behind a lock; the rest is set once.
   /// The app identifier the daemon's own requests are made under.
@@ -33,6 +39,9 @@ final class DevicePublisher: HubClient, @unchecked Sendable {
   /// Where the `waypoints` list is made, after removals (`scheduleWaypointList`).
   private let listQueue = DispatchQueue(label: "locationd.publish.waypoints")
   private let listPending = Mutex(false)
+  /// Where due locations are encoded and committed to the outbox, in order, off the hub's
+  /// delivery.
+  let positions = DispatchQueue(label: "locationd.publish.positions")
   private let hub: LocationHub
   private let state = Mutex<(client: ClientID?, lastTime: Double?)>((nil, nil))
 
@@ -106,6 +115,7 @@ final class DevicePublisher: HubClient, @unchecked Sendable {
   /// Stops asking for locations and disconnects; what is not acknowledged stays in the outbox.
   func stop() {
     if let id = state.withLock({ $0.client }) { hub.unregister(id) }
+    positions.sync {}
     listQueue.sync {}
     outbox.stop()
   }
@@ -126,14 +136,21 @@ final class DevicePublisher: HubClient, @unchecked Sendable {
 
   func hub(_ service: any LocationService, deliver delivery: HubDelivery) {
     guard case .locations(let fixes) = delivery else { return }
-    var messages: [OutboxMessage] = []
-    for fix in fixes {
-      let due = state.withLock { state -> Bool in
+    let due = fixes.filter { fix in
+      state.withLock { state -> Bool in
         if let last = state.lastTime, fix.time - last < settings.minimumInterval { return false }
         state.lastTime = fix.time
         return true
       }
-      guard due else { continue }
+    }
+    guard !due.isEmpty else { return }
+    positions.async { [self] in submit(due) }
+  }
+
+  /// Encodes locations as OwnTracks messages and commits them to the outbox.
+  private func submit(_ fixes: [Fix]) {
+    var messages: [OutboxMessage] = []
+    for fix in fixes {
       do {
         // The hub hands over locations as the sources gave them (an app's host reduces them
         // for the app, `AppHost.visible`); with `approximate`, only the snapped one leaves.
