@@ -63,14 +63,32 @@ import Testing
     #expect(await eventually { threads.withLock { $0["sent"] != nil } })
     let sent = threads.withLock { $0["sent"] }
     #expect(sent.map { pthread_equal($0, me) == 0 } == true, "the rest ran on the hub's queue")
-    // Elsewhere (a source's own thread), runHere drains everything it finds.
-    let plain = HubExecutor(queue: DispatchQueue(label: "test.plain"))
+    // Elsewhere (a source's own thread: in `locationd`, the pool's fan-out to every app's hub),
+    // the same: the caller runs its own work, as a caller's thread, and the rest goes to the
+    // queue (the next hub of the fan-out does not wait for it).
+    let plainQueue = DispatchQueue(label: "test.plain")
+    let plain = HubExecutor(queue: plainQueue)
     let order = Mutex<[String]>([])
+    let inline = Mutex<Bool?>(nil)
+    let sentAsCaller = Mutex<Bool?>(nil)
+    #expect(!plain.isAppThread)
+    // Held, the queue cannot run the rest before `runHere` returns.
+    plainQueue.suspend()
     plain.runHere {
       order.withLock { $0.append("own") }
-      plain.run { order.withLock { $0.append("sent") } }
+      inline.withLock { $0 = plain.isAppThread }
+      plain.run {
+        let callerThread = plain.isAppThread
+        sentAsCaller.withLock { $0 = callerThread }
+        order.withLock { $0.append("sent") }
+      }
     }
-    #expect(order.withLock { $0 } == ["own", "sent"], "drained on the caller before returning")
+    #expect(!plain.isAppThread, "only while the work runs")
+    #expect(inline.withLock { $0 } == true, "the work ran as a caller's thread")
+    #expect(order.withLock { $0 } == ["own"], "the rest was not run by the caller")
+    plainQueue.resume()
+    #expect(await eventually { order.withLock { $0 } == ["own", "sent"] })
+    #expect(sentAsCaller.withLock { $0 } == false, "the rest ran on the queue")
   }
 
   @Test func aFixReadOnAnAppsThreadIsDeliveredThereAndSavedOnTheQueue() async throws {
