@@ -121,7 +121,15 @@ $(PROGRAM):
 	@echo "$@ is not built: run make (or make programs) first, then make install" >&2
 	@exit 1
 
+# A program that needs the Swift toolchain's libraries is refused: a plain `swift build -c release`
+# after `make` relinks it without --static-swift-stdlib, and the installed programs would then
+# not run on a machine without the toolchain.
 install: $(PROGRAM) $(RENDERED_MAN_PAGES)
+	@if ldd $(PROGRAM) 2>/dev/null | grep -q 'libswift\|libFoundation\|libdispatch\|libBlocksRuntime'; then \
+	  echo "$(PROGRAM) needs the Swift toolchain's libraries (rebuilt by swift build -c release?):" \
+	    "run make (or make programs) first, then make install" >&2; \
+	  exit 1; \
+	fi
 	$(INSTALL) -d $(DESTDIR)$(BINDIR)
 	$(INSTALL) -m 0755 $(INSTALL_STRIP) $(PROGRAM) $(DESTDIR)$(BINDIR)/whereami
 	ln -f $(DESTDIR)$(BINDIR)/whereami $(DESTDIR)$(BINDIR)/locationd

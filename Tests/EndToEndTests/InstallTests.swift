@@ -226,6 +226,21 @@ struct InstallTests {
     "libXCTest", "libTesting",
   ]
 
+  /// A program linked against the toolchain's libraries (what a plain `swift build -c release`
+  /// leaves after `make`) is refused, and nothing is installed. This test process stands for it.
+  @Test func aProgramThatNeedsTheToolchainIsNotInstalled() throws {
+    try Self.requireComponents()
+    let dynamic = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+    try withTemporaryDirectory { scratch in
+      let destination = scratch + "/dest"
+      let result = try Self.make(
+        "install", ["DESTDIR": destination, "PROGRAM": dynamic], home: scratch)
+      #expect(result.status != 0)
+      #expect(result.stderr.contains("needs the Swift toolchain's libraries"), "\(result.stderr)")
+      #expect(!FileManager.default.fileExists(atPath: destination), "nothing installed")
+    }
+  }
+
   @Test func installedProgramsNeedOnlySystemLibraries() throws {
     try Self.requireComponents()
     try withTemporaryDirectory { scratch in
