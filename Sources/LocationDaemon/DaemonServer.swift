@@ -112,7 +112,9 @@ package final class DaemonServer: Sendable {
   ) {
     self.configuration = configuration
     self.store = store
-    self.persistence = StorePersistence(store: store)
+    // Every app's hub saves the machine's last known location every 5 s (the engine's
+    // `saveInterval`), each on its own beat: one commit per 5 s does for them all.
+    self.persistence = StorePersistence(store: store, lastKnownLocationInterval: 5)
     self.clock = clock
     self.daemonUID = daemonUID
     self.controlGroupID = configuration.controlGroup.flatMap(Self.groupID)

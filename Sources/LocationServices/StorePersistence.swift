@@ -3,6 +3,7 @@ import Geodesy
 import LocationEngine
 import LocationModel
 import LocationStore
+import Synchronization
 
 /// Hub persistence in the SQLite store. Every write is committed on return or throws the store's
 /// error (the hub holds what depends on it: README, "When the store fails"); what was written is
@@ -12,10 +13,21 @@ package final class StorePersistence: HubPersistence {
   /// The store.
   package let store: LocationStore
   private let fallback = MemoryPersistence()
+  /// The least time between two commits of the last known location, in the fixes' own seconds.
+  package let lastKnownLocationInterval: Double
+  /// The time of the fix last committed as the last known location, if any.
+  private let lastCommitted = Mutex<Double?>(nil)
 
   /// Wraps an open store.
-  package init(store: LocationStore) {
+  /// - Parameters:
+  ///   - store: The store.
+  ///   - lastKnownLocationInterval: A save of the last known location whose fix is less than this
+  ///     many seconds newer than the last one committed is kept in memory only (0: every save is
+  ///     committed). Every hub of a `locationd` saves the machine's location every 5 s, each on
+  ///     its own beat: one commit (an `fsync`) per interval does for all of them.
+  package init(store: LocationStore, lastKnownLocationInterval: Double = 0) {
     self.store = store
+    self.lastKnownLocationInterval = lastKnownLocationInterval
   }
 
   /// The setting key of the global services switch.
@@ -57,7 +69,20 @@ package final class StorePersistence: HubPersistence {
 
   package func saveLastKnownLocation(_ fix: Fix) throws(StoreError) {
     fallback.saveLastKnownLocation(fix)
-    try store.saveLastKnownLocation(fix, app: "")
+    let interval = lastKnownLocationInterval
+    let due = lastCommitted.withLock { last -> Bool in
+      // A fix older than the last one committed (a replay that began again) is committed.
+      if let last, fix.time >= last, fix.time - last < interval { return false }
+      last = fix.time
+      return true
+    }
+    guard due else { return }
+    do {
+      try store.saveLastKnownLocation(fix, app: "")
+    } catch {
+      lastCommitted.withLock { $0 = nil }
+      throw error
+    }
   }
 
   package func regions(app: String) -> [String: [(spec: RegionSpec, state: RegionState)]] {

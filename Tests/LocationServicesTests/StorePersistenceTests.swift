@@ -49,6 +49,28 @@ import Testing
     }
   }
 
+  /// `locationd`'s store: every app's hub saves the machine's location every 5 s on its own
+  /// beat; a save less than the interval newer than the last commit stays in memory.
+  @Test func lastKnownLocationIsCommittedOncePerInterval() throws {
+    let store = try LocationStore.inMemory()
+    let persistence = StorePersistence(store: store, lastKnownLocationInterval: 5)
+    func stored() throws -> Double? { try store.lastKnownLocation(app: "")?.time }
+    try persistence.saveLastKnownLocation(fix(52.37, 4.89, time: 1000))
+    #expect(try stored() == 1000)
+    // Another hub's save of a fix 2 s newer: kept in memory only.
+    try persistence.saveLastKnownLocation(fix(52.37, 4.89, time: 1002))
+    #expect(try stored() == 1000)
+    try persistence.saveLastKnownLocation(fix(52.37, 4.89, time: 1005))
+    #expect(try stored() == 1005)
+    // A replay that began again: its older fix is committed at once.
+    try persistence.saveLastKnownLocation(fix(52.37, 4.89, time: 900))
+    #expect(try stored() == 900)
+    // Without an interval (embedded: one hub), every save is committed.
+    let every = StorePersistence(store: store)
+    try every.saveLastKnownLocation(fix(52.37, 4.89, time: 901))
+    #expect(try stored() == 901)
+  }
+
   @Test func lastKnownLocationPersists() throws {
     try withTemporaryDirectory { directory in
       let path = directory + "/store.sqlite"
