@@ -35,6 +35,9 @@ package enum WhereAmI {
       printError("whereami: \(error.message)")
       exit(ExitCode.usage.rawValue)
     }
+    // The main thread ends in `dispatchMain()`: the sources' and the daemon client's readers
+    // read on their own threads, and nothing is added to its run loop (not even while it ends).
+    ReadingRunLoop.mainThreadWillEnd()
     if options.help {
       print(WhereAmIOptions.helpText)
       exit(ExitCode.success.rawValue)

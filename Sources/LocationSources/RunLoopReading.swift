@@ -16,12 +16,25 @@ package struct ReadingRunLoop: @unchecked Sendable {
   /// The calling thread's run loop.
   package static var current: ReadingRunLoop { ReadingRunLoop(runLoop: CFRunLoopGetCurrent()) }
 
+  /// Set by a program that parks its main thread in `dispatchMain()` before it starts anything
+  /// (``mainThreadWillEnd()``).
+  private static let mainThreadEnds = Atomic(false)
+
+  /// Says, before anything starts, that the main thread will end in `dispatchMain()` (as
+  /// `whereami`'s does): no reading is ever added to the main run loop then. Without it, a reading
+  /// installed while `dispatchMain()` is ending the thread (after Core Foundation marked it gone,
+  /// before `/proc` shows it parked) drew Core Foundation's complaint (a test's failure in CI).
+  package static func mainThreadWillEnd() {
+    mainThreadEnds.store(true, ordering: .releasing)
+  }
+
   /// Whether the process's main thread has ended for Core Foundation: on Linux, `dispatchMain()`
   /// calls `pthread_exit` on it (Core Foundation's thread destructors then mark the main run loop
   /// gone), and libdispatch keeps the thread itself parked in `sigsuspend` so that the process
   /// does not turn into a zombie. Seen from `/proc`: the main task waits in `sigsuspend`
   /// (`wchan`), or is a zombie. False when neither can be read.
   static func mainThreadHasEnded() -> Bool {
+    if mainThreadEnds.load(ordering: .acquiring) { return true }
     let task = "/proc/self/task/\(getpid())/"
     if let wchan = Self.contents(task + "wchan"), wchan.contains("sigsuspend") { return true }
     guard let stat = Self.contents(task + "stat"),
