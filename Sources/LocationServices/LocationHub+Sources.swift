@@ -143,10 +143,11 @@ extension LocationHub {
         .debug, fix.source,
         "fix at \(Date(timeIntervalSince1970: fix.time)) ±\(String(format: "%.1f", fix.horizontalAccuracy)) m"
           + (fix.hasValidCoordinate ? "" : " (invalid, dropped)"))
-      // On an app's reading run loop (embedded, `RunLoopReading`), only the engine's step, its
-      // deliveries and its timers run on the app's thread: a recovered source (reconciling starts
-      // and stops sources) and a learning hold send the rest of the fix's work to the queue, and
-      // so does Wi-Fi learning when a scan waits (the store).
+      // On a caller's thread (an app's reading run loop, embedded; a source's thread, such as
+      // `locationd`'s pool handing the fix to every hub), only the engine's step, its deliveries
+      // and its timers run: a recovered source (reconciling starts and stops sources) and a
+      // learning hold send the rest of the fix's work to the queue, and so does Wi-Fi learning
+      // when a scan waits (the store).
       let onAppThread = executor.isAppThread
       if onAppThread && (recovered || state.withLock { $0.learningHold != nil }) {
         executor.run { [self] in accepted(fix, recovered: recovered, onAppThread: false) }
