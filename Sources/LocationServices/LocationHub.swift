@@ -353,11 +353,11 @@ package final class LocationHub: Sendable {
   // MARK: Engine loop
 
   /// Runs one step of the engine and applies its effects, in order.
-  /// - Parameter onAppThread: the step runs on an app's reading run loop
-  ///   (``HubExecutor/runHere(_:)``): it delivers and arms timers there, and hands its first other
-  ///   effect and everything after it to the hub's queue, in order, so that the app's thread never
-  ///   waits for the store (a save of the last known location, a region event's commit) or for
-  ///   the sources.
+  /// - Parameter onAppThread: the step runs on a caller's thread (``HubExecutor/runHere(_:)``: an
+  ///   app's reading run loop, or a source's thread such as `locationd`'s pool fan-out): it
+  ///   delivers and arms timers there, and hands its first other effect and everything after it
+  ///   to the hub's queue, in order, so that the caller never waits for the store (a save of the
+  ///   last known location, a region event's commit) or for the sources.
   func process(_ event: EngineEvent, onAppThread: Bool = false) {
     let now = clock.now
     let (effects, clients) = state.withLock { ($0.engine.handle(event, at: now), $0.clients) }
