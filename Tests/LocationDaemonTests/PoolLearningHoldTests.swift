@@ -95,10 +95,6 @@ private final class StoreProbeContext: SourceContext {
   func end() {}
   func schedule(after seconds: Double, _ action: @escaping @Sendable () -> Void) -> any Cancellable
   {
-    ProbeTimer()
+    NeverCancellable()
   }
-}
-
-private struct ProbeTimer: Cancellable {
-  func cancel() {}
 }

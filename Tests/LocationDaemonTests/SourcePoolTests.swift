@@ -423,7 +423,8 @@ private final class RecordingContext: SourceContext {
   }
 }
 
-private struct NeverCancellable: Cancellable {
+/// A timer that never fires, for contexts whose sources schedule nothing the test waits for.
+struct NeverCancellable: Cancellable {
   func cancel() {}
 }
 

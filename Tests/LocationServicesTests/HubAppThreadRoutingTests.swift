@@ -76,18 +76,6 @@ import Testing
     return (hub, client, hub.register(client))
   }
 
-  /// Emits `fix` from `source` as an app's reading run loop would (inside
-  /// `RunLoopReadingDeliveries.collect`), on the calling thread; returns that thread (a task may
-  /// resume on another thread after each `await`, so it is taken at the emit).
-  private static func emitAsAppThread(_ emit: () -> Void) -> pthread_t {
-    var thread = pthread_self()
-    _ = RunLoopReadingDeliveries.collect {
-      thread = pthread_self()
-      emit()
-    }
-    return thread
-  }
-
   /// A request for one location that a fix completes on the app's thread: the location is
   /// delivered there, and the sources it no longer needs are stopped on the hub's queue (the
   /// step's `demandSources` comes after the delivery). Without the split, the stop runs on the
@@ -107,7 +95,7 @@ import Testing
       #expect(await eventually(timeout: Self.timeout) { source.isRunning })
       let latitude = 50 + Double(attempt) / 1000
       let fix = fix(latitude, 5, time: 1_767_225_600 + Double(attempt))
-      let app = Self.emitAsAppThread { source.emit(fix) }
+      let app = emitAsAppThread { source.emit(fix) }
       #expect(await eventually(timeout: Self.timeout) { client.thread(of: latitude) != nil })
       ranHere = client.thread(of: latitude).map { pthread_equal($0, app) != 0 } ?? false
       #expect(await eventually(timeout: Self.timeout) { !source.isRunning })
@@ -136,7 +124,7 @@ import Testing
     func emitHere() -> (latitude: Double, thread: pthread_t) {
       latitude += 0.001
       let fix = fix(latitude, 5, time: 1_767_225_600 + latitude * 1000)
-      return (latitude, Self.emitAsAppThread { source.emit(fix) })
+      return (latitude, emitAsAppThread { source.emit(fix) })
     }
     let plainRanHere = await eventually(timeout: Self.timeout) {
       let sent = emitHere()
@@ -153,4 +141,16 @@ import Testing
         pthread_equal(thread, sent.thread) == 0, "recovery \(attempt) ran on the app's thread")
     }
   }
+}
+
+/// Runs `emit` as an app's reading run loop would (inside `RunLoopReadingDeliveries.collect`), on
+/// the calling thread; returns that thread (a task may resume on another thread after each
+/// `await`, so it is taken at the emit).
+func emitAsAppThread(_ emit: () -> Void) -> pthread_t {
+  var thread = pthread_self()
+  _ = RunLoopReadingDeliveries.collect {
+    thread = pthread_self()
+    emit()
+  }
+  return thread
 }

@@ -121,10 +121,7 @@ import Testing
     let ranHere = await eventually {
       latitude += 0.001
       let fix = fix(latitude, 5, time: 1_767_225_600 + latitude * 1000)
-      _ = RunLoopReadingDeliveries.collect {
-        emitted.append((fix.latitude, pthread_self()))
-        source.emit(fix)
-      }
+      emitted.append((fix.latitude, emitAsAppThread { source.emit(fix) }))
       return deliveredHere() != nil
     }
     #expect(ranHere)
