@@ -209,8 +209,20 @@ extension LocationHub {
         $0.candidates?[index].run.report(.advertisement, generation: generation) ?? .stale
       }
       guard case .accepted(let recovered) = outcome else { return }
+      // As for a fix: on a source's thread (`locationd`'s fan-out to every app's hub, a radio's
+      // own thread), the step and what it delivers run here, and a beacon region's commit and
+      // the sources' reconciling go to the queue, so that the next hub hears the advertisement
+      // without waiting for this one's store.
+      let onAppThread = executor.isAppThread
+      if recovered && onAppThread {
+        executor.run { [self] in
+          reconcileSources()
+          process(.advertisement(advertisement))
+        }
+        return
+      }
       if recovered { reconcileSources() }
-      process(.advertisement(advertisement))
+      process(.advertisement(advertisement), onAppThread: onAppThread)
     }
   }
 

@@ -5,6 +5,7 @@ import LocationEngine
 import LocationModel
 import LocationServices
 import LocationSources
+import LocationStore
 import Synchronization
 import TestSupport
 import Testing
@@ -12,7 +13,8 @@ import Testing
 /// Issue 19, `locationd`: the source pool hands each fix to every hub over its relays, one after
 /// the other on the source's thread (each hub's step runs there, with no hop). A hub's slow
 /// effects (the save of the last known location, a commit on a slow disk) must not stand between
-/// the fix and the next hub: they go to that hub's queue. Live hubs; no sleeps.
+/// the fix (or a beacon's advertisement) and the next hub: they go to that hub's queue. Live hubs;
+/// no sleeps.
 @Suite struct PoolFanOutStoreTests {
   /// Memory persistence whose save of the last known location waits until the test opens it (a
   /// disk that takes its time over an `fsync`).
@@ -36,6 +38,73 @@ import Testing
       guard case .locations(let fixes) = delivery else { return }
       received.withLock { $0 += fixes.map(\.latitude) }
     }
+  }
+
+  /// Memory persistence whose commit of region events waits until the test opens it.
+  final class SlowRegionCommits: ForwardingPersistence {
+    let base = MemoryPersistence()
+    let gate = DispatchSemaphore(value: 0)
+    let waiting = Mutex(0)
+
+    func commitRegionEvents(
+      _ events: [RegionEvent], group: String, app: String, time: Double
+    ) throws(StoreError) {
+      waiting.withLock { $0 += 1 }
+      gate.wait()
+      try base.commitRegionEvents(events, group: group, app: app, time: time)
+    }
+  }
+
+  /// Records the identifiers of the regions found to be around the device (a first
+  /// advertisement determines the state `inside`; an entry is a change from `outside`).
+  final class RegionEvents: HubClient {
+    let received = Mutex<[String]>([])
+
+    func hub(_ hub: LocationHub, deliver delivery: HubDelivery) {
+      guard case .regionEvents(_, let events) = delivery else { return }
+      let inside = events.filter { $0.kind == .determined(.inside) || $0.kind == .entered }
+      received.withLock { $0 += inside.map(\.identifier) }
+    }
+  }
+
+  /// The same for a beacon advertisement: one hub's commit of its beacon region's new state goes
+  /// to its queue, and the next hub hears the advertisement (and learns its own region's state)
+  /// while that commit waits.
+  @Test func aHubsSlowRegionCommitDoesNotHoldTheNextHubsAdvertisement() async throws {
+    let radio = ScriptedSource(
+      url: "scripted://radio", nominalAccuracy: .infinity, producesBeacons: true)
+    let pool = SourcePool(sources: [radio])
+    let slow = SlowRegionCommits()
+    defer { for _ in 0..<3 { slow.gate.signal() } }
+    let first = LocationHub(
+      app: "org.example.first", sources: .objects { pool.relays() }, persistence: slow,
+      policy: .grant)
+    let second = LocationHub(
+      app: "org.example.second", sources: .objects { pool.relays() },
+      persistence: MemoryPersistence(), policy: .grant)
+    let firstClient = RegionEvents()
+    let secondClient = RegionEvents()
+    let firstID = first.register(firstClient)
+    let secondID = second.register(secondClient)
+    let uuid = BeaconUUID(high: 0xE2C5_6DB5_DFFB_48D2, low: 0xB060_D0F5_A710_96E0)
+    let door = RegionSpec.beacon(identifier: "door", BeaconConstraint(uuid: uuid, major: 1))
+    first.addRegion(door, group: "app", requester: firstID)
+    #expect(await eventually(timeout: 60) { pool.status.first?.subscribers == 1 })
+    second.addRegion(door, group: "app", requester: secondID)
+    #expect(await eventually(timeout: 60) { pool.status.first?.subscribers == 2 })
+    let advertisement = BeaconAdvertisement(
+      uuid: uuid, major: 1, minor: 7, measuredPower: -59, rssi: -60, address: "AA:BB",
+      time: 1_767_225_600)
+    Thread { radio.emit(advertisement) }.start()
+    #expect(await eventually(timeout: 60) { slow.waiting.withLock { $0 } == 1 })
+    #expect(
+      await eventually(timeout: 60) { secondClient.received.withLock { $0 } == ["door"] },
+      "the second hub found itself in its region while the first one's commit waited")
+    #expect(firstClient.received.withLock { $0 }.isEmpty, "the first is told once committed")
+    slow.gate.signal()
+    #expect(await eventually(timeout: 60) { firstClient.received.withLock { $0 } == ["door"] })
+    first.unregister(firstID)
+    second.unregister(secondID)
   }
 
   @Test func aHubsSlowSaveDoesNotHoldTheNextHubsFix() async throws {
