@@ -40,6 +40,35 @@ import Testing
     }
   }
 
+  /// Two live hubs of two apps on one pool of `source`, the first on `persistence`, each with a
+  /// client. Each hub starts using the source in turn (`start`), the first first: its relay is
+  /// first in the fan-out.
+  struct TwoHubs<Client: HubClient> {
+    let hubs: [LocationHub]
+    let clients: [Client]
+    let ids: [ClientID]
+
+    init(
+      on source: ScriptedSource, persistence: any HubPersistence, clients: [Client],
+      start: (LocationHub, ClientID) -> Void
+    ) async {
+      let pool = SourcePool(sources: [source])
+      hubs = ["org.example.first", "org.example.second"].enumerated().map { index, app in
+        LocationHub(
+          app: app, sources: .objects { pool.relays() },
+          persistence: index == 0 ? persistence : MemoryPersistence(), policy: .grant)
+      }
+      self.clients = clients
+      ids = zip(hubs, clients).map { $0.register($1) }
+      for index in hubs.indices {
+        start(hubs[index], ids[index])
+        #expect(await eventually(timeout: 60) { pool.status.first?.subscribers == index + 1 })
+      }
+    }
+
+    func stop() { for (hub, id) in zip(hubs, ids) { hub.unregister(id) } }
+  }
+
   /// Memory persistence whose commit of region events waits until the test opens it.
   final class SlowRegionCommits: ForwardingPersistence {
     let base = MemoryPersistence()
@@ -73,72 +102,47 @@ import Testing
   @Test func aHubsSlowRegionCommitDoesNotHoldTheNextHubsAdvertisement() async throws {
     let radio = ScriptedSource(
       url: "scripted://radio", nominalAccuracy: .infinity, producesBeacons: true)
-    let pool = SourcePool(sources: [radio])
     let slow = SlowRegionCommits()
     defer { for _ in 0..<3 { slow.gate.signal() } }
-    let first = LocationHub(
-      app: "org.example.first", sources: .objects { pool.relays() }, persistence: slow,
-      policy: .grant)
-    let second = LocationHub(
-      app: "org.example.second", sources: .objects { pool.relays() },
-      persistence: MemoryPersistence(), policy: .grant)
-    let firstClient = RegionEvents()
-    let secondClient = RegionEvents()
-    let firstID = first.register(firstClient)
-    let secondID = second.register(secondClient)
     let uuid = BeaconUUID(high: 0xE2C5_6DB5_DFFB_48D2, low: 0xB060_D0F5_A710_96E0)
     let door = RegionSpec.beacon(identifier: "door", BeaconConstraint(uuid: uuid, major: 1))
-    first.addRegion(door, group: "app", requester: firstID)
-    #expect(await eventually(timeout: 60) { pool.status.first?.subscribers == 1 })
-    second.addRegion(door, group: "app", requester: secondID)
-    #expect(await eventually(timeout: 60) { pool.status.first?.subscribers == 2 })
+    let two = await TwoHubs(
+      on: radio, persistence: slow, clients: [RegionEvents(), RegionEvents()]
+    ) {
+      $0.addRegion(door, group: "app", requester: $1)
+    }
     let advertisement = BeaconAdvertisement(
       uuid: uuid, major: 1, minor: 7, measuredPower: -59, rssi: -60, address: "AA:BB",
       time: 1_767_225_600)
     Thread { radio.emit(advertisement) }.start()
     #expect(await eventually(timeout: 60) { slow.waiting.withLock { $0 } == 1 })
     #expect(
-      await eventually(timeout: 60) { secondClient.received.withLock { $0 } == ["door"] },
+      await eventually(timeout: 60) { two.clients[1].received.withLock { $0 } == ["door"] },
       "the second hub found itself in its region while the first one's commit waited")
-    #expect(firstClient.received.withLock { $0 }.isEmpty, "the first is told once committed")
+    #expect(two.clients[0].received.withLock { $0 }.isEmpty, "the first is told once committed")
     slow.gate.signal()
-    #expect(await eventually(timeout: 60) { firstClient.received.withLock { $0 } == ["door"] })
-    first.unregister(firstID)
-    second.unregister(secondID)
+    #expect(await eventually(timeout: 60) { two.clients[0].received.withLock { $0 } == ["door"] })
+    two.stop()
   }
 
   @Test func aHubsSlowSaveDoesNotHoldTheNextHubsFix() async throws {
     let source = ScriptedSource(url: "scripted://pool")
-    let pool = SourcePool(sources: [source])
     let slow = SlowSaves()
     // However the test ends, the held save is let go of (three times: more than it can take).
     defer { for _ in 0..<3 { slow.gate.signal() } }
-    let first = LocationHub(
-      app: "org.example.first", sources: .objects { pool.relays() }, persistence: slow,
-      policy: .grant)
-    let second = LocationHub(
-      app: "org.example.second", sources: .objects { pool.relays() },
-      persistence: MemoryPersistence(), policy: .grant)
-    let firstClient = Latitudes()
-    let secondClient = Latitudes()
-    let firstID = first.register(firstClient)
-    let secondID = second.register(secondClient)
     let request = UpdateRequest(desiredAccuracy: 5, distanceFilter: -1)
-    // The first hub holds the source first: its relay is first in the fan-out.
-    first.startUpdates(firstID, request)
-    #expect(await eventually(timeout: 60) { pool.status.first?.subscribers == 1 })
-    second.startUpdates(secondID, request)
-    #expect(await eventually(timeout: 60) { pool.status.first?.subscribers == 2 })
+    let two = await TwoHubs(on: source, persistence: slow, clients: [Latitudes(), Latitudes()]) {
+      $0.startUpdates($1, request)
+    }
     #expect(source.isRunning)
     // The source's thread: the test's may not block.
     Thread { source.emit(fix(52.37, 4.89)) }.start()
     #expect(await eventually(timeout: 60) { slow.waiting.withLock { $0 } == 1 })
     #expect(
-      await eventually(timeout: 60) { secondClient.received.withLock { $0 } == [52.37] },
+      await eventually(timeout: 60) { two.clients[1].received.withLock { $0 } == [52.37] },
       "the second hub had the fix while the first one's save waited")
-    #expect(firstClient.received.withLock { $0 } == [52.37])
+    #expect(two.clients[0].received.withLock { $0 } == [52.37])
     slow.gate.signal()
-    first.unregister(firstID)
-    second.unregister(secondID)
+    two.stop()
   }
 }
