@@ -186,6 +186,21 @@ final class PooledSource: Sendable {
       outbox.append(.deliver(subscribers, report, releases: releases))
     }
 
+    /// A report to every relay holding the source, when nothing is queued and nobody delivers:
+    /// the caller takes the queue and delivers it at once to the relays returned (then drains
+    /// what its deliveries queued), which is what queuing and draining it would do, without the
+    /// trip through the queue on the way from the receiver to the apps. Otherwise it is queued
+    /// (`broadcast`), and nil is returned.
+    mutating func takeDelivery(of report: Report) -> [Subscriber]? {
+      guard !draining, outbox.isEmpty else {
+        broadcast(report)
+        return nil
+      }
+      guard !subscribers.isEmpty else { return nil }
+      draining = true
+      return subscribers
+    }
+
     /// Queues a report to one relay.
     mutating func send(_ report: Report, to subscriber: Subscriber) {
       outbox.append(.deliver([subscriber], report, releases: releases))
@@ -259,7 +274,7 @@ final class PooledSource: Sendable {
   /// A report from the real source's run `generation`.
   func received(_ report: Report, generation: Int) {
     let now = clock.now.monotonic
-    let current = state.withLock { state -> Bool in
+    let (current, direct) = state.withLock { state -> (Bool, [Subscriber]?) in
       let kind: SourceRun.Report
       switch report {
       case .fix: kind = .fix
@@ -268,17 +283,17 @@ final class PooledSource: Sendable {
       case .failure(let error): kind = .failure(permanent: error.isPermanent)
       case .end: kind = .end
       }
-      guard state.run.report(kind, generation: generation) != .stale else { return false }
+      guard state.run.report(kind, generation: generation) != .stale else { return (false, nil) }
       switch report {
       case .fix(let fix):
         state.outage = nil
         state.lastFix = fix
-        state.broadcast(report)
+        return (true, state.takeDelivery(of: report))
       case .heading:
-        state.broadcast(report)
+        return (true, state.takeDelivery(of: report))
       case .advertisement:
         state.outage = nil
-        state.broadcast(report)
+        return (true, state.takeDelivery(of: report))
       case .failure(let error):
         state.lastFailure = error.message
         state.broadcast(report)
@@ -293,9 +308,14 @@ final class PooledSource: Sendable {
         state.broadcast(report)
         state.markStopped(at: now)
       }
-      return true
+      return (true, nil)
     }
     guard current else { return }
+    if let direct {
+      perform(.deliver(direct, report, releases: 0))
+      continueDraining()
+      return
+    }
     switch report {
     case .failure(let error):
       HubLog.write(
@@ -319,6 +339,11 @@ final class PooledSource: Sendable {
       return true
     }
     guard mine else { return }
+    continueDraining()
+  }
+
+  /// Performs queued actions until the queue is empty, for the caller that holds it.
+  private func continueDraining() {
     while let action = nextAction() {
       perform(action)
     }

@@ -107,6 +107,33 @@ import Testing
     #expect(contexts[2].reports.count == 4)
   }
 
+  /// What a delivery makes happen in the pool (the source emitting again, a relay letting go)
+  /// is done after every relay has had the report being delivered, as the queue orders it: a
+  /// report that finds nothing queued goes to the relays at once (issue 19: no trip through the
+  /// queue between the receiver and the apps) under the same rules.
+  @Test func whatADeliveryMakesHappenComesAfterIt() throws {
+    let source = PoolTestSource()
+    let pool = SourcePool(sources: [source], clock: clock)
+    let relays = try (0..<3).map { _ in try #require(pool.relays().first) }
+    let next = fix(52.1, 5, time: 1_767_225_601)
+    let contexts = [
+      RecordingContext { fix in
+        guard fix.latitude == 52 else { return }
+        source.emit(next)
+        relays[1].stop()
+      },
+      RecordingContext(), RecordingContext(),
+    ]
+    for (relay, context) in zip(relays, contexts) { relay.start(context: context) }
+    source.emit(fix(52, 5))
+    let first = PoolReport.fix(fix(52, 5, source: "test://source"))
+    let second = PoolReport.fix(fix(52.1, 5, time: 1_767_225_601, source: "test://source"))
+    #expect(contexts[0].reports == [first, second])
+    #expect(contexts[1].reports == [first], "let go of during the first's delivery: not the next")
+    #expect(contexts[2].reports == [first, second], "the first fix before the one it caused")
+    #expect(pool.status.first?.subscribers == 2)
+  }
+
   @Test func aLateRelayIsSentTheLastFixOfTheRun() throws {
     let source = PoolTestSource()
     let pool = SourcePool(sources: [source], clock: clock)
@@ -410,10 +437,17 @@ private enum PoolReport: Equatable {
 /// A context that records what it is told.
 private final class RecordingContext: SourceContext {
   private let recorded = Mutex<[PoolReport]>([])
+  /// Runs after each fix is recorded: a relay whose delivery makes more happen.
+  private let afterFix: @Sendable (Fix) -> Void
+
+  init(afterFix: @escaping @Sendable (Fix) -> Void = { _ in }) { self.afterFix = afterFix }
 
   var reports: [PoolReport] { recorded.withLock { $0 } }
   var now: EngineInstant { EngineInstant(monotonic: 0, wall: 0) }
-  func emit(_ fix: Fix) { recorded.withLock { $0.append(.fix(fix)) } }
+  func emit(_ fix: Fix) {
+    recorded.withLock { $0.append(.fix(fix)) }
+    afterFix(fix)
+  }
   func emitHeading(_ sample: HeadingSample) { recorded.withLock { $0.append(.heading(sample)) } }
   func fail(_ error: SourceError) { recorded.withLock { $0.append(.failure(error)) } }
   func end() { recorded.withLock { $0.append(.end) } }
