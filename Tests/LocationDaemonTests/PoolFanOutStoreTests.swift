@@ -16,16 +16,34 @@ import Testing
 /// the fix (or a beacon's advertisement) and the next hub: they go to that hub's queue. Live hubs;
 /// no sleeps.
 @Suite struct PoolFanOutStoreTests {
-  /// Memory persistence whose save of the last known location waits until the test opens it (a
-  /// disk that takes its time over an `fsync`).
-  final class SlowSaves: ForwardingPersistence {
-    let base = MemoryPersistence()
-    let gate = DispatchSemaphore(value: 0)
+  /// Where a slow write waits until the test opens it; every write after that goes through.
+  final class Gate: Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+    private let opened = Mutex(false)
+    /// How many writes have waited.
     let waiting = Mutex(0)
 
-    func saveLastKnownLocation(_ fix: Fix) {
+    func pass() {
+      guard !opened.withLock({ $0 }) else { return }
       waiting.withLock { $0 += 1 }
-      gate.wait()
+      semaphore.wait()
+      semaphore.signal()
+    }
+
+    func open() {
+      opened.withLock { $0 = true }
+      semaphore.signal()
+    }
+  }
+
+  /// Memory persistence whose save of the last known location waits at a gate (a disk that
+  /// takes its time over an `fsync`).
+  final class SlowSaves: ForwardingPersistence {
+    let base = MemoryPersistence()
+    let gate = Gate()
+
+    func saveLastKnownLocation(_ fix: Fix) {
+      gate.pass()
       base.saveLastKnownLocation(fix)
     }
   }
@@ -69,28 +87,16 @@ import Testing
     func stop() { for (hub, id) in zip(hubs, ids) { hub.unregister(id) } }
   }
 
-  /// Memory persistence whose commits of region events wait until the test opens it (every one
-  /// after it goes through).
+  /// Memory persistence whose commits of region events wait at a gate.
   final class SlowRegionCommits: ForwardingPersistence {
     let base = MemoryPersistence()
-    private let gate = DispatchSemaphore(value: 0)
-    private let opened = Mutex(false)
-    let waiting = Mutex(0)
+    let gate = Gate()
 
     func commitRegionEvents(
       _ events: [RegionEvent], group: String, app: String, time: Double
     ) throws(StoreError) {
-      if !opened.withLock({ $0 }) {
-        waiting.withLock { $0 += 1 }
-        gate.wait()
-        gate.signal()
-      }
+      gate.pass()
       try base.commitRegionEvents(events, group: group, app: app, time: time)
-    }
-
-    func open() {
-      opened.withLock { $0 = true }
-      gate.signal()
     }
   }
 
@@ -115,7 +121,7 @@ import Testing
     let radio = ScriptedSource(
       url: "scripted://radio", nominalAccuracy: .infinity, producesBeacons: true)
     let slow = SlowRegionCommits()
-    defer { slow.open() }
+    defer { slow.gate.open() }
     let uuid = BeaconUUID(high: 0xE2C5_6DB5_DFFB_48D2, low: 0xB060_D0F5_A710_96E0)
     let door = RegionSpec.beacon(identifier: "door", BeaconConstraint(uuid: uuid, major: 1))
     let two = await TwoHubs(
@@ -127,12 +133,12 @@ import Testing
       uuid: uuid, major: 1, minor: 7, measuredPower: -59, rssi: -60, address: "AA:BB",
       time: 1_767_225_600)
     Thread { radio.emit(advertisement) }.start()
-    #expect(await eventually(timeout: 60) { slow.waiting.withLock { $0 } == 1 })
+    #expect(await eventually(timeout: 60) { slow.gate.waiting.withLock { $0 } == 1 })
     #expect(
       await eventually(timeout: 60) { two.clients[1].received.withLock { $0.contains("door") } },
       "the second hub found itself in its region while the first one's commit waited")
     #expect(two.clients[0].received.withLock { $0 }.isEmpty, "the first is told once committed")
-    slow.open()
+    slow.gate.open()
     #expect(
       await eventually(timeout: 60) { two.clients[0].received.withLock { $0.contains("door") } })
     two.stop()
@@ -141,8 +147,8 @@ import Testing
   @Test func aHubsSlowSaveDoesNotHoldTheNextHubsFix() async throws {
     let source = ScriptedSource(url: "scripted://pool")
     let slow = SlowSaves()
-    // However the test ends, the held save is let go of (three times: more than it can take).
-    defer { for _ in 0..<3 { slow.gate.signal() } }
+    // However the test ends, the held save is let go of.
+    defer { slow.gate.open() }
     let request = UpdateRequest(desiredAccuracy: 5, distanceFilter: -1)
     let two = await TwoHubs(on: source, persistence: slow, clients: [Latitudes(), Latitudes()]) {
       $0.startUpdates($1, request)
@@ -150,12 +156,12 @@ import Testing
     #expect(source.isRunning)
     // The source's thread: the test's may not block.
     Thread { source.emit(fix(52.37, 4.89)) }.start()
-    #expect(await eventually(timeout: 60) { slow.waiting.withLock { $0 } == 1 })
+    #expect(await eventually(timeout: 60) { slow.gate.waiting.withLock { $0 } == 1 })
     #expect(
       await eventually(timeout: 60) { two.clients[1].received.withLock { $0 } == [52.37] },
       "the second hub had the fix while the first one's save waited")
     #expect(two.clients[0].received.withLock { $0 } == [52.37])
-    slow.gate.signal()
+    slow.gate.open()
     two.stop()
   }
 }
