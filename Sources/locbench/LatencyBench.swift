@@ -35,7 +35,9 @@ import LocationModel
 /// `--breakdown` runs the paths again with `CORELOCATION_LATENCY_TRACE` set (the runtime then
 /// writes a line per stage a fix passes, `LatencyTrace`), and prints the median time from the
 /// epoch's write to each stage: where the time goes. The tracing's own writes cost a few
-/// microseconds per stage, so those runs do not count for the headline figures.
+/// microseconds per stage, so those runs do not count for the headline figures. It then times one
+/// epoch's decoding and one fix's encoding warm, after a cache sweep and after sleeping a period
+/// (`LatencyBenchWake`): what the machine itself charges code that wakes once per epoch.
 enum LatencyBench {
   struct Options {
     var rates: [Double] = [10, 20]
@@ -133,6 +135,7 @@ enum LatencyBench {
       }
     }
     reportStages(traced)
+    if let rate = options.rates.first { LatencyBenchWake.report(rate: rate) }
   }
 
   static func parse(_ arguments: [String]) -> Options? {

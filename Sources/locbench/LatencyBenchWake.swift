@@ -1,0 +1,99 @@
+import Foundation
+import LocationFormats
+import LocationModel
+import LocationProtocol
+
+/// What waking costs on this machine, printed after `--breakdown`'s stages: one epoch's decoding
+/// (`NMEADecoder`, GGA + RMC) and one fix's encoding (`DaemonProtocol.encodeFixes`), in this
+/// process, timed warm (back to back), after a sweep of 64 MB through the caches, after sleeping
+/// one period of the feed (the first epoch after waking, and the second), and after sleeping and
+/// then spinning for 0.3 ms before the work.
+///
+/// It tells apart the causes of the traced stages' cost: the cache sweep evicts code and data
+/// (and the translation buffers) without letting the processor idle; the spin lets a processor
+/// that slows down when idle get back to speed before the work. Where sleeping costs more than the
+/// sweep and the spin does not help, the cost is the host's: what else ran on the processor while
+/// this one idled (caches, translation buffers and branch predictors all cold), not the clock.
+enum LatencyBenchWake {
+  /// Rounds per condition (the median is reported).
+  static let rounds = 100
+
+  static func report(rate: Double) {
+    let feed = DaemonBenchFeed(rate: rate)
+    let epochs = (0..<(4 * rounds)).map { feed.epoch($0) }
+    var decoder = NMEADecoder(options: .init(source: "wake", reportsAtCycleEnd: true))
+    var sweep = [UInt8](repeating: 1, count: 64 << 20)
+    let period = UInt32((1_000_000 / rate).rounded())
+    var next = 0
+    var kept = 0
+    /// Median microseconds of decoding and of encoding, each round after `prepare` (and, with
+    /// `twice`, after decoding and encoding the epoch before untimed).
+    func measure(twice: Bool = false, _ prepare: () -> Void) -> (decode: Double, encode: Double) {
+      var decodes: [Double] = []
+      var encodes: [Double] = []
+      for _ in 0..<rounds {
+        prepare()
+        if twice {
+          let outputs = epochs[next % epochs.count].withUnsafeBytes { decoder.decode(bytes: $0) }
+          next += 1
+          for case .fix(let fix) in outputs { kept &+= DaemonProtocol.encodeFixes([fix]).count }
+        }
+        let epoch = epochs[next % epochs.count]
+        next += 1
+        let start = LatencyTrace.now()
+        let outputs = epoch.withUnsafeBytes { decoder.decode(bytes: $0) }
+        let decoded = LatencyTrace.now()
+        var fixes: [Fix] = []
+        for output in outputs {
+          if case .fix(let fix) = output { fixes.append(fix) }
+          if case .undatedFix(let fix) = output { fixes.append(fix) }
+        }
+        let encodingStart = LatencyTrace.now()
+        let line = DaemonProtocol.encodeFixes(fixes)
+        let encoded = LatencyTrace.now()
+        kept &+= line.count &+ outputs.count
+        decodes.append(Double(decoded - start) / 1000)
+        encodes.append(Double(encoded - encodingStart) / 1000)
+      }
+      decodes.sort()
+      encodes.sort()
+      return (decodes[rounds / 2], encodes[rounds / 2])
+    }
+    func sweepCaches() {
+      sweep.withUnsafeMutableBufferPointer { buffer in
+        var index = 0
+        while index < buffer.count {
+          buffer[index] &+= 1
+          index += 64
+        }
+      }
+    }
+    let rows: [(String, (decode: Double, encode: Double))] = [
+      ("warm (back to back)", measure {}),
+      ("after a 64 MB sweep of the caches", measure(sweepCaches)),
+      ("after sleeping one period", measure { usleep(period) }),
+      ("after sleeping one period, the second epoch", measure(twice: true) { usleep(period) }),
+      (
+        "after sleeping one period, then spinning 0.3 ms",
+        measure {
+          usleep(period)
+          let start = LatencyTrace.now()
+          while LatencyTrace.now() - start < 300_000 {}
+        }
+      ),
+    ]
+    print("")
+    print(
+      "What waking costs here (one epoch's decoding and one fix's encoding in this process, median"
+        + " of \(rounds); the period \(DaemonBenchReport.format(Double(period) / 1000, 0)) ms):")
+    print("")
+    print("| condition | decode µs | encode µs |")
+    print("| --- | --- | --- |")
+    for (name, times) in rows {
+      print(
+        "| \(name) | \(DaemonBenchReport.format(times.decode, 2)) | "
+          + "\(DaemonBenchReport.format(times.encode, 2)) |")
+    }
+    if kept == 0 { print("(nothing decoded)") }
+  }
+}
