@@ -93,27 +93,49 @@ package struct JSONWriter {
   /// A double as the writer writes it: whole numbers up to 2^53 without ".0" (shorter, and what
   /// integer-minded readers expect), others in Swift's shortest round-trip form, non-finite ones
   /// as the strings `"NaN"`, `"Infinity"` and `"-Infinity"`.
+  ///
+  /// The text is copied from the string's own contiguous bytes, not through a `String.UTF8View`
+  /// iterated into the array (generic code that `locationd` ran cold at every fix it encodes).
   package static func appendDouble(_ value: Double, to bytes: inout [UInt8]) {
     if value.isFinite {
       if value == value.rounded(), abs(value) < 9_007_199_254_740_992 {
-        bytes.append(contentsOf: String(Int64(value)).utf8)
+        appendInteger(Int64(value), to: &bytes)
       } else {
-        bytes.append(contentsOf: value.description.utf8)
+        var text = value.description
+        text.withUTF8 { bytes.append(contentsOf: $0) }
       }
     } else {
       appendString(value.isNaN ? "NaN" : (value > 0 ? "Infinity" : "-Infinity"), to: &bytes)
     }
   }
 
+  /// An integer in decimal, as `String(value)` writes it, without making the string: the digits
+  /// are written backwards into a buffer on the stack and appended in one copy.
+  package static func appendInteger(_ value: Int64, to bytes: inout [UInt8]) {
+    if value < 0 { bytes.append(UInt8(ascii: "-")) }
+    var magnitude = value.magnitude
+    // 20 digits at most (UInt64.max has 20).
+    var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    withUnsafeMutableBytes(of: &digits) { buffer in
+      var index = buffer.count
+      repeat {
+        index -= 1
+        buffer[index] = UInt8(truncatingIfNeeded: magnitude % 10) &+ UInt8(ascii: "0")
+        magnitude /= 10
+      } while magnitude > 0
+      bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[index...]))
+    }
+  }
+
   package mutating func int(_ value: Int) {
     separate()
-    bytes.append(contentsOf: String(value).utf8)
+    Self.appendInteger(Int64(value), to: &bytes)
     wrote()
   }
 
   package mutating func int64(_ value: Int64) {
     separate()
-    bytes.append(contentsOf: String(value).utf8)
+    Self.appendInteger(value, to: &bytes)
     wrote()
   }
 
@@ -134,7 +156,24 @@ package struct JSONWriter {
   }
 
   /// A string as the writer writes it: quoted, with `"`, `\\` and control characters escaped.
+  /// A string with none of them (the usual case) is copied from its contiguous bytes at once.
   package static func appendString(_ value: String, to bytes: inout [UInt8]) {
+    var value = value
+    let plain = value.withUTF8 { text -> Bool in
+      for byte in text
+      where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+        return false
+      }
+      bytes.append(UInt8(ascii: "\""))
+      bytes.append(contentsOf: text)
+      bytes.append(UInt8(ascii: "\""))
+      return true
+    }
+    if !plain { appendEscaped(value, to: &bytes) }
+  }
+
+  /// `appendString` for a string with something to escape.
+  private static func appendEscaped(_ value: String, to bytes: inout [UInt8]) {
     bytes.append(UInt8(ascii: "\""))
     for byte in value.utf8 {
       switch byte {

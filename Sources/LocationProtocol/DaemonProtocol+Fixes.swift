@@ -52,7 +52,7 @@ extension DaemonProtocol {
   private static func append(_ key: StaticString, integer value: Int?, to bytes: inout [UInt8]) {
     append(key, to: &bytes)
     if let value {
-      bytes.append(contentsOf: String(value).utf8)
+      JSONWriter.appendInteger(Int64(value), to: &bytes)
     } else {
       append("null", to: &bytes)
     }

@@ -104,7 +104,7 @@ package enum DaemonProtocol {
   package static func encodeLocations(client: Int, fixesJSON: [UInt8]) -> [UInt8] {
     var bytes = Array(#"{"type":"locations","client":"#.utf8)
     bytes.reserveCapacity(bytes.count + 16 + fixesJSON.count)
-    bytes.append(contentsOf: String(client).utf8)
+    JSONWriter.appendInteger(Int64(client), to: &bytes)
     bytes.append(contentsOf: #","locations":"#.utf8)
     bytes.append(contentsOf: fixesJSON)
     bytes.append(contentsOf: "}\n".utf8)
