@@ -5,7 +5,7 @@ import LocationProtocol
 
 /// What waking costs on this machine, printed after `--breakdown`'s stages: one epoch's decoding
 /// (`NMEADecoder`, GGA + RMC) and one fix's encoding (`DaemonProtocol.encodeFixes`), in this
-/// process, timed warm (back to back), after a sweep of 64 MB through the caches, after sleeping
+/// process, and one system call (`poll` of an idle socket, made first), timed warm (back to back), after a sweep of 64 MB through the caches, after sleeping
 /// one period of the feed (the first epoch after waking, and the second), and after sleeping and
 /// then spinning for 0.3 ms before the work.
 ///
@@ -18,6 +18,13 @@ enum LatencyBenchWake {
   /// Rounds per condition (the median is reported).
   static let rounds = 100
 
+  /// Median microseconds of one condition.
+  struct Times {
+    var decode: Double
+    var encode: Double
+    var call: Double
+  }
+
   static func report(rate: Double) {
     let feed = DaemonBenchFeed(rate: rate)
     let epochs = (0..<(4 * rounds)).map { feed.epoch($0) }
@@ -26,20 +33,32 @@ enum LatencyBenchWake {
     let period = UInt32((1_000_000 / rate).rounded())
     var next = 0
     var kept = 0
-    /// Median microseconds of decoding and of encoding, each round after `prepare` (and, with
-    /// `twice`, after decoding and encoding the epoch before untimed).
-    func measure(twice: Bool = false, _ prepare: () -> Void) -> (decode: Double, encode: Double) {
+    var pair: [Int32] = [-1, -1]
+    _ = socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair)
+    defer { for fd in pair where fd >= 0 { close(fd) } }
+    /// One system call that finds nothing to do.
+    func idlePoll() {
+      var descriptor = pollfd(fd: pair[0], events: Int16(POLLIN), revents: 0)
+      kept &+= Int(poll(&descriptor, 1, 0))
+    }
+    /// Median microseconds of decoding, of encoding and of the system call, each round after
+    /// `prepare` (and, with `twice`, after doing it all once untimed on the epoch before).
+    func measure(twice: Bool = false, _ prepare: () -> Void) -> Times {
       var decodes: [Double] = []
       var encodes: [Double] = []
+      var calls: [Double] = []
       for _ in 0..<rounds {
         prepare()
         if twice {
+          idlePoll()
           let outputs = epochs[next % epochs.count].withUnsafeBytes { decoder.decode(bytes: $0) }
           next += 1
           for case .fix(let fix) in outputs { kept &+= DaemonProtocol.encodeFixes([fix]).count }
         }
         let epoch = epochs[next % epochs.count]
         next += 1
+        let call = LatencyTrace.now()
+        idlePoll()
         let start = LatencyTrace.now()
         let outputs = epoch.withUnsafeBytes { decoder.decode(bytes: $0) }
         let decoded = LatencyTrace.now()
@@ -54,10 +73,10 @@ enum LatencyBenchWake {
         kept &+= line.count &+ outputs.count
         decodes.append(Double(decoded - start) / 1000)
         encodes.append(Double(encoded - encodingStart) / 1000)
+        calls.append(Double(start - call) / 1000)
       }
-      decodes.sort()
-      encodes.sort()
-      return (decodes[rounds / 2], encodes[rounds / 2])
+      func median(_ values: [Double]) -> Double { values.sorted()[rounds / 2] }
+      return Times(decode: median(decodes), encode: median(encodes), call: median(calls))
     }
     func sweepCaches() {
       sweep.withUnsafeMutableBufferPointer { buffer in
@@ -68,7 +87,7 @@ enum LatencyBenchWake {
         }
       }
     }
-    let rows: [(String, (decode: Double, encode: Double))] = [
+    let rows: [(String, Times)] = [
       ("warm (back to back)", measure {}),
       ("after a 64 MB sweep of the caches", measure(sweepCaches)),
       ("after sleeping one period", measure { usleep(period) }),
@@ -87,12 +106,13 @@ enum LatencyBenchWake {
       "What waking costs here (one epoch's decoding and one fix's encoding in this process, median"
         + " of \(rounds); the period \(DaemonBenchReport.format(Double(period) / 1000, 0)) ms):")
     print("")
-    print("| condition | decode µs | encode µs |")
-    print("| --- | --- | --- |")
+    print("| condition | decode µs | encode µs | a system call µs |")
+    print("| --- | --- | --- | --- |")
     for (name, times) in rows {
       print(
         "| \(name) | \(DaemonBenchReport.format(times.decode, 2)) | "
-          + "\(DaemonBenchReport.format(times.encode, 2)) |")
+          + "\(DaemonBenchReport.format(times.encode, 2)) | "
+          + "\(DaemonBenchReport.format(times.call, 2)) |")
     }
     if kept == 0 { print("(nothing decoded)") }
   }
