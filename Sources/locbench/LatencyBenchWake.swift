@@ -3,11 +3,12 @@ import LocationFormats
 import LocationModel
 import LocationProtocol
 
-/// What waking costs on this machine, printed after `--breakdown`'s stages: one epoch's decoding
-/// (`NMEADecoder`, GGA + RMC) and one fix's encoding (`DaemonProtocol.encodeFixes`), in this
-/// process, and one system call (`poll` of an idle socket, made first), timed warm (back to back), after a sweep of 64 MB through the caches, after sleeping
-/// one period of the feed (the first epoch after waking, and the second), and after sleeping and
-/// then spinning for 0.3 ms before the work.
+/// What waking costs on this machine, printed after `--breakdown`'s stages: one system call
+/// (`poll` of an idle socket, made first, as a real path wakes from `epoll_wait`), one epoch's
+/// decoding (`NMEADecoder`, GGA + RMC) and one fix's encoding (`DaemonProtocol.encodeFixes`), in
+/// this process, timed warm (back to back), after a sweep of 64 MB through the caches, after
+/// sleeping one period of the feed (the first epoch after waking, and the second), and after
+/// sleeping and then spinning for 0.3 ms before the work.
 ///
 /// It tells apart the causes of the traced stages' cost: the cache sweep evicts code and data
 /// (and the translation buffers) without letting the processor idle; the spin lets a processor
@@ -103,8 +104,10 @@ enum LatencyBenchWake {
     ]
     print("")
     print(
-      "What waking costs here (one epoch's decoding and one fix's encoding in this process, median"
-        + " of \(rounds); the period \(DaemonBenchReport.format(Double(period) / 1000, 0)) ms):")
+      "What waking costs here (one epoch's decoding, one fix's encoding and one system call in"
+        + " this process, median of \(rounds); the period "
+        + "\(DaemonBenchReport.format(Double(period) / 1000, 0)) ms):"
+    )
     print("")
     print("| condition | decode µs | encode µs | a system call µs |")
     print("| --- | --- | --- | --- |")
