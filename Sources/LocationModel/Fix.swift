@@ -109,4 +109,12 @@ package enum FixQuality: Int, Sendable, Equatable, CaseIterable {
   case simulated = 8
   /// Network-derived (Wi-Fi, cell, IP), as from GeoClue.
   case network = 9
+
+  /// Whether this is `.simulated`. A decoder asks for every fix it makes: `quality == .simulated`
+  /// in another module calls `==` through the enum's `Equatable` witness table (a lazy accessor
+  /// and a dispatch thunk, cold code on the way from the receiver to the app); a match does not.
+  @inlinable package var isSimulated: Bool {
+    if case .simulated = self { return true }
+    return false
+  }
 }

@@ -116,7 +116,7 @@ package final class ReplaySource: LocationSource {
       emitHeadings(through: fix.time, track, context)
       if !track.hasTimes { fix.time = context.now.wall }
       fix.isSimulated = true
-      if fix.quality == .autonomous { fix.quality = .simulated }
+      if case .autonomous = fix.quality { fix.quality = .simulated }
       context.emit(fix)
     }
     var delay = 0.0

@@ -28,6 +28,18 @@ func fixes(_ outputs: [NMEAOutput]) -> [Fix] {
   static let gga = "GPGGA,123519.00,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,"
   static let rmc = "GPRMC,123519.00,A,4807.038,N,01131.000,E,022.4,084.4,230394,003.1,W"
 
+  /// A receiver's simulator mode (RMC's mode indicator `S`) makes a simulated fix, and no other
+  /// quality does (`FixQuality.isSimulated`, asked for every fix the decoder makes).
+  @Test func simulatorModeMakesASimulatedFix() throws {
+    let simulated = try #require(fixes(decode(nmea(Self.rmc + ",S")).outputs).first)
+    #expect(simulated.quality == .simulated && simulated.isSimulated)
+    let real = try #require(fixes(decode(nmea(Self.rmc + ",A")).outputs).first)
+    #expect(real.quality == .autonomous && !real.isSimulated)
+    for quality in FixQuality.allCases {
+      #expect(quality.isSimulated == (quality == .simulated), "\(quality)")
+    }
+  }
+
   @Test func mergesOneEpoch() throws {
     let log = nmea(Self.gga) + nmea(Self.rmc) + nmea("GPGSA,A,3,04,05,,09,12,,,24,,,,,2.5,1.3,2.1")
     let result = decode(log)

@@ -81,7 +81,7 @@ extension GPSDTPV {
       courseAccuracy: course != nil ? epd.map { $0 * Self.oneDimensional95To68 } ?? -1 : -1,
       time: time ?? receivedAt,
       quality: quality,
-      isSimulated: quality == .simulated,
+      isSimulated: quality.isSimulated,
       source: source
     )
   }

@@ -270,7 +270,7 @@ extension NMEADecoder {
       time: secondsOfDay,
       quality: quality,
       satellitesUsed: epoch.satellitesUsed ?? (epoch.gsaSeen ? epoch.gsaUsed : nil),
-      isSimulated: quality == .simulated,
+      isSimulated: quality.isSimulated,
       source: options.source
     )
   }
