@@ -312,7 +312,7 @@ final class PooledSource: Sendable {
     }
     guard current else { return }
     if let direct {
-      perform(.deliver(direct, report, releases: 0))
+      deliver(report, to: direct)
       continueDraining()
       return
     }
@@ -377,14 +377,19 @@ final class PooledSource: Sendable {
       HubLog.write(.info, source.descriptor.url, "pool: stopped")
       source.stop()
     case .deliver(let targets, let report, _):
-      for target in targets {
-        switch report {
-        case .fix(let fix): target.context.emit(fix)
-        case .heading(let sample): target.context.emitHeading(sample)
-        case .advertisement(let advertisement): target.context.emitAdvertisement(advertisement)
-        case .failure(let error): target.context.fail(error)
-        case .end: target.context.end()
-        }
+      deliver(report, to: targets)
+    }
+  }
+
+  /// Hands a report to relays, in order (a queued delivery, or one that found the queue empty).
+  private func deliver(_ report: Report, to targets: [Subscriber]) {
+    for target in targets {
+      switch report {
+      case .fix(let fix): target.context.emit(fix)
+      case .heading(let sample): target.context.emitHeading(sample)
+      case .advertisement(let advertisement): target.context.emitAdvertisement(advertisement)
+      case .failure(let error): target.context.fail(error)
+      case .end: target.context.end()
       }
     }
   }

@@ -78,6 +78,9 @@ enum LatencyBench {
     }
   }
 
+  /// The middle value of `values` (the upper one of the two for an even count); at least one.
+  static func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+
   static func run() {
     signal(SIGPIPE, SIG_IGN)
     guard let options = parse(Array(CommandLine.arguments.dropFirst(2))) else {

@@ -190,7 +190,6 @@ final class LatencyBenchPath {
     var stages: [LatencyBench.StageTime] = []
     if trace {
       let marks = records.stageMarks(feed: feed)
-      func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
       // Each epoch's last traced stage so far, for the step to the next one.
       var previous: [Int: UInt64] = [:]
       for stage in LatencyTrace.Stage.allCases {
@@ -207,8 +206,8 @@ final class LatencyBenchPath {
         guard !values.isEmpty else { continue }
         stages.append(
           .init(
-            name: stage.rawValue, median: median(values),
-            step: steps.isEmpty ? nil : median(steps)))
+            name: stage.rawValue, median: LatencyBench.median(values),
+            step: steps.isEmpty ? nil : LatencyBench.median(steps)))
       }
       stages.append(
         .init(

@@ -33,6 +33,7 @@ enum LatencyBenchWake {
     var sweep = [UInt8](repeating: 1, count: 64 << 20)
     let period = UInt32((1_000_000 / rate).rounded())
     var next = 0
+    /// What the timed work produced, summed and read at the end, so that the optimizer keeps it.
     var kept = 0
     var pair: [Int32] = [-1, -1]
     _ = socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair)
@@ -76,8 +77,9 @@ enum LatencyBenchWake {
         encodes.append(Double(encoded - encodingStart) / 1000)
         calls.append(Double(start - call) / 1000)
       }
-      func median(_ values: [Double]) -> Double { values.sorted()[rounds / 2] }
-      return Times(decode: median(decodes), encode: median(encodes), call: median(calls))
+      return Times(
+        decode: LatencyBench.median(decodes), encode: LatencyBench.median(encodes),
+        call: LatencyBench.median(calls))
     }
     func sweepCaches() {
       sweep.withUnsafeMutableBufferPointer { buffer in
