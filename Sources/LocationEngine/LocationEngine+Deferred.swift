@@ -26,7 +26,7 @@ extension LocationEngine {
     var deferral = deferrals[client] ?? DeferredUpdates()
     // The distance counts from the current location: the last one delivered to this client.
     if !deferral.isDeferring, let last = session?.lastDelivered {
-      _ = deferral.fix(last, at: now.monotonic)
+      deferral.noteDelivered(last)
     }
     let action = deferral.allow(
       untilTraveled: distance, timeout: timeout, conditions: conditions, at: now.monotonic)

@@ -35,7 +35,7 @@ package struct LocationEngine: Sendable {
     regions.values.reduce(0) { $0 + $1.count } + beaconRegions.values.reduce(0) { $0 + $1.count }
   }
 
-  var sessions: [ClientID: UpdateSession] = [:]
+  var sessions = SessionTable()
   private var fixArbiter = FixArbiter()
   var regions: [String: RegionMonitor] = [:]
   /// Beacon regions, per group (`LocationEngine+Beacons`).
@@ -145,18 +145,18 @@ package struct LocationEngine: Sendable {
       if !infos.isEmpty { sourcesHaveEnded = false }
       bestPossible = infos.map(\.nominalAccuracy).min() ?? 0
     case .sourceFailed:
-      for client in sessions.keys.sorted() {
+      for client in sessions.clients {
         apply(sessions[client]?.sourceFailed(), client, into: &effects)
       }
     case .sourcesEnded:
       sourcesHaveEnded = true
-      for client in sessions.keys.sorted() {
+      for client in sessions.clients {
         apply(sessions[client]?.sourcesEnded(), client, into: &effects)
       }
       endSignificantChanges(with: .sourcesEnded, into: &effects)
     case .sourcesDenied:
       sourcesHaveEnded = true
-      for client in sessions.keys.sorted() {
+      for client in sessions.clients {
         clearPause(client, into: &effects)
         apply(sessions[client]?.denied(), client, into: &effects)
       }
@@ -187,7 +187,7 @@ package struct LocationEngine: Sendable {
       reduction = reduced
       fullAccuracy = full
       if !isAllowed {
-        for client in sessions.keys.sorted() {
+        for client in sessions.clients {
           clearPause(client, into: &effects)
           apply(sessions[client]?.denied(), client, into: &effects)
         }
@@ -332,16 +332,11 @@ package struct LocationEngine: Sendable {
     let batch = [fix]
     effects.reserveCapacity(effects.count + sessions.count + 4)
     // Most engines serve one client; avoid sorting in that case.
-    if sessions.count == 1 {
-      // Its index is at hand: no hashing of the client to find its session again.
-      let index = sessions.startIndex
-      completed = deliver(
-        fix, batch, to: sessions.keys[index], index: index, at: now, into: &effects)
-    } else {
-      for client in sessions.keys.sorted()
-      where deliver(fix, batch, to: client, at: now, into: &effects) {
-        completed = true
-      }
+    // In client order, each session found by its index: no sort, no look-up.
+    let clients = sessions.clients
+    for index in clients.indices
+    where deliver(fix, batch, to: clients[index], index: index, at: now, into: &effects) {
+      completed = true
     }
     if !dutyCycles.isEmpty {
       for client in dutyCycles.keys.sorted() {
@@ -360,13 +355,21 @@ package struct LocationEngine: Sendable {
   }
 
   /// A fix into one client's session, changed in place: `sessions[client]?.receive(...)` would
-  /// move the whole session out of the dictionary and back for every client and fix.
-  /// - Parameter known: the session's index in `sessions`, when the caller has it.
+  /// copy the whole session out of the table and back for every client and fix.
+  /// - Parameter known: the session's index in `sessions`, when the caller has it (checked: a
+  ///   session added or removed since would have moved it).
   private mutating func sessionReceive(
-    _ fix: Fix, _ client: ClientID, at known: [ClientID: UpdateSession].Index? = nil
+    _ fix: Fix, _ client: ClientID, at known: Int? = nil
   ) -> UpdateSession.Received? {
-    guard let index = known ?? sessions.index(forKey: client) else { return nil }
-    return sessions.values[index].take(fix, bestPossible: bestPossible)
+    let index: Int
+    if let known, known < sessions.count, sessions.clients[known] == client {
+      index = known
+    } else if let found = sessions.index(of: client) {
+      index = found
+    } else {
+      return nil
+    }
+    return sessions.take(at: index, fix, bestPossible: bestPossible)
   }
 
   /// One fix for one client's session, through its auto-pause and deferral; returns whether it
@@ -377,7 +380,7 @@ package struct LocationEngine: Sendable {
   ///   - index: the client's index in `sessions`, if known.
   private mutating func deliver(
     _ fix: Fix, _ batch: [Fix], to client: ClientID,
-    index: [ClientID: UpdateSession].Index? = nil, at now: EngineInstant,
+    index: Int? = nil, at now: EngineInstant,
     into effects: inout [EngineEffect]
   ) -> Bool {
     if autoPauses.isEmpty {
@@ -390,10 +393,12 @@ package struct LocationEngine: Sendable {
       return false
     case .deliver:
       return route(
-        sessionReceive(fix, client), of: fix, client, at: now, batch: batch, into: &effects)
+        sessionReceive(fix, client, at: index), of: fix, client, at: now, batch: batch,
+        into: &effects)
     case .deliverThenPause(let checkAt):
       let completed = route(
-        sessionReceive(fix, client), of: fix, client, at: now, batch: batch, into: &effects)
+        sessionReceive(fix, client, at: index), of: fix, client, at: now, batch: batch,
+        into: &effects)
       pause(client, checkAt: checkAt, into: &effects)
       return completed
     }
@@ -434,7 +439,7 @@ package struct LocationEngine: Sendable {
   /// Emits `demandSources` when the strongest accuracy asked for changes.
   private mutating func updateDemand(into effects: inout [EngineEffect]) {
     var demand: Double? = allowed && reduction == nil && !regions.isEmpty ? regionAccuracy : nil
-    for (client, session) in sessions {
+    for (client, session) in sessions.entries {
       guard let request = session.request, let wanted = updatesDemand(client, request) else {
         continue
       }

@@ -77,12 +77,26 @@ package struct DeferredUpdates: Sendable, Equatable {
     }
   }
 
+  /// Where a deferral's distance counts from: the client's current location when it started (the
+  /// last one delivered to it), else the first valid fix it holds.
+  package struct Origin: Sendable, Equatable {
+    package var latitude: Double
+    package var longitude: Double
+
+    package init(latitude: Double, longitude: Double) {
+      self.latitude = latitude
+      self.longitude = longitude
+    }
+
+    init(_ fix: Fix) { self.init(latitude: fix.latitude, longitude: fix.longitude) }
+  }
+
   /// The states.
   package enum State: Sendable, Equatable {
     /// Fixes pass straight through.
     case idle
     /// Fixes are held until `distance` from `origin` or the `deadline`.
-    case deferring(distance: Double, deadline: Double, origin: Fix?, held: [Fix])
+    case deferring(distance: Double, deadline: Double, origin: Origin?, held: [Fix])
   }
 
   /// What the caller does after an event.
@@ -105,10 +119,16 @@ package struct DeferredUpdates: Sendable, Equatable {
 
   /// The current state.
   package private(set) var state: State = .idle
-  private var lastSeen: Fix?
+  private var lastSeen: Origin?
 
   /// Creates the machine, not deferring.
   package init() {}
+
+  /// The client's current location, delivered without this machine (before any fix reached it):
+  /// where a deferral started now counts its distance from.
+  package mutating func noteDelivered(_ origin: Origin) {
+    lastSeen = origin
+  }
 
   /// Whether fixes are being held.
   package var isDeferring: Bool {
@@ -182,13 +202,13 @@ package struct DeferredUpdates: Sendable, Equatable {
   /// - Returns: ``Action/deliver(_:)`` when not deferring, ``Action/hold``, or
   ///   ``Action/finish(batch:error:)`` when this fix meets a criterion (it is the batch's last).
   package mutating func fix(_ fix: Fix, at time: Double) -> Action {
-    if fix.hasValidCoordinate { lastSeen = fix }
+    if fix.hasValidCoordinate { lastSeen = Origin(fix) }
     switch state {
     case .idle:
       return .deliver(fix)
     case .deferring(let distance, let deadline, let origin, var held):
       held.append(fix)
-      let start = origin ?? held.first { $0.hasValidCoordinate }
+      let start = origin ?? held.first { $0.hasValidCoordinate }.map(Origin.init)
       var travelled = 0.0
       if let start, fix.hasValidCoordinate {
         travelled = Geodesic.wgs84.distance(
