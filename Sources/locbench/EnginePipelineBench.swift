@@ -84,6 +84,7 @@ enum EnginePipelineBench {
         + "  hub pipeline / bare loop: \(String(format: "%.2f", bare.seconds / hub.seconds))"
         + "  target: engine >= 1,000,000 fixes/s: "
         + (Double(fixCount) / engine.seconds >= 1_000_000 ? "met" : "NOT met"))
+    EngineFanOutBench.run()
   }
 
   /// The best of three runs.
