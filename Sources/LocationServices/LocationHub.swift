@@ -27,6 +27,10 @@ package final class LocationHub: Sendable {
   struct State {
     var engine: LocationEngine
     var clients: [ClientID: any HubClient] = [:]
+    /// The same clients in id order (ids only grow: a new one is appended). The engine delivers a
+    /// fix to its clients in this order, and `apply` finds each by walking it: no hashing for
+    /// each of a daemon's hundreds of deliveries.
+    var ordered = HubClientList()
     var nextClient = 1
     /// The app's authorization and the rule that changes it.
     var authorization: AuthorizationMachine
@@ -197,6 +201,7 @@ package final class LocationHub: Sendable {
       let id = ClientID(state.nextClient)
       state.nextClient += 1
       state.clients[id] = client
+      state.ordered.append(id, client)
       return id
     }
     executor.run { [self] in
@@ -211,7 +216,10 @@ package final class LocationHub: Sendable {
   package func unregister(_ id: ClientID) {
     executor.run { [self] in
       process(.removeClient(id))
-      state.withLock { _ = $0.clients.removeValue(forKey: id) }
+      state.withLock { state in
+        state.clients.removeValue(forKey: id)
+        state.ordered.remove(id)
+      }
     }
   }
 
@@ -360,14 +368,15 @@ package final class LocationHub: Sendable {
   ///   last known location, a region event's commit) or for the sources.
   func process(_ event: EngineEvent, onAppThread: Bool = false) {
     let now = clock.now
-    let (effects, clients) = state.withLock { ($0.engine.handle(event, at: now), $0.clients) }
+    let (effects, clients) = state.withLock { ($0.engine.handle(event, at: now), $0.ordered) }
     apply(effects[...], clients: clients, onAppThread: onAppThread)
   }
 
   private func apply(
-    _ effects: ArraySlice<EngineEffect>, clients: [ClientID: any HubClient], onAppThread: Bool
+    _ effects: ArraySlice<EngineEffect>, clients: HubClientList, onAppThread: Bool
   ) {
     var applied = false
+    var cursor = 0
     for index in effects.indices {
       let effect = effects[index]
       // Locations (hundreds per fix in a daemon) go to the clients as they were when the engine
@@ -377,7 +386,7 @@ package final class LocationHub: Sendable {
         if LatencyTrace.isOn, let last = fixes.last {
           LatencyTrace.mark(.delivery, fixTime: last.time)
         }
-        clients[id]?.hub(self, deliver: .locations(fixes))
+        clients.find(id, from: &cursor)?.hub(self, deliver: .locations(fixes))
       } else if onAppThread && !Self.runsOnAppThread(effect) {
         let rest = effects[index...]
         executor.run { [self] in apply(rest, clients: clients, onAppThread: false) }
