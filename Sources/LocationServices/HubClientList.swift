@@ -52,16 +52,6 @@ struct HubClientList {
 
   /// Where `id` is, or would go.
   private func position(of id: ClientID) -> (index: Int, found: Bool) {
-    var low = 0
-    var high = ids.count
-    while low < high {
-      let middle = (low &+ high) &>> 1
-      if ids[middle] < id {
-        low = middle &+ 1
-      } else {
-        high = middle
-      }
-    }
-    return (low, low < ids.count && ids[low] == id)
+    ids.sortedPosition(of: id)
   }
 }

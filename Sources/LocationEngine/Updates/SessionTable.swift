@@ -19,17 +19,7 @@ struct SessionTable {
 
   /// The position of `client`, or where it would go.
   private func position(of client: ClientID) -> (index: Int, found: Bool) {
-    var low = 0
-    var high = clients.count
-    while low < high {
-      let middle = (low &+ high) &>> 1
-      if clients[middle] < client {
-        low = middle &+ 1
-      } else {
-        high = middle
-      }
-    }
-    return (low, low < clients.count && clients[low] == client)
+    clients.sortedPosition(of: client)
   }
 
   /// The index of a client's session.
@@ -78,4 +68,21 @@ struct SessionTable {
 
   /// Every client with its session, in client order.
   var entries: Zip2Sequence<[ClientID], [UpdateSession]> { zip(clients, sessions) }
+}
+
+extension Array where Element == ClientID {
+  /// Where `client` is in this ascending array, or where it would go (binary search).
+  package func sortedPosition(of client: ClientID) -> (index: Int, found: Bool) {
+    var low = 0
+    var high = count
+    while low < high {
+      let middle = (low &+ high) &>> 1
+      if self[middle] < client {
+        low = middle &+ 1
+      } else {
+        high = middle
+      }
+    }
+    return (low, low < count && self[low] == client)
+  }
 }
