@@ -331,8 +331,7 @@ package struct LocationEngine: Sendable {
     // one allocation, not 500, and the encoder sees one batch (`AppHost.encodedLocations`).
     let batch = [fix]
     effects.reserveCapacity(effects.count + sessions.count + 4)
-    // Most engines serve one client; avoid sorting in that case.
-    // In client order, each session found by its index: no sort, no look-up.
+    // In client order (the table's), each session found by its index: no sort, no look-up.
     let clients = sessions.clients
     for index in clients.indices
     where deliver(fix, batch, to: clients[index], index: index, at: now, into: &effects) {
