@@ -18,7 +18,7 @@ enum EngineFanOutBench {
       _ = engine.handle(.addClient(ClientID(raw)), at: start)
       _ = engine.handle(.startUpdates(ClientID(raw), UpdateRequest()), at: start)
     }
-    // Circles of 100 m on a grid 5 to 25 km north of the track: none is entered.
+    // Circles of 100 m on a grid 5 to 28 km north of the track: none is entered.
     for index in 0..<regions {
       let spec = RegionSpec(
         identifier: "region-\(index)", latitude: 52.05 + Double(index % 100) * 0.002,
