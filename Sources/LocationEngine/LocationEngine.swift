@@ -331,10 +331,11 @@ package struct LocationEngine: Sendable {
     // one allocation, not 500, and the encoder sees one batch (`AppHost.encodedLocations`).
     let batch = [fix]
     effects.reserveCapacity(effects.count + sessions.count + 4)
-    // In client order (the table's), each session found by its index: no sort, no look-up.
-    let clients = sessions.clients
-    for index in clients.indices
-    where deliver(fix, batch, to: clients[index], index: index, at: now, into: &effects) {
+    // In client order (the table's slots), each session found by its slot: no sort, no look-up.
+    let ids = sessions.ids
+    let live = sessions.live
+    for slot in ids.indices
+    where live[slot] && deliver(fix, batch, to: ids[slot], index: slot, at: now, into: &effects) {
       completed = true
     }
     if !dutyCycles.isEmpty {
@@ -361,7 +362,7 @@ package struct LocationEngine: Sendable {
     _ fix: Fix, _ client: ClientID, at known: Int? = nil
   ) -> UpdateSession.Received? {
     let index: Int
-    if let known, known < sessions.count, sessions.clients[known] == client {
+    if let known, sessions.holds(client, at: known) {
       index = known
     } else if let found = sessions.index(of: client) {
       index = found

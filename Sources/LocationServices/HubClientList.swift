@@ -3,38 +3,51 @@ import LocationEngine
 /// A hub's clients in ascending id order, for delivering a fix's locations.
 ///
 /// The engine emits one delivery per client of a fix, in client order; `find(_:from:)` walks the
-/// list alongside them, so each delivery costs one comparison instead of hashing the id (for a
-/// daemon serving 500 managers, 500 hashes per fix). Any other order still works: a miss at the
-/// cursor falls back to a binary search.
+/// list alongside them, so each delivery costs a comparison or two instead of hashing the id (for
+/// a daemon serving 500 managers, 500 hashes per fix). Any other order still works: a miss at the
+/// cursor falls back to a binary search. A removed client leaves a vacant slot, squeezed out once
+/// the vacant slots are more than half (`SessionTable`'s rule, for the same reason: a removal in
+/// amortized constant time however many managers a hostile uid registers).
 struct HubClientList {
+  /// The slots' ids, ascending; a vacant slot keeps its id until squeezed out.
   private var ids: [ClientID] = []
-  private var clients: [any HubClient] = []
-
-  var count: Int { ids.count }
+  /// `clients[i]` is the client of `ids[i]`, nil once removed.
+  private var clients: [(any HubClient)?] = []
+  /// The clients present.
+  private(set) var count = 0
+  /// The fewest vacant slots that are squeezed out (as `SessionTable`'s).
+  static let minimumSqueeze = 32
 
   /// Adds a client whose id is above every id in the list (a hub's ids only grow); another id is
   /// put in its place.
   mutating func append(_ id: ClientID, _ client: any HubClient) {
-    if let last = ids.last, id <= last {
-      let (index, found) = position(of: id)
-      if found {
-        clients[index] = client
-      } else {
-        ids.insert(id, at: index)
-        clients.insert(client, at: index)
-      }
+    let (index, found) = ids.sortedPosition(of: id)
+    if found {
+      if clients[index] == nil { count += 1 }
+      clients[index] = client
       return
     }
-    ids.append(id)
-    clients.append(client)
+    ids.insert(id, at: index)
+    clients.insert(client, at: index)
+    count += 1
   }
 
   /// Removes a client, if present.
   mutating func remove(_ id: ClientID) {
-    let (index, found) = position(of: id)
-    guard found else { return }
-    ids.remove(at: index)
-    clients.remove(at: index)
+    let (index, found) = ids.sortedPosition(of: id)
+    guard found, clients[index] != nil else { return }
+    clients[index] = nil
+    count -= 1
+    let vacant = ids.count - count
+    guard vacant >= Self.minimumSqueeze, vacant * 2 > ids.count else { return }
+    var kept = 0
+    for slot in ids.indices where clients[slot] != nil {
+      ids[kept] = ids[slot]
+      clients.swapAt(kept, slot)
+      kept += 1
+    }
+    ids.removeLast(ids.count - kept)
+    clients.removeLast(clients.count - kept)
   }
 
   /// The client with `id`: first at `cursor` (moved past it when found there or by the search),
@@ -44,14 +57,9 @@ struct HubClientList {
       cursor &+= 1
       return clients[cursor &- 1]
     }
-    let (index, found) = position(of: id)
+    let (index, found) = ids.sortedPosition(of: id)
     guard found else { return nil }
     cursor = index &+ 1
     return clients[index]
-  }
-
-  /// Where `id` is, or would go.
-  private func position(of id: ClientID) -> (index: Int, found: Bool) {
-    ids.sortedPosition(of: id)
   }
 }

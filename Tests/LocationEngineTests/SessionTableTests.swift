@@ -50,6 +50,44 @@ import Testing
     #expect(table.entries.map { $0.1.isStreaming } == [false, true, false])
   }
 
+  /// Removals leave vacant slots that are squeezed out once they are most of them: the order,
+  /// the look-ups and the walk stay right throughout, and the slots do not grow without bound.
+  @Test func removalsSqueezeVacantSlotsAndKeepTheOrder() {
+    var table = SessionTable()
+    var streaming = UpdateSession()
+    streaming.start(UpdateRequest())
+    for raw in 1...200 { table[ClientID(raw)] = raw % 7 == 0 ? streaming : UpdateSession() }
+    // Scattered order: from both ends towards the middle.
+    var removals = (1...200).filter { $0 % 7 != 0 }
+    removals = zip(removals, removals.reversed()).flatMap { [$0.0, $0.1] }
+    var removed = Set<Int>()
+    for raw in removals where !removed.contains(raw) {
+      removed.insert(raw)
+      #expect(table.removeValue(forKey: ClientID(raw)) != nil)
+      let expected = (1...200).filter { !removed.contains($0) }
+      #expect(table.count == expected.count)
+      #expect(table.ids.count - table.count <= max(SessionTable.minimumSqueeze, table.count + 1))
+      if raw % 13 == 0 {
+        #expect(table.clients.map(\.rawValue) == expected)
+        #expect(table.entries.map { $0.0.rawValue } == expected)
+      }
+    }
+    let sevens = (1...200).filter { $0 % 7 == 0 }
+    #expect(table.clients.map(\.rawValue) == sevens)
+    #expect(table.entries.allSatisfy { $0.1.isStreaming })
+    for raw in sevens {
+      let slot = table.index(of: ClientID(raw)) ?? -1
+      #expect(table.holds(ClientID(raw), at: slot))
+      #expect(table.session(at: slot).isStreaming)
+    }
+    #expect(table[ClientID(8)] == nil)
+    #expect(!table.holds(ClientID(8), at: 0))
+    // A removed id added again, and a new one at the end.
+    table[ClientID(8)] = UpdateSession()
+    table[ClientID(300)] = UpdateSession()
+    #expect(table.clients.map(\.rawValue) == ([8] + sevens + [300]).sorted())
+  }
+
   @Test func takeChangesTheSessionInPlace() {
     var table = SessionTable()
     var session = UpdateSession()
@@ -78,6 +116,20 @@ import Testing
     _ = engine.handle(.startUpdates(ClientID(3), UpdateRequest()), at: Self.origin)
     let second = engine.handle(.fix(Self.fix(north: 10, at: 1)), at: Self.origin.advanced(by: 1))
     #expect(Self.deliveredTo(second).map(\.rawValue) == [2, 3, 9])
+  }
+
+  /// Most clients gone: a fix reaches the rest, in order, once each.
+  @Test func aFixReachesTheClientsLeftAfterManyLeave() {
+    var engine = LocationEngine(allowed: true)
+    for raw in 1...100 {
+      _ = engine.handle(.addClient(ClientID(raw)), at: Self.origin)
+      _ = engine.handle(.startUpdates(ClientID(raw), UpdateRequest()), at: Self.origin)
+    }
+    for raw in 1...100 where raw % 10 != 3 {
+      _ = engine.handle(.removeClient(ClientID(raw)), at: Self.origin)
+    }
+    let effects = engine.handle(.fix(Self.fix(north: 0)), at: Self.origin)
+    #expect(Self.deliveredTo(effects).map(\.rawValue) == Array(stride(from: 3, to: 100, by: 10)))
   }
 
   /// A deferral counts its distance from the client's current location (the last fix delivered

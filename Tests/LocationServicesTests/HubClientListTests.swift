@@ -54,6 +54,29 @@ import Testing
     #expect([2, 7].map { Self.name(list.find(ClientID($0), from: &cursor)) } == [2, 7])
   }
 
+  /// Many removals: vacant slots are squeezed out and every look-up stays right.
+  @Test func manyRemovalsKeepEveryLookUpRight() {
+    var list = HubClientList()
+    for raw in 1...300 { list.append(ClientID(raw), Named(raw)) }
+    var present = Set(1...300)
+    for raw in (1...300).filter({ $0 % 5 != 0 }).reversed() {
+      list.remove(ClientID(raw))
+      present.remove(raw)
+      #expect(list.count == present.count)
+    }
+    var cursor = 0
+    for raw in 1...300 {
+      #expect(
+        Self.name(list.find(ClientID(raw), from: &cursor)) == (present.contains(raw) ? raw : nil))
+    }
+    list.append(ClientID(301), Named(301))
+    list.append(ClientID(7), Named(7))  // removed before: back in its place
+    cursor = 0
+    #expect(
+      [5, 7, 10, 301].map { Self.name(list.find(ClientID($0), from: &cursor)) } == [5, 7, 10, 301])
+    #expect(list.count == present.count + 2)
+  }
+
   /// Clients that leave in the middle and join at the end: each fix still reaches exactly the
   /// clients registered and started, each once.
   @Test func aFixReachesTheClientsRegisteredNow() {
