@@ -176,3 +176,33 @@ import Testing
     #expect(MemoryPersistence(lastKnownLocation: here).lastKnownLocation() == here)
   }
 }
+
+/// Regions are not copied into memory beside the store (README, "Measured, interleaved"): while
+/// the file cannot be read, the wrapper answers that none are stored, and the engine of the hub
+/// that saved them still monitors them.
+@Suite struct StorePersistenceRegionReadTests {
+  @Test func unreadableRegionsAreNoneAndTheHubKeepsMonitoring() throws {
+    try withTemporaryDirectory { directory in
+      let faults = try StoreFaults()
+      let store = try LocationStore(path: directory + "/store.sqlite", vfs: faults.vfs)
+      let persistence = StorePersistence(store: store)
+      let hub = LocationHub(
+        app: "org.example.regions", sources: .unavailable("none"), persistence: persistence,
+        policy: .grant, clock: ManualClock())
+      let id = hub.register(RecordingClient())
+      hub.addRegion(
+        RegionSpec(identifier: "home", latitude: 52, longitude: 5, radius: 100),
+        group: "manager", requester: id)
+      #expect(persistence.regions(app: "org.example.regions")["manager"]?.count == 1)
+      // Another connection's write makes this one's page cache stale: its next read goes to
+      // the file.
+      try LocationStore(path: directory + "/store.sqlite").setSetting("touched", "1")
+      faults.arm([.read], persistent: true, failure: .ioError)
+      defer { faults.disarm() }
+      let unreadable = persistence.regions(app: "org.example.regions")
+      #expect(faults.failures > 0, "the read reached the file and failed")
+      #expect(unreadable.isEmpty)
+      #expect(hub.regions(group: "manager").map(\.spec.identifier) == ["home"])
+    }
+  }
+}
