@@ -53,7 +53,7 @@ enum EngineFanOutBench {
       idle.append(step(index))
     }
     func median(_ values: [Double]) -> String {
-      String(format: "%.1f", values.sorted()[values.count / 2])
+      String(format: "%.1f", LatencyBench.median(values))
     }
     print(
       "  LocationEngine.handle(.fix), \(clients) clients and \(regions) regions: median "

@@ -83,12 +83,10 @@ package struct DeferredUpdates: Sendable, Equatable {
     package var latitude: Double
     package var longitude: Double
 
-    package init(latitude: Double, longitude: Double) {
-      self.latitude = latitude
-      self.longitude = longitude
+    init(_ fix: Fix) {
+      latitude = fix.latitude
+      longitude = fix.longitude
     }
-
-    init(_ fix: Fix) { self.init(latitude: fix.latitude, longitude: fix.longitude) }
   }
 
   /// The states.
@@ -126,7 +124,7 @@ package struct DeferredUpdates: Sendable, Equatable {
 
   /// The client's current location, delivered without this machine (before any fix reached it):
   /// where a deferral started now counts its distance from.
-  package mutating func noteDelivered(_ origin: Origin) {
+  mutating func noteDelivered(_ origin: Origin) {
     lastSeen = origin
   }
 
