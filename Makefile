@@ -66,10 +66,18 @@ setup:
 build: setup
 	$(SWIFT) build $(STRICT) --product whereami
 
+# The programs' code laid out for the path a fix takes (README, "Latency"): every function in a
+# section of its own, and the Swift toolchain's ld.lld placing first, in the order of
+# Data/hot-path.order (made by scripts/hot-path-profile.sh), the few hundred that a fix runs
+# through, so that they share a few dozen pages. Sources/locbench/DaemonBenchLocationd.swift builds
+# the benchmarks' locationd with the same flags.
+LAYOUT := -Xswiftc -Xfrontend -Xswiftc -function-sections -Xswiftc -use-ld=lld \
+  -Xlinker --symbol-ordering-file=$(CURDIR)/Data/hot-path.order -Xlinker --no-warn-symbol-ordering
+
 # The three programs in one executable, optimized, with the Swift runtime and Foundation linked
 # statically: it needs only system libraries (README, "Installing").
 programs:
-	$(SWIFT) build $(STRICT) -c release --static-swift-stdlib --product corelocation-multicall
+	$(SWIFT) build $(STRICT) -c release --static-swift-stdlib $(LAYOUT) --product corelocation-multicall
 
 man: $(RENDERED_MAN_PAGES)
 
@@ -208,4 +216,4 @@ dist:
 	@echo "$(DISTDIR)/$(DIST_NAME).tar.gz"
 
 clean:
-	rm -rf .build
+	rm -rf .build .build-bench

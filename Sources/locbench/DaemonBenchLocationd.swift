@@ -47,31 +47,44 @@ final class DaemonBenchLocationd: DaemonBenchPhase {
     return path
   }
 
-  /// The `locationd` to run: `--locationd PATH`, else the release product of this package,
-  /// brought up to date first with `swift build -c release --product locationd` (so the bench
-  /// never measures a stale daemon; `swift run locbench` builds only locbench).
+  /// The `locationd` to run: `--locationd PATH`, else the release product of this package built
+  /// as `make` builds the installed programs: the Swift runtime linked statically and the code
+  /// laid out for the hot path (`layoutFlags`). It is brought up to date first, in a build
+  /// directory of its own (`.build-bench`), so that the bench never measures a stale daemon and
+  /// `swift run -c release locbench`'s own build is left alone.
   static func executable(_ options: DaemonBench.Options) throws -> String {
     if let path = options.locationd { return path }
     // This file is <root>/Sources/locbench/DaemonBenchLocationd.swift.
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
       .deletingLastPathComponent().deletingLastPathComponent().path
     let log = NSTemporaryDirectory() + "/locbench-build-locationd.log"
-    DaemonBench.progress("building locationd (swift build -c release --product locationd)")
-    let pid = try DaemonBenchSystem.spawn(
-      "/usr/bin/env",
-      ["swift", "build", "--package-path", root, "-c", "release", "--product", "locationd"],
-      logPath: log)
+    let arguments =
+      [
+        "build", "--package-path", root, "--scratch-path", "\(root)/.build-bench", "-c", "release",
+        "--static-swift-stdlib", "--product", "locationd",
+      ] + layoutFlags(root: root)
+    DaemonBench.progress("building locationd (swift \(arguments.joined(separator: " ")))")
+    let pid = try DaemonBenchSystem.spawn("/usr/bin/env", ["swift"] + arguments, logPath: log)
     let status = DaemonBenchSystem.waitForExit(pid)
     guard status == 0 else {
       throw DaemonBenchSystem.Failure(
-        description: "`swift build -c release --product locationd` failed (status \(status)); "
-          + "see \(log)")
+        description: "building locationd failed (status \(status)); see \(log)")
     }
-    let path = "\(root)/.build/release/locationd"
+    let path = "\(root)/.build-bench/release/locationd"
     guard access(path, X_OK) == 0 else {
       throw DaemonBenchSystem.Failure(description: "no locationd at \(path) after the build")
     }
     return path
+  }
+
+  /// The Makefile's `LAYOUT`: every function in a section of its own, and ld.lld placing first
+  /// the functions of `Data/hot-path.order` (README, "Latency").
+  static func layoutFlags(root: String) -> [String] {
+    [
+      "-Xswiftc", "-Xfrontend", "-Xswiftc", "-function-sections", "-Xswiftc", "-use-ld=lld",
+      "-Xlinker", "--symbol-ordering-file=\(root)/Data/hot-path.order", "-Xlinker",
+      "--no-warn-symbol-ordering",
+    ]
   }
 
   /// Region `index` of client `client`: a circle 5 to 30 km north of the track (so never
