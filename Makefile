@@ -76,7 +76,10 @@ LAYOUT := -Xswiftc -Xfrontend -Xswiftc -function-sections -Xswiftc -use-ld=lld \
 
 # The three programs in one executable, optimized, with the Swift runtime and Foundation linked
 # statically: it needs only system libraries (README, "Installing").
+# SwiftPM does not know the order file as an input: a newer one removes the program first, so
+# that it is linked again.
 programs:
+	@if [ Data/hot-path.order -nt $(PROGRAM) ]; then rm -f $(PROGRAM); fi
 	$(SWIFT) build $(STRICT) -c release --static-swift-stdlib $(LAYOUT) --product corelocation-multicall
 
 man: $(RENDERED_MAN_PAGES)

@@ -11,7 +11,8 @@ it was called at least N times (N about the number of epochs: once per fix or mo
 of a release build (`-Xlinker -Map=`) gives the input section each symbol lies in, and a symbol
 whose section holds more than 16 KiB (the Swift runtime's monolithic `.text` parts, a source
 file's private functions when they are not in sections of their own) is left out, since naming it
-would move the whole section to the front.
+would move the whole section to the front; so is a name the map shows defined more than once (a
+local helper of many objects), and one it does not show (a function of another program only).
 
 The order is Pettis and Hansen's procedure positioning ("Profile Guided Code Positioning",
 K. Pettis and R. C. Hansen, PLDI 1990, section 4): the call graph's edges weighted by their call
@@ -94,7 +95,9 @@ def section_sizes(map_path):
             elif indent < 17:
                 current = size if in_text else None
             elif current is not None:
-                sizes[rest] = current
+                # A name defined more than once (a local helper, `block_copy_helper`, a merged
+                # thunk in many objects) would pull every section that defines it: left out.
+                sizes[rest] = current if rest not in sizes else LARGEST_SECTION + 1
     return sizes
 
 

@@ -21,7 +21,8 @@ set -euo pipefail
 # Eclipse Mosquitto client library); mosquitto, the broker their tests start on loopback; openssl
 # makes the tests' certificate authority for MQTT over TLS; mosquitto-clients has mosquitto_pub,
 # locbench publish's baseline.
-packages=(pkg-config libsqlite3-dev libxml2-dev sqlite3 libsystemd-dev libcurl4 libcurl4-openssl-dev curl
+# binutils: nm, with which a test checks the installed programs' code layout (Makefile, LAYOUT).
+packages=(binutils pkg-config libsqlite3-dev libxml2-dev sqlite3 libsystemd-dev libcurl4 libcurl4-openssl-dev curl
   gpsd gpsd-clients socat dbus-daemon geoclue-2.0 geoclue-2-demo iio-sensor-proxy umockdev
   bubblewrap scdoc groff-base bash-completion zsh fish systemd python3-dbusmock libmosquitto-dev
   mosquitto mosquitto-clients openssl)

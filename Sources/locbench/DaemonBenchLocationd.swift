@@ -58,6 +58,14 @@ final class DaemonBenchLocationd: DaemonBenchPhase {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
       .deletingLastPathComponent().deletingLastPathComponent().path
     let log = NSTemporaryDirectory() + "/locbench-build-locationd.log"
+    let path = "\(root)/.build-bench/release/locationd"
+    // SwiftPM does not know the order file as an input: a newer one removes the program first,
+    // so that it is linked again (as the Makefile's `programs` does).
+    if let program = modified(path), let order = modified("\(root)/Data/hot-path.order"),
+      order > program
+    {
+      unlink(path)
+    }
     let arguments =
       [
         "build", "--package-path", root, "--scratch-path", "\(root)/.build-bench", "-c", "release",
@@ -70,11 +78,15 @@ final class DaemonBenchLocationd: DaemonBenchPhase {
       throw DaemonBenchSystem.Failure(
         description: "building locationd failed (status \(status)); see \(log)")
     }
-    let path = "\(root)/.build-bench/release/locationd"
     guard access(path, X_OK) == 0 else {
       throw DaemonBenchSystem.Failure(description: "no locationd at \(path) after the build")
     }
     return path
+  }
+
+  /// When the file at `path` was last modified, if it exists.
+  private static func modified(_ path: String) -> Date? {
+    (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
   }
 
   /// The Makefile's `LAYOUT`: every function in a section of its own, and ld.lld placing first

@@ -24,6 +24,8 @@ package enum RealComponents {
   package static let scdoc = "/usr/bin/scdoc"
   /// groff, which checks the rendered man pages (Debian's groff-base).
   package static let groff = "/usr/bin/groff"
+  /// nm, which lists the installable program's symbols for its layout's test (Debian's binutils).
+  package static let nm = "/usr/bin/nm"
   /// make, for `make install`, `make uninstall` and `make dist` (Debian's make).
   package static let make = "/usr/bin/make"
   /// bash, whose `-n` checks the bash completion (Debian's bash).
