@@ -12,7 +12,7 @@ of a release build (`-Xlinker -Map=`) gives the input section each symbol lies i
 whose section holds more than 16 KiB (the Swift runtime's monolithic `.text` parts, a source
 file's private functions when they are not in sections of their own) is left out, since naming it
 would move the whole section to the front; so is a name the map shows defined more than once (a
-local helper of many objects), and one it does not show (a function of another program only).
+local helper of many objects), and one it does not show (a function of no installed program).
 
 The order is Pettis and Hansen's procedure positioning ("Profile Guided Code Positioning",
 K. Pettis and R. C. Hansen, PLDI 1990, section 4): the call graph's edges weighted by their call

@@ -5,11 +5,11 @@
 #
 #   scripts/hot-path-profile.sh [EPOCHS]      (default 1200)
 #
-# locationd is built as the benchmarks build it (.build-bench: the runtime linked statically, every
-# function in a section of its own) but with no order, its link map kept; then `locbench latency`
-# runs the embedded path (an app reading an NMEA terminal) and the locationd path (locationd
-# reading it, an app as its client) at 20 Hz, every process under valgrind's callgrind, which
-# counts each function's calls. A function called at least 0.9 times per epoch in one of those
+# The installed program (whereami, locationd and locationctl in one) is built as `make` builds it
+# (the runtime linked statically, every function in a section of its own) but with no order, in
+# .build-bench, its link map kept; then `locbench latency` runs the embedded path (an app reading
+# an NMEA terminal) and the locationd path (that program as locationd reading it, an app as its
+# client) at 20 Hz, every process under valgrind's callgrind, which counts each function's calls. A function called at least 0.9 times per epoch in one of those
 # processes is on the hot path. Never part of the tests; needs valgrind (apt install valgrind) and
 # takes a few minutes. Run it again when the hot path's code changes much: a function it does not
 # name is only left where the linker would put it anyway.
@@ -24,18 +24,22 @@ scratch=$(mktemp -d /tmp/hot-path.XXXXXX)
 trap 'rm -rf "$scratch"' EXIT
 
 swift build -c release --product locbench 2>&1 | grep -v '^\[' || true
-swift build --scratch-path "$root/.build-bench" -c release --static-swift-stdlib --product locationd \
-  -Xswiftc -Xfrontend -Xswiftc -function-sections -Xswiftc -use-ld=lld \
-  -Xlinker "-Map=$scratch/locationd.map" 2>&1 | grep -v '^\[' || true
+program="$root/.build-bench/release/corelocation-multicall"
+rm -f "$program"
+swift build --scratch-path "$root/.build-bench" -c release --static-swift-stdlib \
+  --product corelocation-multicall -Xswiftc -Xfrontend -Xswiftc -function-sections \
+  -Xswiftc -use-ld=lld -Xlinker "-Map=$scratch/program.map" 2>&1 | grep -v '^\[' || true
+# The program is locationd by the name it is started as.
+ln -s "$program" "$scratch/locationd"
 
 valgrind --tool=callgrind --trace-children=yes --callgrind-out-file="$scratch/profile.%p" \
   .build/release/locbench latency --rates 20 --epochs "$epochs" --paths embedded,locationd \
-  --locationd "$root/.build-bench/release/locationd" >"$scratch/latency.log" 2>&1 &
+  --locationd "$scratch/locationd" >"$scratch/latency.log" 2>&1 &
 harness=$!
 wait "$harness" || { cat "$scratch/latency.log" >&2; exit 1; }
 grep '^| ' "$scratch/latency.log" || true
 # The harness (the terminal's writer) is not on any program's path.
 rm -f "$scratch/profile.$harness"
 
-python3 scripts/hot-path-order.py --calls $((epochs * 9 / 10)) --map "$scratch/locationd.map" \
+python3 scripts/hot-path-order.py --calls $((epochs * 9 / 10)) --map "$scratch/program.map" \
   Data/hot-path.order "$scratch"/profile.*
