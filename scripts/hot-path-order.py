@@ -18,10 +18,11 @@ The order is Pettis and Hansen's procedure positioning ("Profile Guided Code Pos
 K. Pettis and R. C. Hansen, PLDI 1990, section 4): the call graph's edges weighted by their call
 counts, the two chains joined by the heaviest remaining edge are merged, in the orientation that
 puts that edge's two functions nearest each other, until no edge is left; the chains are then
-written hottest first. The linker (`ld.lld --symbol-ordering-file`, Package.swift) places the
-named functions first in `.text`, so that the few hundred a fix runs share a few dozen pages
-instead of being spread over the whole program: after an idle period each page's first use costs
-a page walk (on a virtual machine, a nested one).
+written hottest first. Simplified: the edges are taken in the order of their own weights, not
+summed again between merged chains. The linker (`ld.lld --symbol-ordering-file`, the Makefile's
+`LAYOUT`) places the named functions first in `.text`, so that the few hundred a fix runs share a
+few dozen pages instead of being spread over the whole program: after an idle period each page's
+first use costs a page walk (on a virtual machine, a nested one).
 
 Nothing is copied from any implementation; the input format is callgrind's documented one
 ("Callgrind Format Specification", valgrind's manual).
@@ -160,7 +161,7 @@ def main():
     chains.sort(key=lambda chain: -heat[id(chain)])
     with open(arguments.output, "w", encoding="utf-8") as output:
         output.write(
-            "# The hot path's functions for ld.lld --symbol-ordering-file (Package.swift).\n"
+            "# The hot path's functions for ld.lld --symbol-ordering-file (Makefile, LAYOUT).\n"
             "# Made by scripts/hot-path-profile.sh; do not edit.\n")
         for chain in chains:
             for name in chain:
