@@ -54,8 +54,8 @@ EXAMPLE_CONFIG := dist/config/locationd.conf
 INSTALLED_CONFIG := $(DESTDIR)$(SYSCONFDIR)/corelocation/locationd.conf
 
 .DEFAULT_GOAL := all
-.PHONY: all setup build programs man demo test lint format bench bench-install install uninstall \
-  dist clean
+.PHONY: all setup build programs bench-locationd print-sections man demo test lint format bench \
+  bench-install install uninstall dist clean
 
 # `make`: the installable programs (static, release) and the man pages.
 all: setup programs man
@@ -67,12 +67,12 @@ build: setup
 	$(SWIFT) build $(STRICT) --product whereami
 
 # The programs' code laid out for the path a fix takes (README, "Latency"): every function in a
-# section of its own, and the Swift toolchain's ld.lld placing first, in the order of
-# Data/hot-path.order (made by scripts/hot-path-profile.sh), the few hundred that a fix runs
-# through, so that they share a few dozen pages. Sources/locbench/DaemonBenchLocationd.swift builds
-# the benchmarks' locationd with the same flags.
-LAYOUT := -Xswiftc -Xfrontend -Xswiftc -function-sections -Xswiftc -use-ld=lld \
-  -Xlinker --symbol-ordering-file=$(CURDIR)/Data/hot-path.order -Xlinker --no-warn-symbol-ordering
+# section of its own, linked by the Swift toolchain's ld.lld (SECTIONS), which places first, in the
+# order of Data/hot-path.order (made by scripts/hot-path-profile.sh, which links with SECTIONS
+# alone), the few hundred functions that a fix runs through, so that they share a few dozen pages.
+SECTIONS := -Xswiftc -Xfrontend -Xswiftc -function-sections -Xswiftc -use-ld=lld
+LAYOUT := $(SECTIONS) -Xlinker --symbol-ordering-file=$(CURDIR)/Data/hot-path.order \
+  -Xlinker --no-warn-symbol-ordering
 
 # The three programs in one executable, optimized, with the Swift runtime and Foundation linked
 # statically: it needs only system libraries (README, "Installing").
@@ -81,6 +81,19 @@ LAYOUT := -Xswiftc -Xfrontend -Xswiftc -function-sections -Xswiftc -use-ld=lld \
 programs:
 	@if [ Data/hot-path.order -nt $(PROGRAM) ]; then rm -f $(PROGRAM); fi
 	$(SWIFT) build $(STRICT) -c release --static-swift-stdlib $(LAYOUT) --product corelocation-multicall
+
+# The locationd that the benchmarks run (`locbench daemon`, `latency`, `hostile`; they run this
+# target): built as the installed programs are, in a build directory of its own, so that
+# `swift run -c release locbench`'s build is left alone.
+BENCH_LOCATIOND := .build-bench/release/locationd
+bench-locationd:
+	@if [ Data/hot-path.order -nt $(BENCH_LOCATIOND) ]; then rm -f $(BENCH_LOCATIOND); fi
+	$(SWIFT) build --scratch-path .build-bench -c release --static-swift-stdlib $(LAYOUT) \
+	  --product locationd
+
+# The flags of an unordered layout, for scripts/hot-path-profile.sh.
+print-sections:
+	@echo $(SECTIONS)
 
 man: $(RENDERED_MAN_PAGES)
 

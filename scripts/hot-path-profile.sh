@@ -26,9 +26,11 @@ trap 'rm -rf "$scratch"' EXIT
 swift build -c release --product locbench 2>&1 | grep -v '^\[' || true
 program="$root/.build-bench/release/corelocation-multicall"
 rm -f "$program"
+# The Makefile's SECTIONS: its LAYOUT without the order.
+read -r -a sections <<<"$(make -s --no-print-directory print-sections)"
 swift build --scratch-path "$root/.build-bench" -c release --static-swift-stdlib \
-  --product corelocation-multicall -Xswiftc -Xfrontend -Xswiftc -function-sections \
-  -Xswiftc -use-ld=lld -Xlinker "-Map=$scratch/program.map" 2>&1 | grep -v '^\[' || true
+  --product corelocation-multicall "${sections[@]}" -Xlinker "-Map=$scratch/program.map" 2>&1 \
+  | grep -v '^\[' || true
 # The program is locationd by the name it is started as.
 ln -s "$program" "$scratch/locationd"
 

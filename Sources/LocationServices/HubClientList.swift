@@ -1,6 +1,7 @@
 import LocationEngine
 
-/// A hub's clients in ascending id order, for delivering a fix's locations.
+/// A hub's clients in ascending id order: its one record of them (looked up by id, told in id
+/// order, and walked by a fix's deliveries).
 ///
 /// The engine emits one delivery per client of a fix, in client order; `find(_:from:)` walks the
 /// list alongside them, so each delivery costs a comparison or two instead of hashing the id (for
@@ -48,6 +49,17 @@ struct HubClientList {
     }
     ids.removeLast(ids.count - kept)
     clients.removeLast(clients.count - kept)
+  }
+
+  /// The client with `id`, if present (binary search).
+  func client(_ id: ClientID) -> (any HubClient)? {
+    let (index, found) = ids.sortedPosition(of: id)
+    return found ? clients[index] : nil
+  }
+
+  /// The clients present, in id order.
+  var all: [(id: ClientID, client: any HubClient)] {
+    ids.indices.compactMap { slot in clients[slot].map { (ids[slot], $0) } }
   }
 
   /// The client with `id`: first at `cursor` (moved past it when found there or by the search),

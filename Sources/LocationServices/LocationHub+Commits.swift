@@ -86,10 +86,10 @@ extension LocationHub {
   private func release(_ write: HeldWrite) {
     switch write {
     case .regionEvents(let group, let events, _):
-      let clients = state.withLock { $0.clients.sorted { $0.key < $1.key }.map(\.value) }
+      let clients = state.withLock { $0.clients.all.map(\.client) }
       for client in clients { client.hub(self, deliver: .regionEvents(group: group, events)) }
     case .visit(let visit, _):
-      let clients = state.withLock { $0.clients.sorted { $0.key < $1.key }.map(\.value) }
+      let clients = state.withLock { $0.clients.all.map(\.client) }
       for client in clients { client.hub(self, deliver: .visit(visit)) }
     case .regionRemoved, .authorization, .visitMonitoring:
       // Nobody waits for these: the engine and the clients already have them.

@@ -26,11 +26,10 @@ package final class LocationHub: Sendable {
 
   struct State {
     var engine: LocationEngine
-    var clients: [ClientID: any HubClient] = [:]
-    /// The same clients in id order (ids only grow: a new one is appended). The engine delivers a
-    /// fix to its clients in this order, and `apply` finds each by walking it: no hashing for
-    /// each of a daemon's hundreds of deliveries.
-    var ordered = HubClientList()
+    /// The clients in id order (ids only grow: a new one is appended). The engine delivers a fix
+    /// to its clients in this order, and `apply` finds each by walking it: no hashing for each of
+    /// a daemon's hundreds of deliveries.
+    var clients = HubClientList()
     var nextClient = 1
     /// The app's authorization and the rule that changes it.
     var authorization: AuthorizationMachine
@@ -200,8 +199,7 @@ package final class LocationHub: Sendable {
     let id = state.withLock { state -> ClientID in
       let id = ClientID(state.nextClient)
       state.nextClient += 1
-      state.clients[id] = client
-      state.ordered.append(id, client)
+      state.clients.append(id, client)
       return id
     }
     executor.run { [self] in
@@ -216,10 +214,7 @@ package final class LocationHub: Sendable {
   package func unregister(_ id: ClientID) {
     executor.run { [self] in
       process(.removeClient(id))
-      state.withLock { state in
-        state.clients.removeValue(forKey: id)
-        state.ordered.remove(id)
-      }
+      state.withLock { $0.clients.remove(id) }
     }
   }
 
@@ -294,10 +289,11 @@ package final class LocationHub: Sendable {
 
   /// Tells the engine and every client the authorization now in force, when it changed.
   private func tell(_ next: AuthorizationSnapshot) {
-    let (changed, clients) = state.withLock { state -> (Bool, [(ClientID, any HubClient)]) in
+    let (changed, clients) = state.withLock {
+      state -> (Bool, [(id: ClientID, client: any HubClient)]) in
       let changed = state.told != next
       state.told = next
-      return (changed, state.clients.sorted { $0.key < $1.key })
+      return (changed, state.clients.all)
     }
     guard changed else { return }
     process(
@@ -368,7 +364,7 @@ package final class LocationHub: Sendable {
   ///   last known location, a region event's commit) or for the sources.
   func process(_ event: EngineEvent, onAppThread: Bool = false) {
     let now = clock.now
-    let (effects, clients) = state.withLock { ($0.engine.handle(event, at: now), $0.ordered) }
+    let (effects, clients) = state.withLock { ($0.engine.handle(event, at: now), $0.clients) }
     apply(effects[...], clients: clients, onAppThread: onAppThread)
   }
 
@@ -553,6 +549,6 @@ package final class LocationHub: Sendable {
   package var maximumRegionRadius: Double { state.withLock { $0.engine.maximumRegionRadius } }
 
   func client(_ id: ClientID) -> (any HubClient)? {
-    state.withLock { $0.clients[id] }
+    state.withLock { $0.clients.client(id) }
   }
 }

@@ -48,55 +48,29 @@ final class DaemonBenchLocationd: DaemonBenchPhase {
   }
 
   /// The `locationd` to run: `--locationd PATH`, else the release product of this package built
-  /// as `make` builds the installed programs: the Swift runtime linked statically and the code
-  /// laid out for the hot path (`layoutFlags`). It is brought up to date first, in a build
-  /// directory of its own (`.build-bench`), so that the bench never measures a stale daemon and
-  /// `swift run -c release locbench`'s own build is left alone.
+  /// as `make` builds the installed programs (the Swift runtime linked statically, the code laid
+  /// out for the hot path), by the Makefile's `bench-locationd` in a build directory of its own
+  /// (`.build-bench`): brought up to date first, so that the bench never measures a stale daemon,
+  /// and `swift run -c release locbench`'s own build is left alone.
   static func executable(_ options: DaemonBench.Options) throws -> String {
     if let path = options.locationd { return path }
     // This file is <root>/Sources/locbench/DaemonBenchLocationd.swift.
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
       .deletingLastPathComponent().deletingLastPathComponent().path
     let log = NSTemporaryDirectory() + "/locbench-build-locationd.log"
-    let path = "\(root)/.build-bench/release/locationd"
-    // SwiftPM does not know the order file as an input: a newer one removes the program first,
-    // so that it is linked again (as the Makefile's `programs` does).
-    if let program = modified(path), let order = modified("\(root)/Data/hot-path.order"),
-      order > program
-    {
-      unlink(path)
-    }
-    let arguments =
-      [
-        "build", "--package-path", root, "--scratch-path", "\(root)/.build-bench", "-c", "release",
-        "--static-swift-stdlib", "--product", "locationd",
-      ] + layoutFlags(root: root)
-    DaemonBench.progress("building locationd (swift \(arguments.joined(separator: " ")))")
-    let pid = try DaemonBenchSystem.spawn("/usr/bin/env", ["swift"] + arguments, logPath: log)
+    DaemonBench.progress("building locationd (make bench-locationd)")
+    let pid = try DaemonBenchSystem.spawn(
+      "/usr/bin/env", ["make", "-s", "-C", root, "bench-locationd"], logPath: log)
     let status = DaemonBenchSystem.waitForExit(pid)
     guard status == 0 else {
       throw DaemonBenchSystem.Failure(
-        description: "building locationd failed (status \(status)); see \(log)")
+        description: "`make bench-locationd` failed (status \(status)); see \(log)")
     }
+    let path = "\(root)/.build-bench/release/locationd"
     guard access(path, X_OK) == 0 else {
       throw DaemonBenchSystem.Failure(description: "no locationd at \(path) after the build")
     }
     return path
-  }
-
-  /// When the file at `path` was last modified, if it exists.
-  private static func modified(_ path: String) -> Date? {
-    (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
-  }
-
-  /// The Makefile's `LAYOUT`: every function in a section of its own, and ld.lld placing first
-  /// the functions of `Data/hot-path.order` (README, "Latency").
-  static func layoutFlags(root: String) -> [String] {
-    [
-      "-Xswiftc", "-Xfrontend", "-Xswiftc", "-function-sections", "-Xswiftc", "-use-ld=lld",
-      "-Xlinker", "--symbol-ordering-file=\(root)/Data/hot-path.order", "-Xlinker",
-      "--no-warn-symbol-ordering",
-    ]
   }
 
   /// Region `index` of client `client`: a circle 5 to 30 km north of the track (so never

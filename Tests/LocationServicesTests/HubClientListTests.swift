@@ -54,6 +54,17 @@ import Testing
     #expect([2, 7].map { Self.name(list.find(ClientID($0), from: &cursor)) } == [2, 7])
   }
 
+  @Test func clientAndAllAnswerFromTheListAlone() {
+    var list = HubClientList()
+    for raw in [3, 1, 9, 4] { list.append(ClientID(raw), Named(raw)) }
+    list.remove(ClientID(9))
+    #expect(list.all.map(\.id.rawValue) == [1, 3, 4])
+    #expect(list.all.map { Self.name($0.client) } == [1, 3, 4])
+    #expect(Self.name(list.client(ClientID(4))) == 4)
+    #expect(list.client(ClientID(9)) == nil)
+    #expect(list.client(ClientID(2)) == nil)
+  }
+
   /// Many removals: vacant slots are squeezed out and every look-up stays right.
   @Test func manyRemovalsKeepEveryLookUpRight() {
     var list = HubClientList()
