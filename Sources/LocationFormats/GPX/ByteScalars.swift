@@ -44,9 +44,9 @@ package enum ByteScalars {
 
   /// `plainDecimal` eight bytes at a time: the integer digits and the fraction digits are each
   /// one run of fewer than eight digits, found and converted by `NMEAFieldCursor.digitRun` (the
-  /// SWAR conversion of Muła and Lemire), which may look at bytes past the value up to `readable`.
-  /// Nil when a run is longer, or goes on past the value's end (a digit after it), or any other
-  /// shape: the byte loops decide.
+  /// SWAR conversion of Muła and Lemire), which loads bytes past the value up to `readable` and
+  /// reads those as 0 (`load8(_:within:)`). Nil when a run is longer, or any other shape: the byte
+  /// loops decide.
   @inline(__always)
   private static func wideDecimal(_ bytes: UnsafeBufferPointer<UInt8>, readable: Int) -> Double? {
     guard let base = bytes.baseAddress, bytes.count > 0 else { return nil }
@@ -54,7 +54,7 @@ package enum ByteScalars {
     let negative = base[0] == UInt8(ascii: "-")
     var index = negative ? 1 : 0
     guard index &+ 8 <= readable else { return nil }
-    let (count, whole) = NMEAFieldCursor.digitRun(NMEAFieldCursor.load8(base + index))
+    let (count, whole) = NMEAFieldCursor.digitRun(load8(base + index, within: end &- index))
     index &+= count
     guard count < 8, index <= end else { return nil }
     var mantissa = whole
@@ -63,7 +63,7 @@ package enum ByteScalars {
     if index < end {
       guard base[index] == UInt8(ascii: "."), index &+ 9 <= readable else { return nil }
       index &+= 1
-      let (fraction, value) = NMEAFieldCursor.digitRun(NMEAFieldCursor.load8(base + index))
+      let (fraction, value) = NMEAFieldCursor.digitRun(load8(base + index, within: end &- index))
       index &+= fraction
       guard fraction < 8 else { return nil }
       mantissa = mantissa &* NMEAFieldCursor.integerPowerOfTen(fraction) &+ value
@@ -74,6 +74,16 @@ package enum ByteScalars {
     guard index == end, digits >= 1 else { return nil }
     let value = Double(mantissa) / exactPowersOfTen[fractionDigits]
     return negative ? -value : value
+  }
+
+  /// Eight bytes from `pointer` (which may be read), the bytes from `remaining` on (past the
+  /// value's end) read as 0, which is no digit: a run of digits stops at the value's end whatever
+  /// the buffer holds after it (often the digits of an earlier, longer value).
+  @inline(__always)
+  private static func load8(_ pointer: UnsafePointer<UInt8>, within remaining: Int) -> UInt64 {
+    let word = NMEAFieldCursor.load8(pointer)
+    if remaining >= 8 { return word }
+    return word & ((1 &<< UInt64(truncatingIfNeeded: remaining &* 8)) &- 1)
   }
 
   /// The usual shape of a GPX number, `[-]digits[.digits]` with 1 to 19 digits in all whose
