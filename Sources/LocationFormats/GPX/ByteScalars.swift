@@ -70,18 +70,21 @@ package enum ByteScalars {
       fractionDigits = fraction
       digits &+= fraction
     }
-    // 14 digits at most: below 2^53, exact in a Double.
+    // 14 digits at most: below 2^53, exact in a Double (and converted as a signed integer, one
+    // instruction).
     guard index == end, digits >= 1 else { return nil }
-    let value = Double(mantissa) / exactPowersOfTen[fractionDigits]
+    let value = Double(Int64(truncatingIfNeeded: mantissa)) / exactPowersOfTen[fractionDigits]
     return negative ? -value : value
   }
 
   /// Eight bytes from `pointer` (which may be read), the bytes from `remaining` on (past the
   /// value's end) read as 0, which is no digit: a run of digits stops at the value's end whatever
-  /// the buffer holds after it (often the digits of an earlier, longer value).
+  /// the buffer holds after it (the digits of an earlier, longer value, say).
   @inline(__always)
   private static func load8(_ pointer: UnsafePointer<UInt8>, within remaining: Int) -> UInt64 {
-    let word = NMEAFieldCursor.load8(pointer)
+    // `loadUnaligned` rather than `NMEAFieldCursor.load8`'s `memcpy` into a local, whose address
+    // being taken gave this function a stack protector's check.
+    let word = UInt64(littleEndian: UnsafeRawPointer(pointer).loadUnaligned(as: UInt64.self))
     if remaining >= 8 { return word }
     return word & ((1 &<< UInt64(truncatingIfNeeded: remaining &* 8)) &- 1)
   }
