@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// Reads the comma-separated fields of one sentence in order, straight from its bytes.
 ///
 /// No field becomes a `String`: numbers are decoded from the bytes. Missing trailing fields read
@@ -67,13 +59,10 @@ struct NMEAFieldCursor {
   static func integerPowerOfTen(_ n: Int) -> UInt64 { integerPowersOfTen[n] }
 
   /// Eight bytes from `pointer`, little-endian as x86-64 and AArch64 load them, whatever its
-  /// alignment: a fixed-size `memcpy` that the compiler turns into one load (the standard
-  /// library's generic `loadUnaligned` is not always inlined in the hot loops).
+  /// alignment: one load.
   @inline(__always)
   static func load8(_ pointer: UnsafePointer<UInt8>) -> UInt64 {
-    var word: UInt64 = 0
-    memcpy(&word, pointer, 8)
-    return UInt64(littleEndian: word)
+    UInt64(littleEndian: UnsafeRawPointer(pointer).loadUnaligned(as: UInt64.self))
   }
 
   /// The run of ASCII digits at the start of eight bytes loaded little-endian: how many of the
