@@ -33,7 +33,7 @@ package struct ReadingRunLoop: @unchecked Sendable {
   /// gone), and libdispatch keeps the thread itself parked in `sigsuspend` so that the process
   /// does not turn into a zombie. Seen from `/proc`: the main task waits in `sigsuspend`
   /// (`wchan`), or is a zombie. False when neither can be read.
-  static func mainThreadHasEnded() -> Bool {
+  package static func mainThreadHasEnded() -> Bool {
     if mainThreadEnds.load(ordering: .acquiring) { return true }
     let task = "/proc/self/task/\(getpid())/"
     if let wchan = Self.contents(task + "wchan"), wchan.contains("sigsuspend") { return true }
@@ -128,16 +128,20 @@ package final class RunLoopReading: @unchecked Sendable {
   ///   - target: the run loop that reads while it waits.
   ///   - alive: a count of readings alive, if any.
   ///   - read: reads what the descriptor holds, on the run loop's thread.
-  /// - Returns: the reading, or nil when no epoll instance could be made (the thread reads
-  ///   everything then).
+  ///   - mainThreadHasEnded: whether the main thread has ended for Core Foundation (tests give
+  ///     their own answer: the real one, once `mainThreadWillEnd()` is said, holds for the
+  ///     process).
+  /// - Returns: the reading, or nil when no epoll instance could be made, or when `target` is
+  ///   the main run loop and the main thread has ended (the thread reads everything then).
   package static func install(
     fd: Int32, threadInstance: Int32, on target: ReadingRunLoop, alive: LiveCount? = nil,
+    mainThreadHasEnded: () -> Bool = ReadingRunLoop.mainThreadHasEnded,
     read: @escaping @Sendable () -> Void
   ) -> RunLoopReading? {
     let runLoop = target.runLoop
     // A main thread that has ended (`dispatchMain()` ends it on Linux) never runs its run loop
     // again, and Core Foundation prints a complaint for each kind of thing added to it.
-    if runLoop === CFRunLoopGetMain() && ReadingRunLoop.mainThreadHasEnded() { return nil }
+    if runLoop === CFRunLoopGetMain() && mainThreadHasEnded() { return nil }
     let port = cepoll_watching(fd, 0)
     guard port >= 0 else { return nil }
     let reading = RunLoopReading(

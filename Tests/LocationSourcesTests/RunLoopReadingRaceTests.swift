@@ -21,28 +21,15 @@ import Testing
       close(pair[0])
       close(pair[1])
     }
-    let running = Atomic(false)
-    let finish = Atomic(false)
-    let loop = Mutex<UncheckedRunLoop?>(nil)
-    Thread {
-      loop.withLock { $0 = UncheckedRunLoop(runLoop: CFRunLoopGetCurrent()) }
-      // A timer that fires all the time: the run loop waits and wakes (the observer's
-      // activities) as often as it can.
-      let spin = Timer(timeInterval: 0.000_1, repeats: true) { _ in }
-      RunLoop.current.add(spin, forMode: .default)
-      running.store(true, ordering: .releasing)
-      while !finish.load(ordering: .acquiring) {
-        _ = RunLoop.current.run(mode: .default, before: Date(timeIntervalSinceNow: 0.01))
-      }
-      spin.invalidate()
-    }.start()
-    #expect(await eventually { running.load(ordering: .acquiring) })
-    let runLoop = try #require(loop.withLock { $0 })
+    // A timer that fires all the time: the run loop waits and wakes (the observer's activities)
+    // as often as it can.
+    let turning = try #require(await TurningRunLoop.start(interval: 0.000_1))
+    let runLoop = turning.runLoop
     let alive = LiveCount()
     for _ in 0..<3_000 {
       // No reader thread here (-1: its interest is never turned on or off).
       let installed = RunLoopReading.install(
-        fd: pair[0], threadInstance: -1, on: ReadingRunLoop(runLoop: runLoop.runLoop),
+        fd: pair[0], threadInstance: -1, on: ReadingRunLoop(runLoop: runLoop),
         alive: alive, read: {})
       guard let reading = installed else {
         Issue.record("the reading could not be installed")
@@ -57,12 +44,6 @@ import Testing
     // invalidations still queued as blocks it never ran, and the readings were never let go of:
     // a failure seen in CI.)
     #expect(await eventually(timeout: 60) { alive.value.load(ordering: .relaxed) == 0 })
-    finish.store(true, ordering: .releasing)
+    turning.stop()
   }
-}
-
-/// A run loop handed to the test's thread (Core Foundation's run loop functions may be called
-/// from any thread).
-private struct UncheckedRunLoop: @unchecked Sendable {
-  let runLoop: CFRunLoop
 }

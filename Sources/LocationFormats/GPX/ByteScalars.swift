@@ -82,9 +82,7 @@ package enum ByteScalars {
   /// the buffer holds after it (the digits of an earlier, longer value, say).
   @inline(__always)
   private static func load8(_ pointer: UnsafePointer<UInt8>, within remaining: Int) -> UInt64 {
-    // `loadUnaligned` rather than `NMEAFieldCursor.load8`'s `memcpy` into a local, whose address
-    // being taken gave this function a stack protector's check.
-    let word = UInt64(littleEndian: UnsafeRawPointer(pointer).loadUnaligned(as: UInt64.self))
+    let word = NMEAFieldCursor.load8(pointer)
     if remaining >= 8 { return word }
     return word & ((1 &<< UInt64(truncatingIfNeeded: remaining &* 8)) &- 1)
   }
