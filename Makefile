@@ -80,7 +80,8 @@ LAYOUT := $(SECTIONS) -Xlinker --symbol-ordering-file=$(CURDIR)/Data/hot-path.or
 # that it is linked again.
 programs:
 	@if [ Data/hot-path.order -nt $(PROGRAM) ]; then rm -f $(PROGRAM); fi
-	$(SWIFT) build $(STRICT) -c release --static-swift-stdlib $(LAYOUT) --product corelocation-multicall
+	$(SWIFT) build $(STRICT) -c release --static-swift-stdlib $(LAYOUT) \
+	  --product corelocation-multicall
 
 # The locationd that the benchmarks run (`locbench daemon`, `latency`, `hostile`; they run this
 # target): built as the installed programs are, in a build directory of its own, so that

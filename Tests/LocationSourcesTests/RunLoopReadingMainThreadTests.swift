@@ -1,6 +1,5 @@
 import CoreFoundation
 import Foundation
-import Synchronization
 import TestSupport
 import Testing
 
@@ -14,32 +13,31 @@ import Testing
 /// process's main run loop for the other suites.
 @Suite struct RunLoopReadingMainThreadTests {
   @Test func aMainThreadThatHasEndedGetsNoReadingAndAnotherRunLoopStillDoes() async throws {
-    var pair: [Int32] = [-1, -1]
-    try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+    let (watched, feed) = try localSocketPair()
     defer {
-      close(pair[0])
-      close(pair[1])
+      close(watched)
+      close(feed)
     }
     let alive = LiveCount()
     let onMain = RunLoopReading.install(
-      fd: pair[0], threadInstance: -1, on: .main, alive: alive, mainThreadHasEnded: { true },
+      fd: watched, threadInstance: -1, on: .main, alive: alive, mainThreadHasEnded: { true },
       read: {})
     #expect(onMain == nil)
     #expect(alive.value.load(ordering: .relaxed) == 0, "a reading was made for the main run loop")
 
     // A thread's own run loop, turning until the test is done.
     let turning = try #require(await TurningRunLoop.start(interval: 0.01))
+    defer { turning.stop() }
     do {
       // In a scope of its own: the test lets go of the reading before it waits for the run loop
       // to.
       let reading = RunLoopReading.install(
-        fd: pair[0], threadInstance: -1, on: ReadingRunLoop(runLoop: turning.runLoop),
+        fd: watched, threadInstance: -1, on: ReadingRunLoop(runLoop: turning.runLoop),
         alive: alive, mainThreadHasEnded: { true }, read: {})
       #expect(reading != nil, "another thread's run loop got no reading")
       reading?.uninstall()
       reading?.closeThreadInstance()
     }
     #expect(await eventually(timeout: 60) { alive.value.load(ordering: .relaxed) == 0 })
-    turning.stop()
   }
 }

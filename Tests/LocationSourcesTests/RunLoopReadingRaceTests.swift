@@ -1,6 +1,5 @@
 import CoreFoundation
 import Foundation
-import Synchronization
 import TestSupport
 import Testing
 
@@ -15,21 +14,22 @@ import Testing
 /// window is narrow, and three runs of it against the code before did not hit it.
 @Suite struct RunLoopReadingRaceTests {
   @Test func uninstallingWhileTheRunLoopTurnsDoesNotFreeTheReadingUnderIt() async throws {
-    var pair: [Int32] = [-1, -1]
-    try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+    let (watched, feed) = try localSocketPair()
     defer {
-      close(pair[0])
-      close(pair[1])
+      close(watched)
+      close(feed)
     }
     // A timer that fires all the time: the run loop waits and wakes (the observer's activities)
     // as often as it can.
     let turning = try #require(await TurningRunLoop.start(interval: 0.000_1))
+    // Stopped only after the wait below (and on every way out of the test).
+    defer { turning.stop() }
     let runLoop = turning.runLoop
     let alive = LiveCount()
     for _ in 0..<3_000 {
       // No reader thread here (-1: its interest is never turned on or off).
       let installed = RunLoopReading.install(
-        fd: pair[0], threadInstance: -1, on: ReadingRunLoop(runLoop: runLoop),
+        fd: watched, threadInstance: -1, on: ReadingRunLoop(runLoop: runLoop),
         alive: alive, read: {})
       guard let reading = installed else {
         Issue.record("the reading could not be installed")
@@ -44,6 +44,5 @@ import Testing
     // invalidations still queued as blocks it never ran, and the readings were never let go of:
     // a failure seen in CI.)
     #expect(await eventually(timeout: 60) { alive.value.load(ordering: .relaxed) == 0 })
-    turning.stop()
   }
 }

@@ -13,16 +13,8 @@ import Testing
 
 /// `StreamWatcher`: the thread that reads a stream where the kernel wakes it (issue 19).
 @Suite struct StreamWatcherTests {
-  /// A socket pair: the watcher gets one end, the test writes the other.
-  private static func pair() throws -> (watched: Int32, feed: Int32) {
-    var fds: [Int32] = [-1, -1]
-    let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
-    try #require(socketpair(AF_UNIX, type, 0, &fds) == 0)
-    return (fds[0], fds[1])
-  }
-
   @Test func readsOnItsOwnThreadThenClosesOnceWhenCancelled() async throws {
-    let (watched, feed) = try Self.pair()
+    let (watched, feed) = try localSocketPair()
     defer { close(feed) }
     let seen = Mutex<(bytes: [UInt8], onMain: Bool, closes: Int)>(([], false, 0))
     let made = StreamWatcher(
@@ -52,7 +44,7 @@ import Testing
   }
 
   @Test func aHangUpIsReportedAsReadableSoThatTheReaderSeesTheEnd() async throws {
-    let (watched, feed) = try Self.pair()
+    let (watched, feed) = try localSocketPair()
     let ended = Mutex(false)
     let made = StreamWatcher(
       fd: watched,
@@ -68,7 +60,7 @@ import Testing
   }
 
   @Test func droppingTheWatcherEndsItsThreadAndClosesTheStream() async throws {
-    let (watched, feed) = try Self.pair()
+    let (watched, feed) = try localSocketPair()
     defer { close(feed) }
     let closed = Mutex(false)
     do {
@@ -86,7 +78,7 @@ import Testing
   @Test func aHangUpThatCameWithTheLastBytesIsReportedWithThem() async throws {
     // Bytes and the end arrive before the watcher first waits: one edge reports both, and no
     // later edge will announce the end, so `readable` is told to read on to it.
-    let (watched, feed) = try Self.pair()
+    let (watched, feed) = try localSocketPair()
     _ = send(feed, "$GP", 3, 0)
     close(feed)
     let calls = Mutex<[Bool]>([])
@@ -144,7 +136,7 @@ import Testing
   }
 
   @Test func aReadingRunLoopReadsWhileItWaitsAndTheThreadWhileItIsBusy() async throws {
-    let (watched, feed) = try Self.pair()
+    let (watched, feed) = try localSocketPair()
     defer { close(feed) }
     let loop = await LoopThread()
     defer { loop.finish.store(true, ordering: .releasing) }
