@@ -32,7 +32,7 @@ import Foundation
 enum DaemonBench {
   /// The run's parameters (`locbench daemon [--clients N] [--regions N] [--fixes N] [--rate HZ]
   /// [--warmup N] [--gpsd PATH] [--locationd PATH] [--skip-gpsd] [--skip-daemon] [--skip-floor]
-  /// [--interleave]`).
+  /// [--interleave] [--samples DIR]`).
   struct Options {
     var clients = 500
     var regions = 100
@@ -46,6 +46,9 @@ enum DaemonBench {
     var skipFloor = false
     var clientsPerGPSD = 63
     var interleave = false
+    /// A directory for each daemon's latencies epoch by epoch, to see the tail in time order
+    /// (`--samples DIR`; `DaemonBenchLatency.epochRows`).
+    var samples: String?
 
     /// The epochs written: warm-up, measured, and one that closes the last measured epoch.
     var epochs: Int { warmup + fixes + 1 }
@@ -59,7 +62,7 @@ enum DaemonBench {
       print(
         "usage: locbench daemon [--clients N] [--regions N] [--fixes N] [--rate HZ] [--warmup N]"
           + " [--gpsd PATH] [--locationd PATH] [--skip-gpsd] [--skip-daemon] [--skip-floor]"
-          + " [--interleave]")
+          + " [--interleave] [--samples DIR]")
       return
     }
     print(
@@ -97,6 +100,20 @@ enum DaemonBench {
       }
     }
     DaemonBenchReport.print(results, skipped: skipped, options: options)
+    if let directory = options.samples { writeSamples(results, to: directory) }
+  }
+
+  /// Writes each daemon's `epochRows` to `DIR/NAME.txt`.
+  static func writeSamples(_ results: [DaemonBenchResult], to directory: String) {
+    try? FileManager.default.createDirectory(
+      atPath: directory, withIntermediateDirectories: true)
+    for result in results {
+      let path = directory + "/" + result.name + ".txt"
+      if !FileManager.default.createFile(atPath: path, contents: Data(result.epochRows.utf8)) {
+        print("locbench daemon: could not write \(path)")
+      }
+    }
+    print("locbench daemon: each epoch's latencies are in \(directory)/NAME.txt")
   }
 
   /// The daemons the bench can run.
@@ -228,6 +245,9 @@ enum DaemonBench {
       case "--skip-daemon": options.skipDaemon = true
       case "--skip-floor": options.skipFloor = true
       case "--interleave": options.interleave = true
+      case "--samples":
+        guard let v = value() else { return nil }
+        options.samples = v
       default: return nil
       }
       index += 1

@@ -78,7 +78,7 @@ final class DaemonBenchFloor: DaemonBenchPhase {
         "floor: \(fixes) fixes through a thread of this process that writes the epoch's "
           + "locations line, encoded before the run, to each client socket on each RMC (the "
           + "harness's own latency)"
-      ])
+      ], epochRows: latency.epochRows(offset: 0))
   }
 
   /// Epoch `epoch`'s `locations` line as `locationd` encodes it for a client reading the feed

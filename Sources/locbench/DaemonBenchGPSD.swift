@@ -143,6 +143,7 @@ final class DaemonBenchGPSD: DaemonBenchPhase {
       headlineFromClose: false, cpuSeconds: target.after.cpuSeconds - target.before.cpuSeconds,
       fixes: options.fixes, seconds: seconds, residentBytes: target.after.residentBytes,
       peakResidentBytes: target.after.peakResidentBytes, processes: instances,
-      closedClients: clientRange.count { !clients.isOpen($0) }, notes: notes)
+      closedClients: clientRange.count { !clients.isOpen($0) }, notes: notes,
+      epochRows: latency.epochRows(offset: 0))
   }
 }

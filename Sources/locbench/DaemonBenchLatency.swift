@@ -98,6 +98,35 @@ final class DaemonBenchLatency {
   }
 }
 
+extension DaemonBenchLatency {
+  /// One line per measured epoch, in time order: `EPOCH FIRST MEDIAN P99 LAST`, the latencies in
+  /// milliseconds (as `summary(offset:)` counts them) of the epoch's first client, its median
+  /// client, its 99th percentile and its last, for `--samples`. A shared machine's slow minutes
+  /// show as runs of slow epochs, in every daemon that was fed in them.
+  func epochRows(offset: Int) -> String {
+    var rows = ""
+    var row: [Int64] = []
+    row.reserveCapacity(clients)
+    for epoch in measured where epoch + offset < epochs {
+      row.removeAll(keepingCapacity: true)
+      for client in 0..<clients {
+        let time = received[client * epochs + epoch]
+        let start = written[feedOfClient[client]][epoch + offset]
+        if time != 0 && start != 0 { row.append(Int64(time) - Int64(start)) }
+      }
+      guard !row.isEmpty else { continue }
+      row.sort()
+      let rank99 = Int((0.99 * Double(row.count)).rounded(.up)) - 1
+      let columns = [row[0], row[row.count / 2], row[max(0, rank99)], row[row.count - 1]]
+      rows +=
+        "\(epoch) "
+        + columns.map { String(format: "%.3f", Double($0) / 1e6) }.joined(
+          separator: " ") + "\n"
+    }
+    return rows
+  }
+}
+
 /// What one phase measured, for the table.
 struct DaemonBenchResult {
   /// The column title.
@@ -125,6 +154,8 @@ struct DaemonBenchResult {
   var closedClients: Int
   /// Notes printed under the table.
   var notes: [String] = []
+  /// The headline latencies epoch by epoch (`DaemonBenchLatency.epochRows`).
+  var epochRows = ""
 
   /// The headline latency summary.
   var headline: DaemonBenchLatency.Summary { headlineFromClose ? fromClose : fromEpoch }

@@ -336,6 +336,7 @@ final class DaemonBenchLocationd: DaemonBenchPhase {
       cpuSeconds: target.after.cpuSeconds - target.before.cpuSeconds, fixes: options.fixes,
       seconds: seconds, residentBytes: target.after.residentBytes,
       peakResidentBytes: target.after.peakResidentBytes, processes: 1,
-      closedClients: clientRange.count { !clients.isOpen($0) }, notes: notes)
+      closedClients: clientRange.count { !clients.isOpen($0) }, notes: notes,
+      epochRows: latency.epochRows(offset: 0))
   }
 }
