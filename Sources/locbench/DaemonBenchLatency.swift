@@ -118,10 +118,8 @@ extension DaemonBenchLatency {
       row.sort()
       let rank99 = Int((0.99 * Double(row.count)).rounded(.up)) - 1
       let columns = [row[0], row[row.count / 2], row[max(0, rank99)], row[row.count - 1]]
-      rows +=
-        "\(epoch) "
-        + columns.map { String(format: "%.3f", Double($0) / 1e6) }.joined(
-          separator: " ") + "\n"
+      let milliseconds = columns.map { String(format: "%.3f", Double($0) / 1e6) }
+      rows += "\(epoch) " + milliseconds.joined(separator: " ") + "\n"
     }
     return rows
   }
