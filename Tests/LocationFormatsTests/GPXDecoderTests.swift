@@ -104,6 +104,39 @@ import Testing
     #expect(points[3].fix.quality == FixQuality.none)
   }
 
+  /// A point with every child value, then points with none: nothing of the first carries over
+  /// into the next (the decoder fills one point in place and resets it at each start).
+  @Test func aPointKeepsNothingOfThePointBefore() throws {
+    let text = """
+      <gpx version="1.1" creator="test"><trk><trkseg>
+      <trkpt lat="52.5" lon="5.5"><ele>12.5</ele><time>2024-06-01T08:00:00Z</time>
+      <speed>3.5</speed><course>90</course><sat>9</sat><hdop>0.8</hdop><vdop>1.2</vdop>
+      <pdop>1.5</pdop><fix>dgps</fix></trkpt>
+      <trkpt lat="52.6" lon="5.6"/>
+      </trkseg></trk><rte><rtept lat="52.7" lon="5.7"/></rte></gpx>
+      """
+    let points = try GPXDecoder.decode(data: Array(text.utf8)).points
+    try #require(points.count == 3)
+    let full = points[0]
+    #expect(full.fix.altitude == 12.5 && full.fix.speed == 3.5 && full.fix.course == 90)
+    #expect(full.fix.satellitesUsed == 9 && full.fix.quality == .differential)
+    #expect(full.hdop == 0.8 && full.vdop == 1.2 && full.pdop == 1.5)
+    #expect(full.time == 1_717_228_800 && full.fix.time == 1_717_228_800)
+    for bare in points[1...] {
+      #expect(bare.fix.altitude == nil)
+      #expect(bare.time == nil)
+      #expect(bare.fix.time.isNaN)
+      #expect(bare.fix.speed == -1 && bare.fix.course == -1)
+      #expect(bare.hdop == nil && bare.vdop == nil && bare.pdop == nil)
+      #expect(bare.fix.satellitesUsed == nil)
+      #expect(bare.fix.quality == .autonomous)
+      #expect(bare.fix.horizontalAccuracy == GPXDecoder.defaultHorizontalAccuracy)
+      #expect(bare.fix.verticalAccuracy == -1)
+    }
+    #expect(points.map(\.kind) == [.track, .track, .route])
+    #expect(points.map(\.fix.latitude) == [52.5, 52.6, 52.7])
+  }
+
   @Test func routesAndWaypoints() throws {
     let name = "routes_waypoints.gpx"
     let document = try GPXDecoder.decode(data: try Paths.fixtureBytes("gpx", name))
