@@ -10,9 +10,10 @@
 # .build-bench, its link map kept; then `locbench latency` runs the embedded path (an app reading
 # an NMEA terminal) and the locationd path (that program as locationd reading it, an app as its
 # client) at 20 Hz, every process under valgrind's callgrind, which counts each function's calls.
-# A function called at least 0.9 times per epoch in one of those processes is on the hot path. Never part of the tests; needs valgrind (apt install valgrind) and
-# takes a few minutes. Run it again when the hot path's code changes much: a function it does not
-# name is only left where the linker would put it anyway.
+# A function called at least 0.9 times per epoch in one of those processes is on the hot path.
+# Never part of the tests; needs valgrind (apt install valgrind) and takes a few minutes. Run it
+# again when the hot path's code changes much: a function it does not name is only left where the
+# linker would put it anyway.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"

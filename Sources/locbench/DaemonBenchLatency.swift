@@ -64,6 +64,16 @@ final class DaemonBenchLatency {
     var firstP50: Double = .nan
   }
 
+  /// Nanoseconds from the write of epoch `epoch + offset` on the client's feed to the client's
+  /// first delivery of epoch `epoch`; nil when either did not happen.
+  func latency(client: Int, epoch: Int, offset: Int) -> Int64? {
+    guard epoch + offset < epochs else { return nil }
+    let time = received[client * epochs + epoch]
+    let start = written[feedOfClient[client]][epoch + offset]
+    guard time != 0 && start != 0 else { return nil }
+    return Int64(time) - Int64(start)
+  }
+
   /// Latencies of the measured epochs, from the write of epoch `e + offset` (0: the epoch
   /// itself; 1: the next epoch, whose first sentence closes it for a decoder that ends an epoch
   /// when the next begins).
@@ -72,12 +82,8 @@ final class DaemonBenchLatency {
     latencies.reserveCapacity(clients * measured.count)
     var firsts = [Int64](repeating: .max, count: epochs)
     for client in 0..<clients {
-      let feed = written[feedOfClient[client]]
-      for epoch in measured where epoch + offset < epochs {
-        let time = received[client * epochs + epoch]
-        let start = feed[epoch + offset]
-        if time != 0 && start != 0 {
-          let latency = Int64(time) - Int64(start)
+      for epoch in measured {
+        if let latency = latency(client: client, epoch: epoch, offset: offset) {
           latencies.append(latency)
           firsts[epoch] = min(firsts[epoch], latency)
         }
@@ -107,12 +113,12 @@ extension DaemonBenchLatency {
     var rows = ""
     var row: [Int64] = []
     row.reserveCapacity(clients)
-    for epoch in measured where epoch + offset < epochs {
+    for epoch in measured {
       row.removeAll(keepingCapacity: true)
       for client in 0..<clients {
-        let time = received[client * epochs + epoch]
-        let start = written[feedOfClient[client]][epoch + offset]
-        if time != 0 && start != 0 { row.append(Int64(time) - Int64(start)) }
+        if let latency = latency(client: client, epoch: epoch, offset: offset) {
+          row.append(latency)
+        }
       }
       guard !row.isEmpty else { continue }
       row.sort()

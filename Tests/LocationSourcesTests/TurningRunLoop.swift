@@ -3,9 +3,9 @@ import Foundation
 import Synchronization
 import TestSupport
 
-/// A thread of its own whose run loop turns until `stop()`, a timer firing every `interval` so
-/// that it waits and wakes (its observers' activities) that often; the run loop of a reading
-/// installed by a test. Core Foundation's run loop functions may be called from any thread.
+/// A thread of its own whose run loop turns (`runCurrentRunLoop`) until `stop()`, a timer firing
+/// every `interval` so that it waits and wakes (its observers' activities) that often; the run
+/// loop of a reading installed by a test. Core Foundation's run loop functions may be called from any thread.
 final class TurningRunLoop: @unchecked Sendable {
   // @unchecked: `runLoop` is a Core Foundation run loop, safe to use from any thread.
   let runLoop: CFRunLoop
@@ -20,13 +20,8 @@ final class TurningRunLoop: @unchecked Sendable {
     let shared = Mutex<TurningRunLoop?>(nil)
     Thread {
       let turning = TurningRunLoop(runLoop: CFRunLoopGetCurrent())
-      let timer = Timer(timeInterval: interval, repeats: true) { _ in }
-      RunLoop.current.add(timer, forMode: .default)
       shared.withLock { $0 = turning }
-      while !turning.finish.load(ordering: .acquiring) {
-        _ = RunLoop.current.run(mode: .default, before: Date(timeIntervalSinceNow: 0.01))
-      }
-      timer.invalidate()
+      runCurrentRunLoop(every: interval) { turning.finish.load(ordering: .acquiring) }
     }.start()
     guard await eventually({ shared.withLock { $0 } != nil }) else { return nil }
     return shared.withLock { $0 }
