@@ -57,6 +57,23 @@ static inline int cepoll_wait_events(int instance, int milliseconds) {
   return mask;
 }
 
+/// `cepoll_wait_events` with a limit in nanoseconds (at least 0), for a wait that ends less than a
+/// millisecond before something is due (`EpochSpin`): `epoll_pwait2` (Linux 5.11), or on older
+/// kernels whole milliseconds, rounded down.
+static inline int cepoll_wait_events_for(int instance, long long nanoseconds) {
+  struct epoll_event events[4];
+  struct timespec timeout = {nanoseconds / 1000000000LL, nanoseconds % 1000000000LL};
+  int count;
+  do {
+    count = epoll_pwait2(instance, events, 4, &timeout, NULL);
+  } while (count < 0 && errno == EINTR);
+  if (count < 0 && errno == ENOSYS) return cepoll_wait_events(instance, (int)(nanoseconds / 1000000));
+  if (count < 0) return -1;
+  int mask = 0;
+  for (int index = 0; index < count; index++) mask |= (int)events[index].events;
+  return mask;
+}
+
 /// Whether an event mask from `cepoll_wait_events` says the peer hung up or the descriptor failed:
 /// an edge-triggered reader then reads on to the end, which no later edge would announce.
 static inline int cepoll_hung_up(int mask) {

@@ -101,11 +101,23 @@ package final class RunLoopReading: @unchecked Sendable {
   private var observer: CFRunLoopObserver?
   /// A count of readings alive (`DaemonClient.runLoopReadings`), if any.
   private let alive: LiveCount?
+  /// The opt-in spin before the next epoch (`EpochSpin`): its lead in seconds, nil when off.
+  private let spinLead: Double?
+  /// The epochs' arrivals and the timer that begins the next spin; used on the run loop's
+  /// thread, and by `uninstall` (the reader thread) to invalidate the timer.
+  private let spin = Mutex(SpinState())
+
+  private struct SpinState {
+    var cadence = EpochCadence()
+    var timer: CFRunLoopTimer?
+    var ended = false
+  }
 
   private init(
     fd: Int32, port: Int32, threadInstance: Int32, runLoop: CFRunLoop,
-    alive: LiveCount?, read: @escaping @Sendable () -> Void
+    alive: LiveCount?, spinLead: Double?, read: @escaping @Sendable () -> Void
   ) {
+    self.spinLead = spinLead
     self.fd = fd
     self.port = port
     self.thread = Mutex(ThreadInterest(instance: threadInstance))
@@ -127,6 +139,7 @@ package final class RunLoopReading: @unchecked Sendable {
   ///     (edge-triggered); the reading closes it (`closeThreadInstance`).
   ///   - target: the run loop that reads while it waits.
   ///   - alive: a count of readings alive, if any.
+  ///   - spinLead: the lead of the spin before each epoch (`EpochSpin`), nil for none.
   ///   - read: reads what the descriptor holds, on the run loop's thread.
   ///   - mainThreadHasEnded: whether the main thread has ended for Core Foundation (tests give
   ///     their own answer: the real one, once `mainThreadWillEnd()` is said, holds for the
@@ -135,6 +148,7 @@ package final class RunLoopReading: @unchecked Sendable {
   ///   the main run loop and the main thread has ended (the thread reads everything then).
   package static func install(
     fd: Int32, threadInstance: Int32, on target: ReadingRunLoop, alive: LiveCount? = nil,
+    spinLead: Double? = EpochSpin.lead,
     mainThreadHasEnded: () -> Bool = ReadingRunLoop.mainThreadHasEnded,
     read: @escaping @Sendable () -> Void
   ) -> RunLoopReading? {
@@ -146,7 +160,7 @@ package final class RunLoopReading: @unchecked Sendable {
     guard port >= 0 else { return nil }
     let reading = RunLoopReading(
       fd: fd, port: port, threadInstance: threadInstance, runLoop: runLoop, alive: alive,
-      read: read)
+      spinLead: spinLead, read: read)
     let info = Unmanaged.passUnretained(reading).toOpaque()
     var context = CFRunLoopSourceContext1()
     context.info = info
@@ -215,6 +229,12 @@ package final class RunLoopReading: @unchecked Sendable {
     }
     source = nil
     observer = nil
+    let timer = spin.withLock { spin in
+      spin.ended = true
+      defer { spin.timer = nil }
+      return spin.timer.map(UncheckedTimer.init)
+    }
+    if let timer { CFRunLoopTimerInvalidate(timer.timer) }
     threadReads(true)
   }
 
@@ -261,9 +281,40 @@ package final class RunLoopReading: @unchecked Sendable {
   }
 
   private func perform() {
+    let start = spinLead == nil ? 0 : EpochSpin.now()
     let works = RunLoopReadingDeliveries.collect(read)
     threadReads(true)
     for work in works { work() }
+    if let spinLead, !works.isEmpty { scheduleSpin(arrival: start, lead: spinLead) }
+  }
+
+  /// Notes an epoch's arrival (a read that delivered) and, when the epochs are steady, sets a
+  /// timer for the spin before the next one (`EpochSpin`).
+  private func scheduleSpin(arrival: Double, lead: Double) {
+    let previous = spin.withLock { spin -> UncheckedTimer? in
+      spin.cadence.note(arrival)
+      guard !spin.ended, let window = spin.cadence.window(lead: lead) else { return nil }
+      // Monotonic seconds to the run loop's absolute time.
+      let fireDate = CFAbsoluteTimeGetCurrent() + (window.start - EpochSpin.now())
+      let timer = CFRunLoopTimerCreateWithHandler(nil, fireDate, 0, 0, 0) { [weak self] _ in
+        self?.spinBeforeEpoch(until: window.end)
+      }
+      defer { spin.timer = timer }
+      CFRunLoopAddTimer(runLoop, timer, kCFRunLoopCommonModes)
+      return spin.timer.map(UncheckedTimer.init)
+    }
+    if let previous { CFRunLoopTimerInvalidate(previous.timer) }
+  }
+
+  /// The spin timer's callout: polls the descriptor until it has bytes or `end` has passed, and
+  /// reads them at once. The reader thread is kept from waking for them meanwhile.
+  private func spinBeforeEpoch(until end: Double) {
+    threadReads(false)
+    if EpochSpin.spin(until: end, ready: { Self.readable(fd) }) {
+      perform()
+    } else {
+      threadReads(true)
+    }
   }
 }
 
@@ -285,6 +336,11 @@ package func makePortRunLoopSource(_ context: inout CFRunLoopSourceContext1) -> 
 /// thread).
 private struct UncheckedObserver: @unchecked Sendable {
   let observer: CFRunLoopObserver
+}
+
+/// A Core Foundation timer handed between threads (CF objects may be used from any thread).
+private struct UncheckedTimer: @unchecked Sendable {
+  let timer: CFRunLoopTimer
 }
 
 /// A count of live objects, shared with the objects counted.

@@ -51,6 +51,9 @@ enum LatencyBench {
     /// A directory for each path's latencies, one epoch a line ("EPOCH MILLISECONDS"), to see
     /// the tail in time order (`--samples DIR`).
     var samples: String?
+    /// The spin before each epoch, in microseconds, for every process of ours the run starts
+    /// (`--spin US`: `CORELOCATION_EPOCH_SPIN`, `EpochSpin`); nil for none.
+    var spin: Int?
   }
 
   /// One traced stage of a path: the median milliseconds from the epoch's write to it, and the
@@ -87,12 +90,20 @@ enum LatencyBench {
       print(
         "usage: locbench latency [--rates 10,20] [--epochs N]"
           + " [--paths gpsd,embedded,live,locationd,locationd-socket,gpsd-app]"
-          + " [--gpsd PATH] [--locationd PATH] [--breakdown] [--interleave] [--samples DIR]")
+          + " [--gpsd PATH] [--locationd PATH] [--breakdown] [--interleave] [--samples DIR]"
+          + " [--spin US]")
       return
+    }
+    // Inherited by `locationd` and the apps the run starts (gpsd ignores it).
+    if let spin = options.spin {
+      setenv("CORELOCATION_EPOCH_SPIN", String(spin), 1)
+    } else {
+      unsetenv("CORELOCATION_EPOCH_SPIN")
     }
     print(
       "locbench latency: \(options.epochs) measured epochs (GGA + RMC) per path and rate over a "
-        + "pseudo-terminal; load average \(DaemonBench.loadAverage())")
+        + "pseudo-terminal; load average \(DaemonBench.loadAverage())"
+        + (options.spin.map { "; spin before each epoch \($0) µs" } ?? ""))
     var results: [Result] = []
     for rate in options.rates {
       if options.interleave {
@@ -170,6 +181,9 @@ enum LatencyBench {
       case "--samples":
         guard let value else { return nil }
         options.samples = value
+      case "--spin":
+        guard let spin = value.flatMap({ Int($0) }), spin > 0 else { return nil }
+        options.spin = spin
       case "--breakdown":
         options.breakdown = true
         index += 1

@@ -26,6 +26,7 @@ import Testing
           if count > 0 { $0.bytes += buffer[0..<count] }
           $0.onMain = $0.onMain || Thread.isMainThread
         }
+        return false
       },
       close: {
         seen.withLock { $0.closes += 1 }
@@ -51,6 +52,7 @@ import Testing
       readable: { _ in
         var byte: UInt8 = 0
         if read(watched, &byte, 1) == 0 { ended.withLock { $0 = true } }
+        return false
       },
       close: { close(watched) })
     let watcher = try #require(made)
@@ -65,7 +67,7 @@ import Testing
     let closed = Mutex(false)
     do {
       let watcher = StreamWatcher(
-        fd: watched, readable: { _ in },
+        fd: watched, readable: { _ in false },
         close: {
           closed.withLock { $0 = true }
           close(watched)
@@ -88,6 +90,7 @@ import Testing
         var buffer = [UInt8](repeating: 0, count: 64)
         while read(watched, &buffer, buffer.count) > 0 {}
         calls.withLock { $0.append(hungUp) }
+        return false
       },
       close: { close(watched) })
     let watcher = try #require(made)
@@ -146,9 +149,10 @@ import Testing
       readable: { _ in
         var buffer = [UInt8](repeating: 0, count: 64)
         let count = read(watched, &buffer, buffer.count)
-        guard count > 0 else { return }
+        guard count > 0 else { return false }
         let onLoop = loop.isLoopThread(pthread_self())
         reads.withLock { $0.append((Array(buffer[0..<count]), onLoop)) }
+        return false
       },
       close: { close(watched) })
     let watcher = try #require(made)

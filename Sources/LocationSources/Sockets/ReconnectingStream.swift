@@ -157,8 +157,8 @@ final class ReconnectingStream: @unchecked Sendable {
     let watcher = StreamWatcher(
       fd: fd, runLoop: context.readingRunLoop,
       readable: { [weak self] hungUp in
-        guard let self else { return }
-        queue.sync { readable(generation: current, toEnd: hungUp) }
+        guard let self else { return false }
+        return queue.sync { readable(generation: current, toEnd: hungUp) }
       },
       close: { StreamOpener.close(fd) })
     guard let watcher else {
@@ -172,24 +172,27 @@ final class ReconnectingStream: @unchecked Sendable {
 
   /// Reads what the stream holds, until a read comes back short (the watcher waits for new
   /// bytes edge-triggered: bytes left unread would wait for the next arrival), or with `toEnd`
-  /// (the peer hung up) until the end or `EAGAIN`.
-  private func readable(generation current: Int, toEnd: Bool) {
+  /// (the peer hung up) until the end or `EAGAIN`. Returns whether a fix went out.
+  private func readable(generation current: Int, toEnd: Bool) -> Bool {
+    var delivered = false
     while true {
-      guard case .open(let fd, _, let expected) = phase, expected == current else { return }
+      guard case .open(let fd, _, let expected) = phase, expected == current else {
+        return delivered
+      }
       let count = buffer.withUnsafeMutableBytes { raw in
         Glibc.read(fd, raw.baseAddress, raw.count)
       }
       if count < 0 {
         let code = errno
         if code == EINTR { continue }
-        if code == EAGAIN { return }
+        if code == EAGAIN { return delivered }
         // A pseudo-terminal whose other side closed, or an unplugged USB adapter, reads EIO.
         connectionLost(SystemErrors.text(code))
-        return
+        return delivered
       }
       if count == 0 {
         connectionLost(endpoint.isSocket ? "the connection was closed" : "the device closed")
-        return
+        return delivered
       }
       if inOutage || backoff.upcoming != ReconnectBackoff.initial {
         inOutage = false
@@ -198,9 +201,10 @@ final class ReconnectingStream: @unchecked Sendable {
       let events = buffer.withUnsafeBytes { raw in
         handler.received(UnsafeRawBufferPointer(rebasing: raw[0..<count]), now: context.now)
       }
+      delivered = delivered || !events.fixes.isEmpty
       deliver(events, generation: current)
       // A short read took all the stream held.
-      if count < buffer.count && !toEnd { return }
+      if count < buffer.count && !toEnd { return delivered }
     }
   }
 

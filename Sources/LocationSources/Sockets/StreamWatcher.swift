@@ -43,13 +43,15 @@ final class StreamWatcher: Sendable {
   /// - Parameters:
   ///   - fd: the descriptor (non-blocking), owned by the watcher from now on.
   ///   - runLoop: a run loop that reads while it waits (`RunLoopReading`), or nil.
+  ///   - spinLead: the lead of the spin before each epoch (`EpochSpin`), nil for none.
   ///   - readable: called when `fd` has new bytes, on the watcher's thread or on `runLoop`'s, one
   ///     at a time as the caller arranges (a stream's queue); its argument says the peer hung up
-  ///     (or the descriptor failed): read to the end.
+  ///     (or the descriptor failed): read to the end. It returns whether the bytes completed an
+  ///     epoch (a fix went out), which times the spin.
   ///   - close: called on the watcher's thread once, after cancellation, to close `fd`.
   init?(
-    fd: Int32, runLoop: ReadingRunLoop? = nil, readable: @escaping @Sendable (Bool) -> Void,
-    close: @escaping @Sendable () -> Void
+    fd: Int32, runLoop: ReadingRunLoop? = nil, spinLead: Double? = EpochSpin.lead,
+    readable: @escaping @Sendable (Bool) -> Bool, close: @escaping @Sendable () -> Void
   ) {
     var pair: [Int32] = [-1, -1]
     let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
@@ -67,11 +69,13 @@ final class StreamWatcher: Sendable {
     wakeWrite = pair[1]
     let reading = runLoop.flatMap {
       // The run loop's port is level-triggered: an end is seen there at any read.
-      RunLoopReading.install(fd: fd, threadInstance: edges, on: $0) { readable(false) }
+      RunLoopReading.install(fd: fd, threadInstance: edges, on: $0, spinLead: spinLead) {
+        _ = readable(false)
+      }
     }
     let cancelled = cancelled
     let thread = Thread {
-      Self.watch(edges, cancelled: cancelled, readable: readable)
+      Self.watch(edges, cancelled: cancelled, spinLead: spinLead, readable: readable)
       if let reading {
         reading.uninstall()
         reading.closeThreadInstance()
@@ -98,13 +102,34 @@ final class StreamWatcher: Sendable {
     _ = send(wakeWrite, &byte, 1, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
   }
 
-  private static func watch(_ edges: Int32, cancelled: CancelFlag, readable: (Bool) -> Void) {
+  private static func watch(
+    _ edges: Int32, cancelled: CancelFlag, spinLead: Double?, readable: (Bool) -> Bool
+  ) {
+    var cadence = EpochCadence()
     while !cancelled.value.load(ordering: .acquiring) {
-      let events = cepoll_wait_events(edges, -1)
+      let events = wait(edges, window: spinLead.flatMap { cadence.window(lead: $0) })
       if events < 0 { return }
       // Cancellation first: a stream that was torn down is not read again.
       if cancelled.value.load(ordering: .acquiring) { return }
-      readable(cepoll_hung_up(events) != 0)
+      let arrival = spinLead == nil ? 0 : EpochSpin.now()
+      if readable(cepoll_hung_up(events) != 0) && spinLead != nil { cadence.note(arrival) }
     }
+  }
+
+  /// Waits for the descriptor's events; with a spin window (`EpochSpin`), only until the window
+  /// opens, then polls until it closes, then waits again.
+  private static func wait(_ edges: Int32, window: (start: Double, end: Double)?) -> Int32 {
+    guard let window else { return cepoll_wait_events(edges, -1) }
+    let untilStart = window.start - EpochSpin.now()
+    if untilStart > 0 {
+      let events = cepoll_wait_events_for(edges, Int64(untilStart * 1e9))
+      if events != 0 { return events }
+    }
+    var events: Int32 = 0
+    _ = EpochSpin.spin(until: window.end) {
+      events = cepoll_wait_events(edges, 0)
+      return events != 0
+    }
+    return events != 0 ? events : cepoll_wait_events(edges, -1)
   }
 }
