@@ -308,7 +308,7 @@ package final class RunLoopReading: @unchecked Sendable {
 
   /// The spin timer's callout: polls the descriptor until it has bytes or `end` has passed, and
   /// reads them at once. The reader thread is kept from waking for them meanwhile.
-  private func spinBeforeEpoch(until end: Double) {
+  func spinBeforeEpoch(until end: Double) {
     threadReads(false)
     if EpochSpin.spin(until: end, ready: { Self.readable(fd) }) {
       perform()

@@ -118,7 +118,7 @@ final class StreamWatcher: Sendable {
 
   /// Waits for the descriptor's events; with a spin window (`EpochSpin`), only until the window
   /// opens, then polls until it closes, then waits again.
-  private static func wait(_ edges: Int32, window: (start: Double, end: Double)?) -> Int32 {
+  static func wait(_ edges: Int32, window: (start: Double, end: Double)?) -> Int32 {
     guard let window else { return cepoll_wait_events(edges, -1) }
     let untilStart = window.start - EpochSpin.now()
     if untilStart > 0 {
