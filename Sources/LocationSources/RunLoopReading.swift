@@ -280,12 +280,16 @@ package final class RunLoopReading: @unchecked Sendable {
     }
   }
 
-  private func perform() {
+  /// Reads what the descriptor holds and runs the deliveries taken meanwhile; returns whether
+  /// there were any (an epoch went out).
+  @discardableResult
+  private func perform() -> Bool {
     let start = spinLead == nil ? 0 : EpochSpin.now()
     let works = RunLoopReadingDeliveries.collect(read)
     threadReads(true)
     for work in works { work() }
     if let spinLead, !works.isEmpty { scheduleSpin(arrival: start, lead: spinLead) }
+    return !works.isEmpty
   }
 
   /// Notes an epoch's arrival (a read that delivered) and, when the epochs are steady, sets a
@@ -307,14 +311,15 @@ package final class RunLoopReading: @unchecked Sendable {
   }
 
   /// The spin timer's callout: polls the descriptor until it has bytes or `end` has passed, and
-  /// reads them at once. The reader thread is kept from waking for them meanwhile.
+  /// reads them at once; bytes that do not finish the epoch (its first sentences) keep it
+  /// polling for the rest. The reader thread is kept from waking for them meanwhile.
   func spinBeforeEpoch(until end: Double) {
     threadReads(false)
-    if EpochSpin.spin(until: end, ready: { Self.readable(fd) }) {
-      perform()
-    } else {
-      threadReads(true)
+    while EpochSpin.spin(until: end, ready: { Self.readable(fd) }) {
+      if perform() { return }
+      threadReads(false)
     }
+    threadReads(true)
   }
 }
 

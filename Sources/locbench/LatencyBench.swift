@@ -73,6 +73,9 @@ enum LatencyBench {
     var note: String?
     /// Each traced stage's times (with `--breakdown`).
     var stages: [StageTime] = []
+    /// Processor time of the processes the path started (gpsd, `locationd`, the app; not the
+    /// bench's own socket clients), in µs per epoch written, from warm-up to the end.
+    var processorPerEpoch: Double?
 
     func percentile(_ fraction: Double) -> Double {
       guard !latencies.isEmpty else { return .nan }
@@ -212,11 +215,15 @@ enum LatencyBench {
     let first = try run.preroll(written, rate: rate)
     let measuredStart = first + 10
     let measured = measuredStart..<(measuredStart + options.epochs)
+    let processor = run.processorTime()
     for index in first..<(measured.upperBound + 1) { written.write(index) }
     // Let the last deliveries arrive.
     usleep(500_000)
-    return run.result(
+    var result = run.result(
       rate: rate, written: written, measured: measured, options: options, trace: trace)
+    result.processorPerEpoch =
+      (run.processorTime() - processor) / 1_000 / Double(measured.upperBound + 1 - first)
+    return result
   }
 
   /// Starts `locbench latency-client MODE` with `environment` added, its descriptor 3 the write
@@ -294,14 +301,14 @@ enum LatencyBench {
     }
     print("")
     print(
-      "| path | rate | p50 ms | p90 ms | p99 ms | max ms | lost | p50 / gpsd | p99 / gpsd | max / gpsd |"
-    )
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+      "| path | rate | p50 ms | p90 ms | p99 ms | max ms | lost | p50 / gpsd | p99 / gpsd | max / gpsd "
+        + "| CPU µs / epoch |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for result in results {
       let base = results.first { $0.path == "gpsd" && $0.rate == result.rate && $0.note == nil }
       if let note = result.note {
         print(
-          "| \(result.path) | \(DaemonBenchReport.format(result.rate, 0)) Hz | not measured: \(note) | | | | | | | |"
+          "| \(result.path) | \(DaemonBenchReport.format(result.rate, 0)) Hz | not measured: \(note) | | | | | | | | |"
         )
         continue
       }
@@ -313,7 +320,8 @@ enum LatencyBench {
           + "\(ms(result.percentile(0.9))) | \(ms(p99)) | \(ms(max)) | \(result.lost) | "
           + "\(ratio(p50, base?.percentile(0.5) ?? .nan)) | "
           + "\(ratio(p99, base?.percentile(0.99) ?? .nan)) | "
-          + "\(ratio(max, base?.latencies.max() ?? .nan)) |")
+          + "\(ratio(max, base?.latencies.max() ?? .nan)) | "
+          + "\(result.processorPerEpoch.map { DaemonBenchReport.format($0, 0) } ?? "-") |")
     }
   }
 }

@@ -36,6 +36,7 @@ extension LatencyBench {
     let slot = period / UInt64(writers.count)
     let start = DaemonBenchSystem.now() + period
     let measured = 10..<(10 + options.epochs)
+    let processor = runs.map { $0.processorTime() }
     for index in 0..<(measured.upperBound + 1) {
       for (slotIndex, writer) in writers.enumerated() {
         writer.write(index, at: start + UInt64(index) * period + UInt64(slotIndex) * slot)
@@ -43,10 +44,12 @@ extension LatencyBench {
     }
     // Let the last deliveries arrive.
     usleep(500_000)
-    for (run, writer) in zip(runs, writers) {
-      results.append(
-        run.result(
-          rate: rate, written: writer, measured: measured, options: options, trace: trace))
+    for ((run, writer), before) in zip(zip(runs, writers), processor) {
+      var result = run.result(
+        rate: rate, written: writer, measured: measured, options: options, trace: trace)
+      result.processorPerEpoch =
+        (run.processorTime() - before) / 1_000 / Double(measured.upperBound + 1)
+      results.append(result)
     }
     // In the order asked for, failed paths included.
     return paths.compactMap { path in results.first { $0.path == path } }

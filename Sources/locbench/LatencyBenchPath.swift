@@ -140,6 +140,17 @@ final class LatencyBenchPath {
     records.readClient(fd)
   }
 
+  /// Processor time in ns of the processes this path started, so far: the first field of each
+  /// one's `/proc/PID/schedstat` (time on a processor), summed; a process gone counts 0.
+  func processorTime() -> Double {
+    pids.reduce(0) { total, pid in
+      guard let text = try? String(contentsOfFile: "/proc/\(pid)/schedstat", encoding: .utf8),
+        let first = text.split(separator: " ").first, let value = Double(first)
+      else { return total }
+      return total + value
+    }
+  }
+
   /// Feeds epochs through `written` until the consumer has delivered 5 locations (at most 30 s).
   /// - Returns: the index of the next epoch to write.
   func preroll(_ written: LatencyBenchWriter, rate: Double) throws -> Int {

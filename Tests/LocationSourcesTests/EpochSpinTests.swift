@@ -166,7 +166,9 @@ import Testing
     #expect(received.withLock { $0 } == (0..<20).map { UInt8($0) })
   }
 
-  @Test func aReadingRunLoopsSpinReadsBytesThatArriveAndLeavesAnEmptySocketAlone() async throws {
+  @Test func aReadingRunLoopsSpinReadsUntilTheEpochGoesOutAndLeavesAnEmptySocketAlone()
+    async throws
+  {
     let (watched, feed) = try localSocketPair()
     defer {
       close(watched)
@@ -175,13 +177,19 @@ import Testing
     let turning = try #require(await TurningRunLoop.start(interval: 0.05))
     defer { turning.stop() }
     let reads = Atomic(0)
+    let delivered = Atomic(0)
+    // The first read takes the epoch's first sentence and no fix goes out, and the rest arrives
+    // meanwhile (the read sends it); the second read finishes the epoch: a delivery is taken.
     let installed = RunLoopReading.install(
       fd: watched, threadInstance: -1, on: ReadingRunLoop(runLoop: turning.runLoop),
       spinLead: 0.000_5,
       read: {
         var buffer = [UInt8](repeating: 0, count: 64)
-        if recv(watched, &buffer, buffer.count, Int32(MSG_DONTWAIT)) > 0 {
-          reads.add(1, ordering: .relaxed)
+        guard recv(watched, &buffer, buffer.count, Int32(MSG_DONTWAIT)) > 0 else { return }
+        if reads.add(1, ordering: .relaxed).newValue == 1 {
+          _ = send(feed, "RMC", 3, 0)
+        } else {
+          _ = RunLoopReadingDeliveries.take { delivered.add(1, ordering: .relaxed) }
         }
       })
     let reading = try #require(installed)
@@ -192,9 +200,10 @@ import Testing
     // Nothing to read and the window already over: no read.
     reading.spinBeforeEpoch(until: EpochSpin.now() - 1)
     #expect(reads.load(ordering: .relaxed) == 0)
-    // Bytes there: the spin reads them at once.
-    _ = send(feed, "$GP", 3, 0)
+    // Bytes there: the spin reads them at once, and on until the epoch went out.
+    _ = send(feed, "GGA", 3, 0)
     reading.spinBeforeEpoch(until: EpochSpin.now() + 30)
-    #expect(reads.load(ordering: .relaxed) >= 1)
+    #expect(reads.load(ordering: .relaxed) == 2)
+    #expect(delivered.load(ordering: .relaxed) == 1)
   }
 }
