@@ -33,10 +33,15 @@ extension DaemonClient {
       } : nil
     state.withLock { $0.runLoopReading = runLoop }
     Thread.detachNewThread { [self] in
+      // The opt-in spin before each `locations` line (`EpochSpin`), timed by the lines this
+      // thread read.
+      let spinLead = EpochSpin.lead
+      var cadence = EpochCadence()
       while !reading.ended.load(ordering: .acquiring) {
         var hungUp = false
         if edges >= 0 {
-          let events = cepoll_wait_events(edges, -1)
+          let events = EpochSpin.wait(
+            edges, window: spinLead.flatMap { cadence.window(lead: $0) })
           if events < 0 { break }
           if LatencyTrace.isOn { LatencyTrace.noteWake() }
           hungUp = cepoll_hung_up(events) != 0
@@ -45,7 +50,10 @@ extension DaemonClient {
           var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
           if poll(&descriptor, 1, -1) < 0, errno != EINTR { break }
         }
-        reading.drain(self, onRunLoop: false, toEnd: hungUp)
+        let arrival = spinLead == nil ? 0 : EpochSpin.now()
+        if reading.drain(self, onRunLoop: false, toEnd: hungUp) && spinLead != nil {
+          cadence.note(arrival)
+        }
       }
       runLoop?.uninstall()
       if let runLoop { runLoop.closeThreadInstance() } else if edges >= 0 { Glibc.close(edges) }
@@ -153,7 +161,10 @@ final class DaemonConnectionReading: Sendable {
   ///     with many regions) never holds the app's main thread.
   ///   - toEnd: the daemon hung up: read on to the end, which no later edge would announce to the
   ///     reader thread (its wait is edge-triggered), even after a short read.
-  func drain(_ client: DaemonClient, onRunLoop: Bool, toEnd: Bool = false) {
+  /// - Returns: whether a `locations` line was read (which times the spin, `EpochSpin`).
+  @discardableResult
+  func drain(_ client: DaemonClient, onRunLoop: Bool, toEnd: Bool = false) -> Bool {
+    var located = false
     let end = buffer.withLock { buffer -> Bool in
       guard !buffer.ended else { return false }
       reading: while true {
@@ -171,8 +182,9 @@ final class DaemonConnectionReading: Sendable {
         while let item = buffer.lines.next() {
           switch item {
           case .line(let line):
-            client.handle(
+            let isLocations = client.handle(
               line: line, generation: generation, onRunLoop: onRunLoop, readTime: readTime)
+            located = located || isLocations
           case .tooLarge, .truncated:
             HubLog.write(.info, "daemon", "a line from locationd is too long; disconnecting")
             break reading
@@ -187,10 +199,11 @@ final class DaemonConnectionReading: Sendable {
       buffer.ended = true
       return true
     }
-    guard end else { return }
+    guard end else { return located }
     ended.store(true, ordering: .releasing)
     // Wakes the reader thread if the run loop saw the end first.
     DaemonClientSocket.shutdown(fd)
+    return located
   }
 }
 
@@ -201,7 +214,10 @@ extension DaemonClient {
   /// reader thread decodes the lines it reads before handing them to `queue`.
   /// - Parameter readTime: when the `recv` that completed the line returned (`LatencyTrace`'s
   ///   clock; 0 when not tracing).
-  fileprivate func handle(line: [UInt8], generation: Int, onRunLoop: Bool, readTime: UInt64) {
+  /// - Returns: whether the line was a `locations` line in the daemon's own shape.
+  fileprivate func handle(line: [UInt8], generation: Int, onRunLoop: Bool, readTime: UInt64)
+    -> Bool
+  {
     if onRunLoop {
       linesReadByRunLoop.add(1, ordering: .relaxed)
     } else {
@@ -214,14 +230,14 @@ extension DaemonClient {
       if LatencyTrace.isOn { Self.traceRead(fixes, at: readTime) }
       if readerBacklog.load(ordering: .acquiring) == 0 {
         receivedLocations(client: client, fixes, generation: generation)
-        return
+        return true
       }
       readerBacklog.add(1, ordering: .releasing)
       queue.async { [self] in
         receivedLocations(client: client, fixes, generation: generation)
         readerBacklog.subtract(1, ordering: .releasing)
       }
-      return
+      return true
     }
     // The run loop leaves every other line to `queue`, which decodes it.
     let decoded = onRunLoop ? nil : Self.decode(line)
@@ -230,6 +246,7 @@ extension DaemonClient {
       received(decoded ?? Self.decode(line), generation: generation)
       readerBacklog.subtract(1, ordering: .releasing)
     }
+    return false
   }
 
   private static func decode(_ line: [UInt8]) -> Result<DaemonMessage, DaemonProtocolError> {

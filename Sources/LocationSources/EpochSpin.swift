@@ -1,3 +1,5 @@
+import CEpoll
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -39,6 +41,24 @@ package enum EpochSpin {
     var time = timespec()
     clock_gettime(CLOCK_MONOTONIC, &time)
     return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+  }
+
+  /// Waits on an epoll instance for its events (`cepoll_wait_events`); with a spin window, only
+  /// until the window opens (`epoll_pwait2`), then polls until it closes, then waits as before.
+  /// - Returns: the events, as `cepoll_wait_events` gives them (-1 on an error).
+  package static func wait(_ instance: Int32, window: (start: Double, end: Double)?) -> Int32 {
+    guard let window else { return cepoll_wait_events(instance, -1) }
+    let untilStart = window.start - now()
+    if untilStart > 0 {
+      let events = cepoll_wait_events_for(instance, Int64(untilStart * 1e9))
+      if events != 0 { return events }
+    }
+    var events: Int32 = 0
+    _ = spin(until: window.end) {
+      events = cepoll_wait_events(instance, 0)
+      return events != 0
+    }
+    return events != 0 ? events : cepoll_wait_events(instance, -1)
   }
 
   /// Polls `ready` until it says yes or `deadline` (on `clock`) has passed, yielding the

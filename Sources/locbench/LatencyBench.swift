@@ -38,6 +38,10 @@ import LocationModel
 /// microseconds per stage, so those runs do not count for the headline figures. It then times one
 /// epoch's decoding and one fix's encoding warm, after a cache sweep and after sleeping a period
 /// (`LatencyBenchWake`): what the machine itself charges code that wakes once per epoch.
+///
+/// `--spin US` sets `CORELOCATION_EPOCH_SPIN` for the processes the run starts (`EpochSpin`: the
+/// readers poll from that lead before each epoch); the table's last column is each path's
+/// processor time per epoch, so that what the spin costs is printed beside what it buys.
 enum LatencyBench {
   struct Options {
     var rates: [Double] = [10, 20]

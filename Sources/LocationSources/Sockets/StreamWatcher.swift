@@ -107,29 +107,12 @@ final class StreamWatcher: Sendable {
   ) {
     var cadence = EpochCadence()
     while !cancelled.value.load(ordering: .acquiring) {
-      let events = wait(edges, window: spinLead.flatMap { cadence.window(lead: $0) })
+      let events = EpochSpin.wait(edges, window: spinLead.flatMap { cadence.window(lead: $0) })
       if events < 0 { return }
       // Cancellation first: a stream that was torn down is not read again.
       if cancelled.value.load(ordering: .acquiring) { return }
       let arrival = spinLead == nil ? 0 : EpochSpin.now()
       if readable(cepoll_hung_up(events) != 0) && spinLead != nil { cadence.note(arrival) }
     }
-  }
-
-  /// Waits for the descriptor's events; with a spin window (`EpochSpin`), only until the window
-  /// opens, then polls until it closes, then waits again.
-  static func wait(_ edges: Int32, window: (start: Double, end: Double)?) -> Int32 {
-    guard let window else { return cepoll_wait_events(edges, -1) }
-    let untilStart = window.start - EpochSpin.now()
-    if untilStart > 0 {
-      let events = cepoll_wait_events_for(edges, Int64(untilStart * 1e9))
-      if events != 0 { return events }
-    }
-    var events: Int32 = 0
-    _ = EpochSpin.spin(until: window.end) {
-      events = cepoll_wait_events(edges, 0)
-      return events != 0
-    }
-    return events != 0 ? events : cepoll_wait_events(edges, -1)
   }
 }
