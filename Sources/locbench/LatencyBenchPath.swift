@@ -140,15 +140,24 @@ final class LatencyBenchPath {
     records.readClient(fd)
   }
 
-  /// Processor time in ns of the processes this path started, so far: the first field of each
-  /// one's `/proc/PID/schedstat` (time on a processor), summed; a process gone counts 0.
+  /// Processor time in ns of the processes this path started, so far: the first field (time on
+  /// a processor) of each of their threads' `/proc/PID/task/TID/schedstat`, summed (the
+  /// process's own `schedstat` is its main thread's alone). Threads that ended are not counted; a
+  /// process gone counts 0.
   func processorTime() -> Double {
-    pids.reduce(0) { total, pid in
-      guard let text = try? String(contentsOfFile: "/proc/\(pid)/schedstat", encoding: .utf8),
-        let first = text.split(separator: " ").first, let value = Double(first)
-      else { return total }
-      return total + value
+    var total = 0.0
+    for pid in pids {
+      let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+      for task in tasks {
+        guard
+          let text = try? String(
+            contentsOfFile: "/proc/\(pid)/task/\(task)/schedstat", encoding: .utf8),
+          let first = text.split(separator: " ").first, let value = Double(first)
+        else { continue }
+        total += value
+      }
     }
+    return total
   }
 
   /// Feeds epochs through `written` until the consumer has delivered 5 locations (at most 30 s).
