@@ -50,7 +50,7 @@ extension DaemonClient {
           var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
           if poll(&descriptor, 1, -1) < 0, errno != EINTR { break }
         }
-        let arrival = spinLead == nil ? 0 : EpochSpin.now()
+        let arrival = spinLead == nil ? 0 : LiveClock.monotonicSeconds()
         if reading.drain(self, onRunLoop: false, toEnd: hungUp) && spinLead != nil {
           cadence.note(arrival)
         }

@@ -36,19 +36,12 @@ package enum EpochSpin {
     return min(micros / 1_000_000, maximumLead)
   }
 
-  /// `CLOCK_MONOTONIC` in seconds.
-  package static func now() -> Double {
-    var time = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &time)
-    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-  }
-
   /// Waits on an epoll instance for its events (`cepoll_wait_events`); with a spin window, only
   /// until the window opens (`epoll_pwait2`), then polls until it closes, then waits as before.
   /// - Returns: the events, as `cepoll_wait_events` gives them (-1 on an error).
   package static func wait(_ instance: Int32, window: (start: Double, end: Double)?) -> Int32 {
     guard let window else { return cepoll_wait_events(instance, -1) }
-    let untilStart = window.start - now()
+    let untilStart = window.start - LiveClock.monotonicSeconds()
     if untilStart > 0 {
       let events = cepoll_wait_events_for(instance, Int64(untilStart * 1e9))
       if events != 0 { return events }
@@ -65,7 +58,7 @@ package enum EpochSpin {
   /// processor between polls (so that the kernel's own work for the bytes, a terminal's flush
   /// for one, is not kept off a shared processor). Returns whether `ready` said yes.
   package static func spin(
-    until deadline: Double, clock: () -> Double = now, ready: () -> Bool
+    until deadline: Double, clock: () -> Double = LiveClock.monotonicSeconds, ready: () -> Bool
   ) -> Bool {
     while true {
       if ready() { return true }
@@ -87,6 +80,9 @@ package struct EpochCadence: Sendable {
   package static let intervals = 8
 
   private var arrivals: [Double] = []
+  /// The period, when the last intervals are steady; worked out at each arrival, not at each
+  /// wait.
+  package private(set) var period: Double?
 
   package init() {}
 
@@ -95,13 +91,15 @@ package struct EpochCadence: Sendable {
     if let last = arrivals.last, time <= last { arrivals.removeAll(keepingCapacity: true) }
     if arrivals.count > Self.intervals { arrivals.removeFirst() }
     arrivals.append(time)
+    period = Self.steadyPeriod(arrivals)
   }
 
-  /// The period, when the last intervals are steady.
-  package var period: Double? {
-    guard arrivals.count > Self.intervals else { return nil }
+  /// The median interval between `arrivals` when there are `intervals` of them and each is
+  /// within a tenth of it.
+  private static func steadyPeriod(_ arrivals: [Double]) -> Double? {
+    guard arrivals.count > intervals else { return nil }
     var steps: [Double] = []
-    steps.reserveCapacity(Self.intervals)
+    steps.reserveCapacity(intervals)
     for index in 1..<arrivals.count { steps.append(arrivals[index] - arrivals[index - 1]) }
     steps.sort()
     let median = (steps[steps.count / 2 - 1] + steps[steps.count / 2]) / 2

@@ -284,7 +284,7 @@ package final class RunLoopReading: @unchecked Sendable {
   /// there were any (an epoch went out).
   @discardableResult
   private func perform() -> Bool {
-    let start = spinLead == nil ? 0 : EpochSpin.now()
+    let start = spinLead == nil ? 0 : LiveClock.monotonicSeconds()
     let works = RunLoopReadingDeliveries.collect(read)
     threadReads(true)
     for work in works { work() }
@@ -299,7 +299,7 @@ package final class RunLoopReading: @unchecked Sendable {
       spin.cadence.note(arrival)
       guard !spin.ended, let window = spin.cadence.window(lead: lead) else { return nil }
       // Monotonic seconds to the run loop's absolute time.
-      let fireDate = CFAbsoluteTimeGetCurrent() + (window.start - EpochSpin.now())
+      let fireDate = CFAbsoluteTimeGetCurrent() + (window.start - LiveClock.monotonicSeconds())
       let timer = CFRunLoopTimerCreateWithHandler(nil, fireDate, 0, 0, 0) { [weak self] _ in
         self?.spinBeforeEpoch(until: window.end)
       }

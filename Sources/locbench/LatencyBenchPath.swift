@@ -140,24 +140,10 @@ final class LatencyBenchPath {
     records.readClient(fd)
   }
 
-  /// Processor time in ns of the processes this path started, so far: the first field (time on
-  /// a processor) of each of their threads' `/proc/PID/task/TID/schedstat`, summed (the
-  /// process's own `schedstat` is its main thread's alone). Threads that ended are not counted; a
-  /// process gone counts 0.
+  /// Processor time in ns of the processes this path started, so far
+  /// (`DaemonBenchSystem.processorNanoseconds`); a process gone counts 0.
   func processorTime() -> Double {
-    var total = 0.0
-    for pid in pids {
-      let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-      for task in tasks {
-        guard
-          let text = try? String(
-            contentsOfFile: "/proc/\(pid)/task/\(task)/schedstat", encoding: .utf8),
-          let first = text.split(separator: " ").first, let value = Double(first)
-        else { continue }
-        total += value
-      }
-    }
-    return total
+    pids.reduce(0) { $0 + DaemonBenchSystem.processorNanoseconds(of: $1) }
   }
 
   /// Feeds epochs through `written` until the consumer has delivered 5 locations (at most 30 s).

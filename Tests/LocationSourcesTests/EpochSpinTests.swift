@@ -133,7 +133,7 @@ import Testing
     try #require(edges >= 0)
     defer { close(edges) }
     _ = send(feed, "$GP", 3, 0)
-    let now = EpochSpin.now()
+    let now = LiveClock.monotonicSeconds()
     // The window opens later: the timed wait up to it sees the bytes.
     #expect(EpochSpin.wait(edges, window: (now + 30, now + 31)) & Int32(EPOLLIN.rawValue) != 0)
     // The window is open: the spin sees them.
@@ -198,11 +198,11 @@ import Testing
       reading.closeThreadInstance()
     }
     // Nothing to read and the window already over: no read.
-    reading.spinBeforeEpoch(until: EpochSpin.now() - 1)
+    reading.spinBeforeEpoch(until: LiveClock.monotonicSeconds() - 1)
     #expect(reads.load(ordering: .relaxed) == 0)
     // Bytes there: the spin reads them at once, and on until the epoch went out.
     _ = send(feed, "GGA", 3, 0)
-    reading.spinBeforeEpoch(until: EpochSpin.now() + 30)
+    reading.spinBeforeEpoch(until: LiveClock.monotonicSeconds() + 30)
     #expect(reads.load(ordering: .relaxed) == 2)
     #expect(delivered.load(ordering: .relaxed) == 1)
   }

@@ -111,7 +111,7 @@ final class StreamWatcher: Sendable {
       if events < 0 { return }
       // Cancellation first: a stream that was torn down is not read again.
       if cancelled.value.load(ordering: .acquiring) { return }
-      let arrival = spinLead == nil ? 0 : EpochSpin.now()
+      let arrival = spinLead == nil ? 0 : LiveClock.monotonicSeconds()
       if readable(cepoll_hung_up(events) != 0) && spinLead != nil { cadence.note(arrival) }
     }
   }
