@@ -58,7 +58,7 @@ static inline int cepoll_wait_events(int instance, int milliseconds) {
 }
 
 /// `cepoll_wait_events` with a limit in nanoseconds (at least 0), for a wait that ends less than a
-/// millisecond before something is due (`EpochSpin`): `epoll_pwait2` (Linux 5.11), or on older
+/// millisecond before something is due (`EpochLead`): `epoll_pwait2` (Linux 5.11), or on older
 /// kernels whole milliseconds, rounded down.
 static inline int cepoll_wait_events_for(int instance, long long nanoseconds) {
   struct epoll_event events[4];

@@ -33,15 +33,16 @@ extension DaemonClient {
       } : nil
     state.withLock { $0.runLoopReading = runLoop }
     Thread.detachNewThread { [self] in
-      // The opt-in spin before each `locations` line (`EpochSpin`), timed by the lines this
-      // thread read.
-      let spinLead = EpochSpin.lead
+      // The wake-up or spin before each `locations` line (`EpochLead`), timed by the lines this
+      // thread read; while the run loop reads, its reading does it instead.
+      let lead = EpochLead.configured
       var cadence = EpochCadence()
       while !reading.ended.load(ordering: .acquiring) {
         var hungUp = false
         if edges >= 0 {
-          let events = EpochSpin.wait(
-            edges, window: spinLead.flatMap { cadence.window(lead: $0) })
+          let events = EpochLead.wait(
+            edges, window: lead.flatMap { cadence.window(lead: $0) },
+            reads: { runLoop?.threadIsReading ?? true })
           if events < 0 { break }
           if LatencyTrace.isOn { LatencyTrace.noteWake() }
           hungUp = cepoll_hung_up(events) != 0
@@ -50,8 +51,8 @@ extension DaemonClient {
           var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
           if poll(&descriptor, 1, -1) < 0, errno != EINTR { break }
         }
-        let arrival = spinLead == nil ? 0 : LiveClock.monotonicSeconds()
-        if reading.drain(self, onRunLoop: false, toEnd: hungUp) && spinLead != nil {
+        let arrival = lead == nil ? 0 : LiveClock.monotonicSeconds()
+        if reading.drain(self, onRunLoop: false, toEnd: hungUp) && lead != nil {
           cadence.note(arrival)
         }
       }
@@ -161,7 +162,7 @@ final class DaemonConnectionReading: Sendable {
   ///     with many regions) never holds the app's main thread.
   ///   - toEnd: the daemon hung up: read on to the end, which no later edge would announce to the
   ///     reader thread (its wait is edge-triggered), even after a short read.
-  /// - Returns: whether a `locations` line was read (which times the spin, `EpochSpin`).
+  /// - Returns: whether a `locations` line was read (which times the wake-up or spin, `EpochLead`).
   @discardableResult
   func drain(_ client: DaemonClient, onRunLoop: Bool, toEnd: Bool = false) -> Bool {
     var located = false

@@ -101,13 +101,13 @@ package final class RunLoopReading: @unchecked Sendable {
   private var observer: CFRunLoopObserver?
   /// A count of readings alive (`DaemonClient.runLoopReadings`), if any.
   private let alive: LiveCount?
-  /// The opt-in spin before the next epoch (`EpochSpin`): its lead in seconds, nil when off.
-  private let spinLead: Double?
-  /// The epochs' arrivals and the timer that begins the next spin; used on the run loop's
+  /// The wake-up or spin before the next epoch (`EpochLead`), nil when off.
+  private let lead: EpochLead?
+  /// The epochs' arrivals and the timer for the next wake-up or spin; used on the run loop's
   /// thread, and by `uninstall` (the reader thread) to invalidate the timer.
-  private let spin = Mutex(SpinState())
+  private let early = Mutex(EarlyState())
 
-  private struct SpinState {
+  private struct EarlyState {
     var cadence = EpochCadence()
     var timer: CFRunLoopTimer?
     var ended = false
@@ -115,9 +115,9 @@ package final class RunLoopReading: @unchecked Sendable {
 
   private init(
     fd: Int32, port: Int32, threadInstance: Int32, runLoop: CFRunLoop,
-    alive: LiveCount?, spinLead: Double?, read: @escaping @Sendable () -> Void
+    alive: LiveCount?, lead: EpochLead?, read: @escaping @Sendable () -> Void
   ) {
-    self.spinLead = spinLead
+    self.lead = lead
     self.fd = fd
     self.port = port
     self.thread = Mutex(ThreadInterest(instance: threadInstance))
@@ -139,7 +139,7 @@ package final class RunLoopReading: @unchecked Sendable {
   ///     (edge-triggered); the reading closes it (`closeThreadInstance`).
   ///   - target: the run loop that reads while it waits.
   ///   - alive: a count of readings alive, if any.
-  ///   - spinLead: the lead of the spin before each epoch (`EpochSpin`), nil for none.
+  ///   - lead: the wake-up or spin before each epoch (`EpochLead`), nil for none.
   ///   - read: reads what the descriptor holds, on the run loop's thread.
   ///   - mainThreadHasEnded: whether the main thread has ended for Core Foundation (tests give
   ///     their own answer: the real one, once `mainThreadWillEnd()` is said, holds for the
@@ -148,7 +148,7 @@ package final class RunLoopReading: @unchecked Sendable {
   ///   the main run loop and the main thread has ended (the thread reads everything then).
   package static func install(
     fd: Int32, threadInstance: Int32, on target: ReadingRunLoop, alive: LiveCount? = nil,
-    spinLead: Double? = EpochSpin.lead,
+    lead: EpochLead? = EpochLead.configured,
     mainThreadHasEnded: () -> Bool = ReadingRunLoop.mainThreadHasEnded,
     read: @escaping @Sendable () -> Void
   ) -> RunLoopReading? {
@@ -160,7 +160,7 @@ package final class RunLoopReading: @unchecked Sendable {
     guard port >= 0 else { return nil }
     let reading = RunLoopReading(
       fd: fd, port: port, threadInstance: threadInstance, runLoop: runLoop, alive: alive,
-      spinLead: spinLead, read: read)
+      lead: lead, read: read)
     let info = Unmanaged.passUnretained(reading).toOpaque()
     var context = CFRunLoopSourceContext1()
     context.info = info
@@ -229,10 +229,10 @@ package final class RunLoopReading: @unchecked Sendable {
     }
     source = nil
     observer = nil
-    let timer = spin.withLock { spin in
-      spin.ended = true
-      defer { spin.timer = nil }
-      return spin.timer.map(UncheckedTimer.init)
+    let timer = early.withLock { early in
+      early.ended = true
+      defer { early.timer = nil }
+      return early.timer.map(UncheckedTimer.init)
     }
     if let timer { CFRunLoopTimerInvalidate(timer.timer) }
     threadReads(true)
@@ -255,6 +255,10 @@ package final class RunLoopReading: @unchecked Sendable {
       if cepoll_watch_input(thread.instance, fd, on ? 1 : 0) == 0 { thread.reads = on }
     }
   }
+
+  /// Whether the reader thread watches the descriptor's input now (the run loop is busy, or not
+  /// running): it then wakes up or spins before an epoch itself (`EpochLead`), not the run loop.
+  package var threadIsReading: Bool { thread.withLock { $0.reads } }
 
   /// `threadReads(true)` when called on the run loop's thread (before it waits for the daemon).
   package func threadReadsIfCurrent() {
@@ -284,38 +288,44 @@ package final class RunLoopReading: @unchecked Sendable {
   /// there were any (an epoch went out).
   @discardableResult
   private func perform() -> Bool {
-    let start = spinLead == nil ? 0 : LiveClock.monotonicSeconds()
+    let start = lead == nil ? 0 : LiveClock.monotonicSeconds()
     let works = RunLoopReadingDeliveries.collect(read)
     threadReads(true)
     for work in works { work() }
-    if let spinLead, !works.isEmpty { scheduleSpin(arrival: start, lead: spinLead) }
+    if let lead, !works.isEmpty { scheduleEarly(arrival: start, lead: lead) }
     return !works.isEmpty
   }
 
   /// Notes an epoch's arrival (a read that delivered) and, when the epochs are steady, sets a
-  /// timer for the spin before the next one (`EpochSpin`).
-  private func scheduleSpin(arrival: Double, lead: Double) {
-    let previous = spin.withLock { spin -> UncheckedTimer? in
-      spin.cadence.note(arrival)
-      guard !spin.ended, let window = spin.cadence.window(lead: lead) else { return nil }
+  /// timer for the wake-up or spin before the next one (`EpochLead`).
+  private func scheduleEarly(arrival: Double, lead: EpochLead) {
+    let previous = early.withLock { early -> UncheckedTimer? in
+      early.cadence.note(arrival)
+      guard !early.ended, let window = early.cadence.window(lead: lead) else { return nil }
       // Monotonic seconds to the run loop's absolute time.
       let fireDate = CFAbsoluteTimeGetCurrent() + (window.start - LiveClock.monotonicSeconds())
       let timer = CFRunLoopTimerCreateWithHandler(nil, fireDate, 0, 0, 0) { [weak self] _ in
-        self?.spinBeforeEpoch(until: window.end)
+        self?.beforeEpoch(window)
       }
-      defer { spin.timer = timer }
+      defer { early.timer = timer }
       CFRunLoopAddTimer(runLoop, timer, kCFRunLoopCommonModes)
-      return spin.timer.map(UncheckedTimer.init)
+      return early.timer.map(UncheckedTimer.init)
     }
     if let previous { CFRunLoopTimerInvalidate(previous.timer) }
   }
 
-  /// The spin timer's callout: polls the descriptor until it has bytes or `end` has passed, and
+  /// The timer's callout before an epoch: a wake-up tries a read (it finds nothing, or the
+  /// epoch's first bytes), a spin polls (`spinBeforeEpoch`).
+  func beforeEpoch(_ window: EpochWindow) {
+    if window.spins { spinBeforeEpoch(until: window.end) } else { perform() }
+  }
+
+  /// The spin's part of `beforeEpoch`: polls the descriptor until it has bytes or `end` has passed, and
   /// reads them at once; bytes that do not finish the epoch (its first sentences) keep it
   /// polling for the rest. The reader thread is kept from waking for them meanwhile.
   func spinBeforeEpoch(until end: Double) {
     threadReads(false)
-    while EpochSpin.spin(until: end, ready: { Self.readable(fd) }) {
+    while EpochLead.spin(until: end, ready: { Self.readable(fd) }) {
       if perform() { return }
       threadReads(false)
     }

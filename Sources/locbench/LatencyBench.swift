@@ -39,9 +39,10 @@ import LocationModel
 /// epoch's decoding and one fix's encoding warm, after a cache sweep and after sleeping a period
 /// (`LatencyBenchWake`): what the machine itself charges code that wakes once per epoch.
 ///
-/// `--spin US` sets `CORELOCATION_EPOCH_SPIN` for the processes the run starts (`EpochSpin`: the
-/// readers poll from that lead before each epoch); the table's last column is each path's
-/// processor time per epoch, so that what the spin costs is printed beside what it buys.
+/// `--wake US` and `--spin US` set `CORELOCATION_EPOCH_WAKE` and `CORELOCATION_EPOCH_SPIN` for the
+/// processes the run starts (`EpochLead`: the readers wake up, or poll, from that lead before each
+/// epoch; `--wake 0` turns the default wake-up off); the table's last column is each path's
+/// processor time per epoch, so that what either costs is printed beside what it buys.
 enum LatencyBench {
   struct Options {
     var rates: [Double] = [10, 20]
@@ -56,8 +57,11 @@ enum LatencyBench {
     /// the tail in time order (`--samples DIR`).
     var samples: String?
     /// The spin before each epoch, in microseconds, for every process of ours the run starts
-    /// (`--spin US`: `CORELOCATION_EPOCH_SPIN`, `EpochSpin`); nil for none.
+    /// (`--spin US`: `CORELOCATION_EPOCH_SPIN`, `EpochLead`); nil for none.
     var spin: Int?
+    /// The wake-up before each epoch, in microseconds (`--wake US`: `CORELOCATION_EPOCH_WAKE`,
+    /// `EpochLead`; 0 for none); nil for the default.
+    var wake: Int?
   }
 
   /// One traced stage of a path: the median milliseconds from the epoch's write to it, and the
@@ -98,7 +102,7 @@ enum LatencyBench {
         "usage: locbench latency [--rates 10,20] [--epochs N]"
           + " [--paths gpsd,embedded,live,locationd,locationd-socket,gpsd-app]"
           + " [--gpsd PATH] [--locationd PATH] [--breakdown] [--interleave] [--samples DIR]"
-          + " [--spin US]")
+          + " [--wake US] [--spin US]")
       return
     }
     // Inherited by `locationd` and the apps the run starts (gpsd ignores it).
@@ -107,10 +111,16 @@ enum LatencyBench {
     } else {
       unsetenv("CORELOCATION_EPOCH_SPIN")
     }
+    if let wake = options.wake {
+      setenv("CORELOCATION_EPOCH_WAKE", String(wake), 1)
+    } else {
+      unsetenv("CORELOCATION_EPOCH_WAKE")
+    }
     print(
       "locbench latency: \(options.epochs) measured epochs (GGA + RMC) per path and rate over a "
         + "pseudo-terminal; load average \(DaemonBench.loadAverage())"
-        + (options.spin.map { "; spin before each epoch \($0) µs" } ?? ""))
+        + (options.spin.map { "; spin before each epoch \($0) µs" }
+          ?? "; wake-up before each epoch \(options.wake.map { "\($0) µs" } ?? "by default")"))
     var results: [Result] = []
     for rate in options.rates {
       if options.interleave {
@@ -191,6 +201,9 @@ enum LatencyBench {
       case "--spin":
         guard let spin = value.flatMap({ Int($0) }), spin > 0 else { return nil }
         options.spin = spin
+      case "--wake":
+        guard let wake = value.flatMap({ Int($0) }), wake >= 0 else { return nil }
+        options.wake = wake
       case "--breakdown":
         options.breakdown = true
         index += 1

@@ -43,14 +43,14 @@ final class StreamWatcher: Sendable {
   /// - Parameters:
   ///   - fd: the descriptor (non-blocking), owned by the watcher from now on.
   ///   - runLoop: a run loop that reads while it waits (`RunLoopReading`), or nil.
-  ///   - spinLead: the lead of the spin before each epoch (`EpochSpin`), nil for none.
+  ///   - lead: the wake-up or spin before each epoch (`EpochLead`), nil for none.
   ///   - readable: called when `fd` has new bytes, on the watcher's thread or on `runLoop`'s, one
   ///     at a time as the caller arranges (a stream's queue); its argument says the peer hung up
   ///     (or the descriptor failed): read to the end. It returns whether the bytes completed an
   ///     epoch (a fix went out), which times the spin.
   ///   - close: called on the watcher's thread once, after cancellation, to close `fd`.
   init?(
-    fd: Int32, runLoop: ReadingRunLoop? = nil, spinLead: Double? = EpochSpin.lead,
+    fd: Int32, runLoop: ReadingRunLoop? = nil, lead: EpochLead? = EpochLead.configured,
     readable: @escaping @Sendable (Bool) -> Bool, close: @escaping @Sendable () -> Void
   ) {
     var pair: [Int32] = [-1, -1]
@@ -69,13 +69,16 @@ final class StreamWatcher: Sendable {
     wakeWrite = pair[1]
     let reading = runLoop.flatMap {
       // The run loop's port is level-triggered: an end is seen there at any read.
-      RunLoopReading.install(fd: fd, threadInstance: edges, on: $0, spinLead: spinLead) {
+      RunLoopReading.install(fd: fd, threadInstance: edges, on: $0, lead: lead) {
         _ = readable(false)
       }
     }
     let cancelled = cancelled
     let thread = Thread {
-      Self.watch(edges, cancelled: cancelled, spinLead: spinLead, readable: readable)
+      // While the run loop reads, its reading wakes up or spins before the epoch, not this thread.
+      Self.watch(
+        edges, cancelled: cancelled, lead: lead, reads: { reading?.threadIsReading ?? true },
+        readable: readable)
       if let reading {
         reading.uninstall()
         reading.closeThreadInstance()
@@ -103,16 +106,18 @@ final class StreamWatcher: Sendable {
   }
 
   private static func watch(
-    _ edges: Int32, cancelled: CancelFlag, spinLead: Double?, readable: (Bool) -> Bool
+    _ edges: Int32, cancelled: CancelFlag, lead: EpochLead?, reads: () -> Bool,
+    readable: (Bool) -> Bool
   ) {
     var cadence = EpochCadence()
     while !cancelled.value.load(ordering: .acquiring) {
-      let events = EpochSpin.wait(edges, window: spinLead.flatMap { cadence.window(lead: $0) })
+      let window = lead.flatMap { cadence.window(lead: $0) }
+      let events = EpochLead.wait(edges, window: window, reads: reads)
       if events < 0 { return }
       // Cancellation first: a stream that was torn down is not read again.
       if cancelled.value.load(ordering: .acquiring) { return }
-      let arrival = spinLead == nil ? 0 : LiveClock.monotonicSeconds()
-      if readable(cepoll_hung_up(events) != 0) && spinLead != nil { cadence.note(arrival) }
+      let arrival = lead == nil ? 0 : LiveClock.monotonicSeconds()
+      if readable(cepoll_hung_up(events) != 0) && lead != nil { cadence.note(arrival) }
     }
   }
 }
