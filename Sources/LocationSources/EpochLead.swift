@@ -13,7 +13,7 @@ import CEpoll
 /// Why: on an idle processor, a thread blocked in `epoll_wait` has bytes tens of microseconds
 /// after they were written (the processor's wake-up, then Core Foundation's run loop's own work
 /// before it calls a source), and each epoch pays that once per process it crosses.
-/// - `wake` (`CORELOCATION_EPOCH_WAKE`, microseconds, 500 unless set; 0 turns it off): the
+/// - `wake` (`CORELOCATION_EPOCH_WAKE`, microseconds, 1,000 unless set; 0 turns it off): the
 ///   reader wakes `lead` before the epoch is due, tries a read (a read that finds nothing, its
 ///   system call and the code around it), and waits again. The epoch's own wake-up and read then
 ///   find the paths they take just used: in `locbench latency`, the time from the terminal's
@@ -42,8 +42,8 @@ package enum EpochLead: Equatable, Sendable {
 
   /// The longest lead accepted, in seconds: 5 ms.
   package static let maximum = 0.005
-  /// The wake-up's lead when `CORELOCATION_EPOCH_WAKE` is not set: 0.5 ms.
-  package static let defaultWake = 0.000_5
+  /// The wake-up's lead when `CORELOCATION_EPOCH_WAKE` is not set: 1 ms.
+  package static let defaultWake = 0.001
 
   /// The lead this process uses, from `CORELOCATION_EPOCH_SPIN` and `CORELOCATION_EPOCH_WAKE`;
   /// nil when both are off.

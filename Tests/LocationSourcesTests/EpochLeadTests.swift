@@ -111,12 +111,12 @@ import Testing
   }
 
   @Test func theSettingsAreMicrosecondsCappedAtFiveMillisecondsAndTheWakeUpIsTheDefault() {
-    // Neither set: the wake-up, 0.5 ms.
-    #expect(EpochLead.parse(spin: nil, wake: nil) == .wake(0.000_5))
-    #expect(EpochLead.defaultWake == 0.000_5)
+    // Neither set: the wake-up, 1 ms.
+    #expect(EpochLead.parse(spin: nil, wake: nil) == .wake(0.001))
+    #expect(EpochLead.defaultWake == 0.001)
     // A spin that is not a positive number is off, and the wake-up stands.
     for text in ["", "0", "-500", "nan", "inf", "half a millisecond"] {
-      #expect(EpochLead.parse(spin: text, wake: nil) == .wake(0.000_5))
+      #expect(EpochLead.parse(spin: text, wake: nil) == .wake(0.001))
     }
     #expect(EpochLead.parse(spin: "500", wake: nil) == .spin(0.000_5))
     #expect(EpochLead.parse(spin: "1000000", wake: nil) == .spin(EpochLead.maximum))
@@ -126,10 +126,10 @@ import Testing
     #expect(EpochLead.parse(spin: nil, wake: "0") == nil)
     #expect(EpochLead.parse(spin: "0", wake: "0") == nil)
     #expect(EpochLead.parse(spin: nil, wake: "-1") == nil)
-    #expect(EpochLead.parse(spin: nil, wake: "1000") == .wake(0.001))
+    #expect(EpochLead.parse(spin: nil, wake: "500") == .wake(0.000_5))
     #expect(EpochLead.parse(spin: nil, wake: "1000000") == .wake(EpochLead.maximum))
-    #expect(EpochLead.parse(spin: nil, wake: "soon") == .wake(0.000_5))
-    #expect(EpochLead.parse(spin: nil, wake: "inf") == .wake(0.000_5))
+    #expect(EpochLead.parse(spin: nil, wake: "soon") == .wake(0.001))
+    #expect(EpochLead.parse(spin: nil, wake: "inf") == .wake(0.001))
   }
 
   @Test func theSpinStopsAtTheFirstReadyPollOrAtTheDeadline() {
