@@ -33,13 +33,6 @@ package enum EpochLead: Equatable, Sendable {
   /// Poll from this many seconds before the epoch is due until as many after.
   case spin(Double)
 
-  /// The lead, in seconds.
-  package var seconds: Double {
-    switch self {
-    case .wake(let seconds), .spin(let seconds): seconds
-    }
-  }
-
   /// The longest lead accepted, in seconds: 5 ms.
   package static let maximum = 0.005
   /// The wake-up's lead when `CORELOCATION_EPOCH_WAKE` is not set: 1 ms.

@@ -320,9 +320,9 @@ package final class RunLoopReading: @unchecked Sendable {
     if window.spins { spinBeforeEpoch(until: window.end) } else { perform() }
   }
 
-  /// The spin's part of `beforeEpoch`: polls the descriptor until it has bytes or `end` has passed, and
-  /// reads them at once; bytes that do not finish the epoch (its first sentences) keep it
-  /// polling for the rest. The reader thread is kept from waking for them meanwhile.
+  /// The spin's part of `beforeEpoch`: polls the descriptor until it has bytes or `end` has
+  /// passed, and reads them at once; bytes that do not finish the epoch (its first sentences)
+  /// keep it polling for the rest. The reader thread is kept from waking for them meanwhile.
   func spinBeforeEpoch(until end: Double) {
     threadReads(false)
     while EpochLead.spin(until: end, ready: { Self.readable(fd) }) {
