@@ -211,36 +211,13 @@ import Testing
     #expect(LiveClock.monotonicSeconds() >= start)
   }
 
-  @Test func aWatcherWithASpinStillReadsEverything() async throws {
+  @Test(arguments: [EpochLeadTests.spin, EpochLeadTests.wake])
+  func aWatcherWithALeadStillReadsEverything(lead: EpochLead) async throws {
     let (watched, feed) = try localSocketPair()
     defer { close(feed) }
     let received = Mutex<[UInt8]>([])
     let made = StreamWatcher(
-      fd: watched, lead: Self.spin,
-      readable: { _ in
-        var buffer = [UInt8](repeating: 0, count: 64)
-        let count = read(watched, &buffer, buffer.count)
-        guard count > 0 else { return false }
-        received.withLock { $0 += buffer[0..<count] }
-        return true
-      },
-      close: { close(watched) })
-    let watcher = try #require(made)
-    defer { watcher.cancel() }
-    for index in 0..<20 {
-      var byte = UInt8(index)
-      _ = send(feed, &byte, 1, 0)
-      #expect(await eventually { received.withLock { $0.count == index + 1 } })
-    }
-    #expect(received.withLock { $0 } == (0..<20).map { UInt8($0) })
-  }
-
-  @Test func aWatcherWithAWakeUpStillReadsEverything() async throws {
-    let (watched, feed) = try localSocketPair()
-    defer { close(feed) }
-    let received = Mutex<[UInt8]>([])
-    let made = StreamWatcher(
-      fd: watched, lead: Self.wake,
+      fd: watched, lead: lead,
       readable: { _ in
         var buffer = [UInt8](repeating: 0, count: 64)
         let count = read(watched, &buffer, buffer.count)
