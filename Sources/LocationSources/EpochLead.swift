@@ -15,10 +15,12 @@ import CEpoll
 /// before it calls a source), and each epoch pays that once per process it crosses.
 /// - `wake` (`CORELOCATION_EPOCH_WAKE`, microseconds, 1,000 unless set; 0 turns it off): the
 ///   reader wakes `lead` before the epoch is due, tries a read (a read that finds nothing, its
-///   system call and the code around it), and waits again. The epoch's own wake-up and read then
-///   find the paths they take just used: in `locbench latency`, the time from the terminal's
-///   write to the reader's `read` fell by about 0.05 ms per process. The price is one more
-///   wake-up per epoch for each reading process, some tens of microseconds of processor time.
+///   system call and the code around it; an NMEA stream then decodes its last epoch again on a
+///   copy of its decoder, `NMEASession.rehearse`), and waits again. The epoch's own wake-up and
+///   read then find the paths they take just used: in `locbench latency`, the time from the
+///   terminal's write to the reader's `read` fell by about 0.05 ms per process. The price is one
+///   more wake-up per epoch for each reading process, some tens of microseconds of processor
+///   time.
 /// - `spin` (`CORELOCATION_EPOCH_SPIN`, microseconds, off unless set; it wins over `wake`): the
 ///   reader polls from `lead` before the epoch until `lead` after it, so that the epoch finds it
 ///   running, not halted. The price is up to twice the lead of processor time per epoch (0.1 % of

@@ -30,6 +30,13 @@ protocol StreamProtocol: AnyObject {
   func received(_ bytes: UnsafeRawBufferPointer, now: EngineInstant) -> StreamEvents
   /// The connection closed (not called on `stop`): return what the end of input completes.
   func closed(now: EngineInstant) -> StreamEvents
+  /// A read found nothing (the wake-up before an epoch, `EpochLead`): run the decoding on the
+  /// last epoch again, without effects, so that the next one finds it warm. Optional.
+  func rehearse(now: EngineInstant)
+}
+
+extension StreamProtocol {
+  func rehearse(now: EngineInstant) {}
 }
 
 /// Keeps one stream open: opens the endpoint, reads it on a `StreamWatcher`'s thread (blocked in
@@ -175,6 +182,7 @@ final class ReconnectingStream: @unchecked Sendable {
   /// (the peer hung up) until the end or `EAGAIN`. Returns whether a fix went out.
   private func readable(generation current: Int, toEnd: Bool) -> Bool {
     var delivered = false
+    var readAny = false
     while true {
       guard case .open(let fd, _, let expected) = phase, expected == current else {
         return delivered
@@ -185,7 +193,11 @@ final class ReconnectingStream: @unchecked Sendable {
       if count < 0 {
         let code = errno
         if code == EINTR { continue }
-        if code == EAGAIN { return delivered }
+        if code == EAGAIN {
+          // Nothing at all: the wake-up before an epoch (`EpochLead`), or a spurious wake.
+          if !readAny { handler.rehearse(now: context.now) }
+          return delivered
+        }
         // A pseudo-terminal whose other side closed, or an unplugged USB adapter, reads EIO.
         connectionLost(SystemErrors.text(code))
         return delivered
@@ -194,6 +206,7 @@ final class ReconnectingStream: @unchecked Sendable {
         connectionLost(endpoint.isSocket ? "the connection was closed" : "the device closed")
         return delivered
       }
+      readAny = true
       if inOutage || backoff.upcoming != ReconnectBackoff.initial {
         inOutage = false
         backoff.reset()

@@ -1,0 +1,49 @@
+import LocationFormats
+import LocationModel
+import Testing
+
+@testable import LocationSources
+
+/// The wake-up before an epoch decodes the last epoch again on a copy of the decoder
+/// (`NMEASession.rehearse`, `EpochLead`; issue 19): nothing comes of it, and the session reads on
+/// as if it had not happened.
+@Suite struct NMEASessionRehearsalTests {
+  static let now = EngineInstant(monotonic: 0, wall: 1_534_758_457)
+
+  static func epoch(_ time: String) -> String {
+    HeadingSourcesTests.sentence(
+      "GPRMC,\(time),A,5200.00000,N,00500.00000,E,19.438,90.00,200818,,,A") + "\r\n"
+      + HeadingSourcesTests.sentence(
+        "GPGGA,\(time),5200.00000,N,00500.00000,E,1,10,0.90,12.0,M,47.0,M,,") + "\r\n"
+  }
+
+  static func receive(_ session: NMEASession, _ text: String) -> StreamEvents {
+    Array(text.utf8).withUnsafeBytes { session.received($0, now: now) }
+  }
+
+  @Test func aRehearsalLeavesTheSessionAsItWas() {
+    let rehearsing = NMEASession(source: "nmea:///dev/ttyUSB0")
+    let plain = NMEASession(source: "nmea:///dev/ttyUSB0")
+    // Nothing kept yet: a rehearsal does nothing.
+    rehearsing.rehearse(now: Self.now)
+    // Three epochs, the decoder learning which sentence ends one; then the fourth, and the
+    // fifth's first bytes with it: the decoder holds a partial line.
+    let epochs = ["091407.00", "091407.10", "091407.20", "091407.30"].map { Self.epoch($0) }
+    let next = Self.epoch("091407.40")
+    let split = next.index(next.startIndex, offsetBy: 20)
+    for session in [rehearsing, plain] {
+      var fixes = 0
+      for epoch in epochs.dropLast() { fixes += Self.receive(session, epoch).fixes.count }
+      fixes += Self.receive(session, epochs[3] + next[..<split]).fixes.count
+      #expect(fixes >= 3)
+    }
+    rehearsing.rehearse(now: Self.now)
+    rehearsing.rehearse(now: Self.now)
+    let rest = String(next[split...])
+    let rehearsed = Self.receive(rehearsing, rest)
+    let expected = Self.receive(plain, rest)
+    #expect(!rehearsed.fixes.isEmpty)
+    #expect(rehearsed.fixes == expected.fixes)
+    #expect(rehearsing.statistics == plain.statistics)
+  }
+}
