@@ -97,11 +97,6 @@ final class NMEASession: StreamProtocol, Sendable {
   private let source: String
   // A Mutex although only the stream's queue changes it: `statistics` is read from elsewhere.
   private let decoder: Mutex<NMEADecoder>
-  /// The bytes of the last read that completed a fix, for `rehearse` (none when that read was
-  /// longer than `rehearsedBytes`: a log read in bulk never waits idle for its next epoch).
-  private let lastEpoch = Mutex<[UInt8]>([])
-  /// The longest read kept for `rehearse`: an epoch with its satellite views.
-  static let rehearsedBytes = 2048
 
   init(source: String) {
     self.source = source
@@ -119,12 +114,6 @@ final class NMEASession: StreamProtocol, Sendable {
     let readTime = LatencyTrace.isOn ? LatencyTrace.now() : 0
     let outputs = decoder.withLock { $0.decode(bytes: bytes) }
     let events = Self.events(outputs, now: now, source: source)
-    if !events.fixes.isEmpty {
-      lastEpoch.withLock { last in
-        last.removeAll(keepingCapacity: true)
-        if bytes.count <= Self.rehearsedBytes { last.append(contentsOf: bytes) }
-      }
-    }
     if LatencyTrace.isOn {
       for fix in events.fixes {
         LatencyTrace.mark(.read, fixTime: fix.time, at: readTime)
@@ -134,14 +123,13 @@ final class NMEASession: StreamProtocol, Sendable {
     return events
   }
 
-  /// Decodes the last epoch again with a copy of the decoder and drops what it gives: the
-  /// decoder's code and tables are then fresh in the processor's caches when the next epoch comes
-  /// (the wake-up before an epoch, `EpochLead`). The decoder itself, its partial line and its
-  /// statistics, are untouched.
-  func rehearse(now: EngineInstant) {
+  /// Decodes `bytes` (the last read's) again with a copy of the decoder and drops what it gives:
+  /// the decoder's code and tables are then fresh in the processor's caches when the next epoch
+  /// comes (the wake-up before an epoch, `EpochLead`). The decoder itself, its partial line and
+  /// its statistics, are untouched.
+  func rehearse(_ bytes: UnsafeRawBufferPointer, now: EngineInstant) {
     var copy = decoder.withLock { $0 }
-    let outputs = lastEpoch.withLock { last in last.withUnsafeBytes { copy.decode(bytes: $0) } }
-    _ = Self.events(outputs, now: now, source: source)
+    _ = Self.events(copy.decode(bytes: bytes), now: now, source: source)
   }
 
   func closed(now: EngineInstant) -> StreamEvents {

@@ -24,8 +24,8 @@ import Testing
   @Test func aRehearsalLeavesTheSessionAsItWas() {
     let rehearsing = NMEASession(source: "nmea:///dev/ttyUSB0")
     let plain = NMEASession(source: "nmea:///dev/ttyUSB0")
-    // Nothing kept yet: a rehearsal does nothing.
-    rehearsing.rehearse(now: Self.now)
+    // Nothing to rehearse yet.
+    rehearsing.rehearse(UnsafeRawBufferPointer(start: nil, count: 0), now: Self.now)
     // Three epochs, the decoder learning which sentence ends one; then the fourth, and the
     // fifth's first bytes with it: the decoder holds a partial line.
     let epochs = ["091407.00", "091407.10", "091407.20", "091407.30"].map { Self.epoch($0) }
@@ -37,8 +37,9 @@ import Testing
       fixes += Self.receive(session, epochs[3] + next[..<split]).fixes.count
       #expect(fixes >= 3)
     }
-    rehearsing.rehearse(now: Self.now)
-    rehearsing.rehearse(now: Self.now)
+    // The last read's bytes, twice, as two wake-ups would rehearse them.
+    let lastRead = Array((epochs[3] + next[..<split]).utf8)
+    for _ in 0..<2 { lastRead.withUnsafeBytes { rehearsing.rehearse($0, now: Self.now) } }
     let rest = String(next[split...])
     let rehearsed = Self.receive(rehearsing, rest)
     let expected = Self.receive(plain, rest)

@@ -30,13 +30,13 @@ protocol StreamProtocol: AnyObject {
   func received(_ bytes: UnsafeRawBufferPointer, now: EngineInstant) -> StreamEvents
   /// The connection closed (not called on `stop`): return what the end of input completes.
   func closed(now: EngineInstant) -> StreamEvents
-  /// A read found nothing (the wake-up before an epoch, `EpochLead`): run the decoding on the
-  /// last epoch again, without effects, so that the next one finds it warm. Optional.
-  func rehearse(now: EngineInstant)
+  /// A read found nothing (the wake-up before an epoch, `EpochLead`): decode `bytes`, the last
+  /// read's, again without effects, so that the next epoch finds the decoding warm. Optional.
+  func rehearse(_ bytes: UnsafeRawBufferPointer, now: EngineInstant)
 }
 
 extension StreamProtocol {
-  func rehearse(now: EngineInstant) {}
+  func rehearse(_ bytes: UnsafeRawBufferPointer, now: EngineInstant) {}
 }
 
 /// Keeps one stream open: opens the endpoint, reads it on a `StreamWatcher`'s thread (blocked in
@@ -87,6 +87,12 @@ final class ReconnectingStream: @unchecked Sendable {
   private var backoff = ReconnectBackoff()
   private var inOutage = false
   private var buffer = [UInt8](repeating: 0, count: 65_536)
+  /// How many bytes the last read of this connection left in `buffer`, for
+  /// `StreamProtocol.rehearse` (a read that finds nothing leaves them there).
+  private var lastRead = 0
+  /// The longest read rehearsed: an epoch with its satellite views (a log read in bulk never
+  /// waits idle for its next epoch).
+  static let rehearsedBytes = 2048
 
   /// Creates a stream; nothing happens before `start()`.
   init(
@@ -174,6 +180,7 @@ final class ReconnectingStream: @unchecked Sendable {
       outage("cannot watch the stream: \(SystemErrors.text(code))")
       return
     }
+    lastRead = 0
     phase = .open(fd: fd, watcher: watcher, generation: current)
   }
 
@@ -195,7 +202,12 @@ final class ReconnectingStream: @unchecked Sendable {
         if code == EINTR { continue }
         if code == EAGAIN {
           // Nothing at all: the wake-up before an epoch (`EpochLead`), or a spurious wake.
-          if !readAny { handler.rehearse(now: context.now) }
+          if !readAny && lastRead > 0 && lastRead <= Self.rehearsedBytes {
+            buffer.withUnsafeBytes { raw in
+              handler.rehearse(
+                UnsafeRawBufferPointer(rebasing: raw[0..<lastRead]), now: context.now)
+            }
+          }
           return delivered
         }
         // A pseudo-terminal whose other side closed, or an unplugged USB adapter, reads EIO.
@@ -207,6 +219,7 @@ final class ReconnectingStream: @unchecked Sendable {
         return delivered
       }
       readAny = true
+      lastRead = count
       if inOutage || backoff.upcoming != ReconnectBackoff.initial {
         inOutage = false
         backoff.reset()
