@@ -142,6 +142,14 @@ final class ManagerCore: HubClient {
 
   // MARK: HubClient
 
+  /// Makes the delivery's locations and drops them: nothing reaches the delegate or the state
+  /// (`HubClient.rehearse`).
+  func rehearse(_ fixes: [Fix]) {
+    let locations = fixes.map(CLLocation.init(fix:))
+    let target = state.withLock { $0.target }
+    withExtendedLifetime((locations, target)) {}
+  }
+
   func hub(_ hub: any LocationService, deliver delivery: HubDelivery) {
     let target = state.withLock { $0.target }
     switch delivery {

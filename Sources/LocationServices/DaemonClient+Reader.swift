@@ -145,7 +145,12 @@ final class DaemonConnectionReading: Sendable {
     var lines = DaemonLineReader(limit: DaemonClient.lineLimit)
     var bytes = [UInt8](repeating: 0, count: 65_536)
     var ended = false
+    /// The last `locations` line read, for the rehearsal of the wake-up before an epoch.
+    var lastLocations: [UInt8]?
   }
+
+  /// The longest `locations` line that is rehearsed (`DaemonClient.rehearse(line:)`).
+  static let rehearsedLine = 2048
 
   private let buffer = Mutex(Buffer())
 
@@ -168,6 +173,7 @@ final class DaemonConnectionReading: Sendable {
     var located = false
     let end = buffer.withLock { buffer -> Bool in
       guard !buffer.ended else { return false }
+      var readAny = false
       reading: while true {
         let count = buffer.bytes.withUnsafeMutableBytes { raw in
           recv(fd, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT))
@@ -175,9 +181,15 @@ final class DaemonConnectionReading: Sendable {
         if count < 0 {
           let code = errno
           if code == EINTR { continue }
-          if code == EAGAIN || code == EWOULDBLOCK { return false }
+          if code == EAGAIN || code == EWOULDBLOCK {
+            // Nothing came: the wake-up before an epoch (or a spurious one), which rehearses
+            // the last `locations` line's delivery.
+            if !readAny, let line = buffer.lastLocations { client.rehearse(line: line) }
+            return false
+          }
         }
         guard count > 0 else { break }
+        readAny = true
         let readTime = LatencyTrace.isOn ? LatencyTrace.now() : 0
         buffer.lines.append(buffer.bytes[0..<count])
         while let item = buffer.lines.next() {
@@ -186,6 +198,9 @@ final class DaemonConnectionReading: Sendable {
             let isLocations = client.handle(
               line: line, generation: generation, onRunLoop: onRunLoop, readTime: readTime)
             located = located || isLocations
+            if isLocations {
+              buffer.lastLocations = line.count <= Self.rehearsedLine ? line : nil
+            }
           case .tooLarge, .truncated:
             HubLog.write(.info, "daemon", "a line from locationd is too long; disconnecting")
             break reading
@@ -248,6 +263,15 @@ extension DaemonClient {
       readerBacklog.subtract(1, ordering: .releasing)
     }
     return false
+  }
+
+  /// Decodes a `locations` line read before and has its manager rehearse the delivery
+  /// (`HubClient.rehearse`), telling nobody: the wake-up before an epoch (`EpochLead`) warms the
+  /// processor's caches for the next line. Changes nothing: no record, no mark, no delivery.
+  fileprivate func rehearse(line: [UInt8]) {
+    guard let (number, fixes) = DaemonProtocol.decodeLocationsLine(line) else { return }
+    let client = state.withLock { $0.clients[number]?.client }
+    client?.rehearse(fixes)
   }
 
   private static func decode(_ line: [UInt8]) -> Result<DaemonMessage, DaemonProtocolError> {

@@ -58,4 +58,9 @@ package protocol HubClient: AnyObject, Sendable {
   /// client holds region events that were stored for the app while it was away until a client of
   /// their group is registered, so that they reach a delegate exactly once.
   var regionGroups: Set<String> { get }
+  /// Goes through the work of a `locations` delivery of `fixes` and drops it, telling nobody:
+  /// the wake-up before an epoch (`EpochLead`) rehearses the last epoch's delivery so that its
+  /// code and data are fresh in the processor's caches when the next one comes. Must change
+  /// nothing a delivery or a caller can see. Does nothing by default.
+  func rehearse(_ fixes: [Fix])
 }

@@ -142,6 +142,8 @@ package protocol LocationService: AnyObject, Sendable {
 extension LocationHub: LocationService {}
 
 extension HubClient {
+  package func rehearse(_ fixes: [Fix]) {}
+
   /// Forwards a hub's delivery to the client's `LocationService` entry point.
   package func hub(_ hub: LocationHub, deliver delivery: HubDelivery) {
     self.hub(hub as any LocationService, deliver: delivery)

@@ -66,11 +66,13 @@ enum LatencyBench {
 
   /// One traced stage of a path: the median milliseconds from the epoch's write to it, and the
   /// median of each epoch's own step from its previous traced stage (a difference of two medians
-  /// can mislead: the stages' spreads differ).
+  /// can mislead: the stages' spreads differ), and that step's 99th percentile (where the tail
+  /// comes from).
   struct StageTime {
     var name: String
     var median: Double
     var step: Double?
+    var stepP99: Double?
   }
 
   struct Result {
@@ -290,7 +292,8 @@ enum LatencyBench {
     print("")
     print(
       "Where the time goes (median ms from the epoch's write to each stage, and in brackets the"
-        + " median of each epoch's step from its previous stage; traced runs):")
+        + " median and the 99th percentile of each epoch's step from its previous stage; traced"
+        + " runs):")
     print("")
     print(
       "| stage | "
@@ -304,7 +307,11 @@ enum LatencyBench {
     for name in names {
       let cells = results.map { result -> String in
         guard let stage = result.stages.first(where: { $0.name == name }) else { return "" }
-        let step = stage.step.map { " (+" + DaemonBenchReport.format($0, 3) + ")" } ?? ""
+        var step = stage.step.map { " (+" + DaemonBenchReport.format($0, 3) } ?? ""
+        if !step.isEmpty {
+          step += stage.stepP99.map { "; p99 +" + DaemonBenchReport.format($0, 3) } ?? ""
+          step += ")"
+        }
         return DaemonBenchReport.format(stage.median, 3) + step
       }
       print("| \(name) | " + cells.joined(separator: " | ") + " |")

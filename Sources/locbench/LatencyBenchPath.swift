@@ -213,7 +213,8 @@ final class LatencyBenchPath {
         stages.append(
           .init(
             name: stage.rawValue, median: LatencyBench.median(values),
-            step: steps.isEmpty ? nil : LatencyBench.median(steps)))
+            step: steps.isEmpty ? nil : LatencyBench.median(steps),
+            stepP99: steps.isEmpty ? nil : steps.sorted()[(steps.count - 1) * 99 / 100]))
       }
       stages.append(
         .init(
