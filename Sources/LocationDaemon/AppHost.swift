@@ -437,6 +437,15 @@ final class AppHost: HubClient {
     }
   }
 
+  /// The `locations` line `encodedLocations` would build for `fixes`, built without its cache
+  /// (the rehearsal of a delivery, `ManagerProxy.rehearse`).
+  func rehearseEncoding(client: Int, fixes: [Fix]) -> [UInt8] {
+    let reduced = hub.authorization.isReduced
+    let json = DaemonProtocol.encodeFixes(reduced ? fixes.map(reducer.apply) : fixes)
+    var encoded = EncodedLocations(fixes: fixes, reduced: reduced, json: json)
+    return encoded.line(client: client)
+  }
+
   /// Runs `body` on the hub's executor after every call made to the hub before this one (a
   /// one-shot client whose first delivery is the barrier).
   func afterPendingWork(_ body: @escaping @Sendable () -> Void) {
@@ -503,6 +512,12 @@ final class ManagerProxy: HubClient {
     self.connection = connection
     self.client = client
     self.host = host
+  }
+
+  /// Encodes the locations' line, as a delivery would, and drops it (`HubClient.rehearse`):
+  /// nothing is cached or sent.
+  func rehearse(_ fixes: [Fix]) {
+    withExtendedLifetime(host.rehearseEncoding(client: client, fixes: fixes)) {}
   }
 
   func hub(_ hub: LocationHub, deliver delivery: HubDelivery) {

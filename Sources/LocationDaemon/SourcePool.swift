@@ -42,6 +42,9 @@ import Synchronization
 /// - **Accounting.** The pool measures, on its clock, how long each real source has been running
 ///   in total (`SourcePoolStatus.onSeconds`): every source reports when it is on.
 package final class SourcePool: Sendable {
+  /// How many relays a source's rehearsal reaches (the first to acquire it; `SourceContext.rehearse`).
+  package static let rehearsedRelays = 4
+
   /// The clock the real sources run on, and on which their running time is measured.
   package let clock: any HubClock
   private let pooled: [PooledSource]
@@ -329,6 +332,18 @@ final class PooledSource: Sendable {
     drain()
   }
 
+  /// Hands a rehearsal (`SourceContext.rehearse`) to the first relays' hubs, when it comes from
+  /// the current run: nothing is recorded, queued or delivered.
+  func rehearse(_ fix: Fix, generation: Int) {
+    let targets = state.withLock { state -> ArraySlice<Subscriber> in
+      guard state.run.generation == generation else { return [] }
+      return state.subscribers.prefix(SourcePool.rehearsedRelays)
+    }
+    var fix = fix
+    if fix.source.isEmpty { fix.source = source.descriptor.url }
+    for target in targets { target.context.rehearse(fix) }
+  }
+
   // MARK: The queue
 
   /// Performs queued actions until the queue is empty, unless another call is doing so already.
@@ -455,6 +470,8 @@ private struct PoolSourceContext: SourceContext {
   }
 
   func fail(_ error: SourceError) { pooled.received(.failure(error), generation: generation) }
+
+  func rehearse(_ fix: Fix) { pooled.rehearse(fix, generation: generation) }
 
   func end() { pooled.received(.end, generation: generation) }
 

@@ -62,6 +62,15 @@ struct HubClientList {
     ids.indices.compactMap { slot in clients[slot].map { (ids[slot], $0) } }
   }
 
+  /// The first `count` clients present, in id order.
+  func first(_ count: Int) -> [any HubClient] {
+    var first: [any HubClient] = []
+    for client in clients where first.count < count {
+      if let client { first.append(client) }
+    }
+    return first
+  }
+
   /// The client with `id`: first at `cursor` (moved past it when found there or by the search),
   /// else by binary search; nil when the list has no such client.
   func find(_ id: ClientID, from cursor: inout Int) -> (any HubClient)? {

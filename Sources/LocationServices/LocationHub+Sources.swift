@@ -157,6 +157,19 @@ extension LocationHub {
     }
   }
 
+  /// How many clients a rehearsal reaches (the first in id order): enough to warm the code of a
+  /// delivery, few enough that a daemon's hub with hundreds of clients does not do a fix's work
+  /// twice.
+  static let rehearsedClients = 4
+
+  /// Rehearses a fix's deliveries (a source's wake-up before an epoch, `SourceContext.rehearse`):
+  /// the first few clients go through a delivery of it and drop it (`HubClient.rehearse`). The
+  /// engine does not run: nothing is counted, stored or delivered, and no state changes.
+  package func rehearse(_ fix: Fix) {
+    let clients = state.withLock { $0.clients.first(Self.rehearsedClients) }
+    for client in clients { client.rehearse([fix]) }
+  }
+
   private func accepted(_ fix: Fix, recovered: Bool, onAppThread: Bool) {
     if recovered { reconcileSources() }
     // The fix is noted before the engine sees it (a learning hold and the sources chosen depend on
@@ -357,6 +370,8 @@ private struct HubSourceContext: SourceContext {
   }
 
   func fail(_ error: SourceError) { hub.sourceFailed(error, generation: generation, index: index) }
+
+  func rehearse(_ fix: Fix) { hub.rehearse(fix) }
 
   func end() { hub.sourceEnded(generation: generation, index: index) }
 

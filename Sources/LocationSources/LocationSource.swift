@@ -115,6 +115,10 @@ package protocol SourceContext: Sendable {
   /// there (`StreamWatcher`, `RunLoopReading`): an app's main run loop, so that its delegate gets
   /// a fix after one wake-up. Nil (the default): the source's own thread reads everything.
   var readingRunLoop: ReadingRunLoop? { get }
+  /// Goes through the work a fix like `fix` would cause, with no effect: nothing is delivered,
+  /// stored or counted. A stream source's wake-up before an epoch (`EpochLead`) rehearses its
+  /// last epoch so that the next one finds the processor's caches warm on this thread.
+  func rehearse(_ fix: Fix)
 }
 
 extension SourceContext {
@@ -126,6 +130,8 @@ extension SourceContext {
   package func emitScan(_ scan: WifiScan) {}
   /// Default: no reading run loop.
   package var readingRunLoop: ReadingRunLoop? { nil }
+  /// Default: nothing to rehearse.
+  package func rehearse(_ fix: Fix) {}
 }
 
 /// A location source: an adapter that turns the outside world into `Fix` values.

@@ -123,13 +123,14 @@ final class NMEASession: StreamProtocol, Sendable {
     return events
   }
 
-  /// Decodes `bytes` (the last read's) again with a copy of the decoder and drops what it gives:
-  /// the decoder's code and tables are then fresh in the processor's caches when the next epoch
-  /// comes (the wake-up before an epoch, `EpochLead`). The decoder itself, its partial line and
-  /// its statistics, are untouched.
-  func rehearse(_ bytes: UnsafeRawBufferPointer, now: EngineInstant) {
-    var copy = decoder.withLock { $0 }
-    _ = Self.events(copy.decode(bytes: bytes), now: now, source: source)
+  /// Decodes `bytes` (the last read's) again, as new, with a copy of the decoder
+  /// (`NMEADecoder.rehearsal`), and drops what it gives: the decoder's code and tables are then
+  /// fresh in the processor's caches when the next epoch comes (the wake-up before an epoch,
+  /// `EpochLead`). The decoder itself, its partial line and its statistics, are untouched.
+  /// - Returns: the fixes decoded, for the context's rehearsal (`SourceContext.rehearse`).
+  func rehearse(_ bytes: UnsafeRawBufferPointer, now: EngineInstant) -> [Fix] {
+    var copy = decoder.withLock { $0.rehearsal }
+    return Self.events(copy.decode(bytes: bytes), now: now, source: source).fixes
   }
 
   func closed(now: EngineInstant) -> StreamEvents {

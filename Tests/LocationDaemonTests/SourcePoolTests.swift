@@ -107,6 +107,31 @@ import Testing
     #expect(contexts[2].reports.count == 4)
   }
 
+  /// A source's rehearsal (its wake-up before an epoch, `SourceContext.rehearse`; issue 19)
+  /// reaches the first relays only, as a rehearsal: nothing is reported, and the pool's last fix,
+  /// sent to a late relay, stays the real one.
+  @Test func aRehearsalReachesTheFirstRelaysAndChangesNothing() throws {
+    let source = PoolTestSource()
+    let pool = SourcePool(sources: [source], clock: clock)
+    let contexts = (0..<6).map { _ in RecordingContext() }
+    let relays = try contexts.map { _ in try #require(pool.relays().first) }
+    for (relay, context) in zip(relays, contexts) { relay.start(context: context) }
+    source.emit(fix(52, 5))
+    source.rehearse(fix(53, 5))
+    let real = fix(52, 5, source: "test://source")
+    let rehearsal = fix(53, 5, source: "test://source")
+    let reached = SourcePool.rehearsedRelays
+    #expect(
+      contexts.map(\.rehearsed)
+        == Array(repeating: [rehearsal], count: reached)
+        + Array(repeating: [], count: 6 - reached))
+    for context in contexts { #expect(context.reports == [.fix(real)]) }
+    let late = RecordingContext()
+    try #require(pool.relays().first).start(context: late)
+    #expect(late.reports == [.fix(real)])
+    for relay in relays { relay.stop() }
+  }
+
   /// What a delivery makes happen in the pool (the source emitting again, a relay letting go)
   /// is done after every relay has had the report being delivered, as the queue orders it: a
   /// report that finds nothing queued goes to the relays at once (issue 19: no trip through the
@@ -437,12 +462,15 @@ private enum PoolReport: Equatable {
 /// A context that records what it is told.
 private final class RecordingContext: SourceContext {
   private let recorded = Mutex<[PoolReport]>([])
+  private let rehearsals = Mutex<[Fix]>([])
   /// Runs after each fix is recorded: a relay whose delivery makes more happen.
   private let afterFix: @Sendable (Fix) -> Void
 
   init(afterFix: @escaping @Sendable (Fix) -> Void = { _ in }) { self.afterFix = afterFix }
 
   var reports: [PoolReport] { recorded.withLock { $0 } }
+  var rehearsed: [Fix] { rehearsals.withLock { $0 } }
+  func rehearse(_ fix: Fix) { rehearsals.withLock { $0.append(fix) } }
   var now: EngineInstant { EngineInstant(monotonic: 0, wall: 0) }
   func emit(_ fix: Fix) {
     recorded.withLock { $0.append(.fix(fix)) }
@@ -508,6 +536,7 @@ private final class PoolTestSource: LocationSource {
   var overlapped: Bool { state.withLock { $0.overlapped } }
 
   func emit(_ fix: Fix) { context?.emit(fix) }
+  func rehearse(_ fix: Fix) { context?.rehearse(fix) }
   func emitHeading(_ sample: HeadingSample) { context?.emitHeading(sample) }
   func fail(_ error: SourceError) { context?.fail(error) }
   func end() { context?.end() }

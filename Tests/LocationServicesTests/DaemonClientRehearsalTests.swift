@@ -2,6 +2,7 @@ import Foundation
 import LocationEngine
 import LocationModel
 import LocationProtocol
+import LocationSources
 import Synchronization
 import TestSupport
 import Testing
@@ -82,5 +83,46 @@ import Testing
     #expect(recorder.delivered.withLock { $0 }.isEmpty)
     let ended = reading.ended.load(ordering: .acquiring)
     #expect(!ended)
+  }
+}
+
+/// A hub's rehearsal of a fix (a source's wake-up before an epoch, `SourceContext.rehearse`)
+/// reaches its first clients' `rehearse` and nothing else: no delivery, and the engine does not
+/// run (a fix delivered later is delivered as if no rehearsal had happened).
+@Suite struct HubRehearsalTests {
+  final class Rehearsing: HubClient {
+    let deliveries = Mutex<[HubDelivery]>([])
+    let rehearsed = Mutex<[[Fix]]>([])
+
+    func hub(_ hub: LocationHub, deliver delivery: HubDelivery) {
+      deliveries.withLock { $0.append(delivery) }
+    }
+
+    func rehearse(_ fixes: [Fix]) { rehearsed.withLock { $0.append(fixes) } }
+  }
+
+  @Test func aRehearsalReachesTheFirstClientsOnly() {
+    let source = ScriptedSource()
+    let hub = LocationHub(
+      app: "org.example.tests", sources: .objects { [source] }, persistence: MemoryPersistence(),
+      policy: .grant, clock: ManualClock())
+    let clients = (0..<6).map { _ in Rehearsing() }
+    let ids = clients.map { hub.register($0) }
+    hub.startUpdates(ids[0], UpdateRequest())
+    let before = clients.map { $0.deliveries.withLock { $0 } }
+    hub.rehearse(fix(52, 5))
+    let reached = LocationHub.rehearsedClients
+    #expect(
+      clients.map { $0.rehearsed.withLock { $0 } }
+        == Array(repeating: [[fix(52, 5)]], count: reached)
+        + Array(repeating: [], count: 6 - reached))
+    #expect(clients.map { $0.deliveries.withLock { $0 } } == before)
+    // The engine never saw the rehearsed fix: a real one like it is delivered, not filtered.
+    source.emit(fix(52, 5))
+    guard case .locations(let fixes) = clients[0].deliveries.withLock({ $0 }).last else {
+      Issue.record("no locations delivered")
+      return
+    }
+    #expect(fixes.map(\.latitude) == [52])
   }
 }

@@ -25,21 +25,32 @@ import Testing
     let rehearsing = NMEASession(source: "nmea:///dev/ttyUSB0")
     let plain = NMEASession(source: "nmea:///dev/ttyUSB0")
     // Nothing to rehearse yet.
-    rehearsing.rehearse(UnsafeRawBufferPointer(start: nil, count: 0), now: Self.now)
+    #expect(
+      rehearsing.rehearse(UnsafeRawBufferPointer(start: nil, count: 0), now: Self.now).isEmpty)
     // Three epochs, the decoder learning which sentence ends one; then the fourth, and the
     // fifth's first bytes with it: the decoder holds a partial line.
     let epochs = ["091407.00", "091407.10", "091407.20", "091407.30"].map { Self.epoch($0) }
     let next = Self.epoch("091407.40")
     let split = next.index(next.startIndex, offsetBy: 20)
+    var expectedLast: Fix?
     for session in [rehearsing, plain] {
       var fixes = 0
       for epoch in epochs.dropLast() { fixes += Self.receive(session, epoch).fixes.count }
-      fixes += Self.receive(session, epochs[3] + next[..<split]).fixes.count
+      let last = Self.receive(session, epochs[3] + next[..<split]).fixes
+      fixes += last.count
       #expect(fixes >= 3)
+      expectedLast = last.last
     }
+    #expect(expectedLast != nil)
     // The last read's bytes, twice, as two wake-ups would rehearse them.
     let lastRead = Array((epochs[3] + next[..<split]).utf8)
-    for _ in 0..<2 { lastRead.withUnsafeBytes { rehearsing.rehearse($0, now: Self.now) } }
+    // Each gives the last whole epoch's fix again (as new: the decoder itself would ignore its
+    // sentences as late ones), for the hub's rehearsal.
+    for _ in 0..<2 {
+      let fixes = lastRead.withUnsafeBytes { rehearsing.rehearse($0, now: Self.now) }
+      #expect(fixes.count == 1)
+      #expect(fixes.first?.time == expectedLast?.time)
+    }
     let rest = String(next[split...])
     let rehearsed = Self.receive(rehearsing, rest)
     let expected = Self.receive(plain, rest)

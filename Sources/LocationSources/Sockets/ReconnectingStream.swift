@@ -32,11 +32,13 @@ protocol StreamProtocol: AnyObject {
   func closed(now: EngineInstant) -> StreamEvents
   /// A read found nothing (the wake-up before an epoch, `EpochLead`): decode `bytes`, the last
   /// read's, again without effects, so that the next epoch finds the decoding warm. Optional.
-  func rehearse(_ bytes: UnsafeRawBufferPointer, now: EngineInstant)
+  /// - Returns: the fixes decoded, which the stream's context rehearses in turn
+  ///   (`SourceContext.rehearse`).
+  func rehearse(_ bytes: UnsafeRawBufferPointer, now: EngineInstant) -> [Fix]
 }
 
 extension StreamProtocol {
-  func rehearse(_ bytes: UnsafeRawBufferPointer, now: EngineInstant) {}
+  func rehearse(_ bytes: UnsafeRawBufferPointer, now: EngineInstant) -> [Fix] { [] }
 }
 
 /// Keeps one stream open: opens the endpoint, reads it on a `StreamWatcher`'s thread (blocked in
@@ -203,10 +205,11 @@ final class ReconnectingStream: @unchecked Sendable {
         if code == EAGAIN {
           // Nothing at all: the wake-up before an epoch (`EpochLead`), or a spurious wake.
           if !readAny && lastRead > 0 && lastRead <= Self.rehearsedBytes {
-            buffer.withUnsafeBytes { raw in
+            let fixes = buffer.withUnsafeBytes { raw in
               handler.rehearse(
                 UnsafeRawBufferPointer(rebasing: raw[0..<lastRead]), now: context.now)
             }
+            if let fix = fixes.last { context.rehearse(fix) }
           }
           return delivered
         }
