@@ -82,6 +82,9 @@ package final class NMEAStreamSource: LocationSource {
 
   /// Closes the connection and cancels a pending retry; when it returns, nothing more reaches the
   /// context.
+  /// The running stream, if any.
+  var stream: ReconnectingStream? { running.withLock { $0.stream } }
+
   package func stop() {
     let (stream, session) = running.withLock { running in
       defer { running = (nil, nil) }

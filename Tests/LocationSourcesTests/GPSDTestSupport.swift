@@ -38,6 +38,8 @@ final class RecordingContext: SourceContext {
 
   struct State {
     var fixes: [Fix] = []
+    /// Fixes rehearsed (`SourceContext.rehearse`).
+    var rehearsals: [Fix] = []
     var failures: [SourceError] = []
     var ends = 0
     var scheduled: [Scheduled] = []
@@ -64,6 +66,8 @@ final class RecordingContext: SourceContext {
       state.fixes.append(fix)
     }
   }
+
+  func rehearse(_ fix: Fix) { state.withLock { $0.rehearsals.append(fix) } }
 
   func fail(_ error: SourceError) {
     state.withLock { state in

@@ -1,5 +1,6 @@
 import LocationFormats
 import LocationModel
+import TestSupport
 import Testing
 
 @testable import LocationSources
@@ -57,5 +58,31 @@ import Testing
     #expect(!rehearsed.fixes.isEmpty)
     #expect(rehearsed.fixes == expected.fixes)
     #expect(rehearsing.statistics == plain.statistics)
+  }
+
+  /// A stream's read that finds nothing rehearses its last read (the wake-up before an epoch):
+  /// the context is handed the last epoch's fix as a rehearsal, and nothing is emitted.
+  @Test func aStreamsReadOfNothingHandsTheLastFixToTheContextsRehearsal() async throws {
+    let times = ["091407.00", "091407.10", "091407.20", "091407.30"]
+    let payload = Array(times.map { Self.epoch($0) }.joined().utf8)
+    let expected = NMEASession(source: "")
+    let count = payload.withUnsafeBytes { expected.received($0, now: Self.now) }.fixes.count
+    #expect(count >= 3)
+    let server = try PayloadServer(payload: payload, closeAfterPayload: false)
+    defer { server.stop() }
+    let context = RecordingContext(clock: .dispatch)
+    let source = NMEAStreamSource(host: "127.0.0.1", port: server.port)
+    source.start(context: context)
+    defer { source.stop() }
+    let received = await eventually(timeout: 30) { context.fixes.count == count }
+    try #require(received, "fixes \(context.fixes.count) of \(count)")
+    #expect(context.state.withLock { $0.rehearsals }.isEmpty)
+    let stream = try #require(source.stream)
+    #expect(!stream.readNow())
+    let rehearsals = context.state.withLock { $0.rehearsals }
+    #expect(rehearsals.count == 1)
+    #expect(rehearsals.first?.latitude == context.fixes.last?.latitude)
+    #expect(rehearsals.first?.time == context.fixes.last?.time)
+    #expect(context.fixes.count == count)
   }
 }

@@ -126,6 +126,15 @@ final class ReconnectingStream: @unchecked Sendable {
     }
   }
 
+  /// Reads what the stream holds now, as its watcher does when woken (for a test, the wake-up
+  /// before an epoch without waiting for the cadence). Returns whether a fix went out.
+  func readNow() -> Bool {
+    onQueue { [self] in
+      guard case .open(_, _, let current) = phase else { return false }
+      return readable(generation: current, toEnd: false)
+    }
+  }
+
   private func onQueue<T>(_ work: () -> T) -> T {
     if DispatchQueue.getSpecific(key: queueKey) == 1 { return work() }
     return queue.sync(execute: work)
