@@ -42,7 +42,8 @@ import Synchronization
 /// - **Accounting.** The pool measures, on its clock, how long each real source has been running
 ///   in total (`SourcePoolStatus.onSeconds`): every source reports when it is on.
 package final class SourcePool: Sendable {
-  /// How many relays a source's rehearsal reaches (the first to acquire it; `SourceContext.rehearse`).
+  /// How many relays a source's rehearsal reaches (the first to acquire it;
+  /// `SourceContext.rehearse`).
   package static let rehearsedRelays = 4
 
   /// The clock the real sources run on, and on which their running time is measured.

@@ -80,11 +80,11 @@ package final class NMEAStreamSource: LocationSource {
     stream.start()
   }
 
-  /// Closes the connection and cancels a pending retry; when it returns, nothing more reaches the
-  /// context.
   /// The running stream, if any.
   var stream: ReconnectingStream? { running.withLock { $0.stream } }
 
+  /// Closes the connection and cancels a pending retry; when it returns, nothing more reaches the
+  /// context.
   package func stop() {
     let (stream, session) = running.withLock { running in
       defer { running = (nil, nil) }

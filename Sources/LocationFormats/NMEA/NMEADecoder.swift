@@ -127,18 +127,6 @@ package struct NMEADecoder: Sendable {
   var cycleEnder: UInt32?
   /// The time of day of an epoch reported at its cycle end, whose late sentences are ignored.
   var reportedTime: Int64?
-
-  /// A copy of the decoder for a rehearsal (`NMEASession.rehearse`): given the last read's bytes
-  /// again, it decodes them as new, with no partial line before them, and reports the epoch they
-  /// end (this decoder ignores them as late sentences of an epoch it reported).
-  package var rehearsal: NMEADecoder {
-    var copy = self
-    copy.reportedTime = nil
-    copy.epochOpen = false
-    copy.partial = []
-    copy.partialOverlong = false
-    return copy
-  }
   var anchorDay = 0
   var anchorTimeOfDay: Int64 = 0
   var hasAnchor = false
@@ -164,6 +152,18 @@ package struct NMEADecoder: Sendable {
   /// - Parameter options: its settings.
   package init(options: Options = .init()) {
     self.options = options
+  }
+
+  /// A copy of the decoder for a rehearsal (`NMEASession.rehearse`): given the last read's bytes
+  /// again, it decodes them as new, with no partial line before them, and reports the epoch they
+  /// end (this decoder ignores them as late sentences of an epoch it reported).
+  package var rehearsal: NMEADecoder {
+    var copy = self
+    copy.reportedTime = nil
+    copy.epochOpen = false
+    copy.partial = []
+    copy.partialOverlong = false
+    return copy
   }
 
   /// Decodes one sentence (one line, with or without CR/LF).
