@@ -163,6 +163,18 @@ final class GPSDSession: StreamProtocol, Sendable {
     }
   }
 
+  /// Decodes `bytes` (the last read's) again on a copy of the decoder (`GPSDDecoder.rehearsal`)
+  /// and returns their fixes for the context's rehearsal (`SourceContext.rehearse`): the wake-up
+  /// before an epoch (`EpochLead`) warms the decoding and the delivery. The decoder, its
+  /// statistics and the duplicate filter are untouched.
+  func rehearse(_ bytes: UnsafeRawBufferPointer, now: EngineInstant) -> [Fix] {
+    var copy = state.withLock { $0.decoder.rehearsal }
+    return copy.decode(bytes: bytes).compactMap { message in
+      guard case .tpv(let report) = message else { return nil }
+      return report.fix(receivedAt: now.wall, source: source)
+    }
+  }
+
   func closed(now: EngineInstant) -> StreamEvents {
     state.withLock { _ = $0.decoder.finish() }
     return StreamEvents()

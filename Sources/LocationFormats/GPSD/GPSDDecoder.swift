@@ -75,6 +75,15 @@ package struct GPSDDecoder: Sendable {
     partialOverlong = false
   }
 
+  /// A copy of the decoder for a rehearsal (`GPSDSession.rehearse`): it decodes the last read's
+  /// bytes again with no partial line before them.
+  package var rehearsal: GPSDDecoder {
+    var copy = self
+    copy.partial = []
+    copy.partialOverlong = false
+    return copy
+  }
+
   /// Decodes one line on its own.
   /// - Parameter line: the text of one line, with or without its line feed.
   /// - Returns: the message.
