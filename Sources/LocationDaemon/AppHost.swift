@@ -427,8 +427,7 @@ final class AppHost: HubClient {
     let reduced = hub.authorization.isReduced
     return lastEncoded.withLock { cache in
       guard var encoded = cache.take(), encoded.fixes == fixes, encoded.reduced == reduced else {
-        let json = DaemonProtocol.encodeFixes(reduced ? fixes.map(reducer.apply) : fixes)
-        var encoded = EncodedLocations(fixes: fixes, reduced: reduced, json: json)
+        var encoded = encoding(fixes, reduced: reduced)
         defer { cache = encoded }
         return encoded.line(client: client)
       }
@@ -440,10 +439,14 @@ final class AppHost: HubClient {
   /// The `locations` line `encodedLocations` would build for `fixes`, built without its cache
   /// (the rehearsal of a delivery, `ManagerProxy.rehearse`).
   func rehearseEncoding(client: Int, fixes: [Fix]) -> [UInt8] {
-    let reduced = hub.authorization.isReduced
-    let json = DaemonProtocol.encodeFixes(reduced ? fixes.map(reducer.apply) : fixes)
-    var encoded = EncodedLocations(fixes: fixes, reduced: reduced, json: json)
+    var encoded = encoding(fixes, reduced: hub.authorization.isReduced)
     return encoded.line(client: client)
+  }
+
+  /// The fixes encoded as the app may see them (`reduced`: with its reduced accuracy).
+  private func encoding(_ fixes: [Fix], reduced: Bool) -> EncodedLocations {
+    let json = DaemonProtocol.encodeFixes(reduced ? fixes.map(reducer.apply) : fixes)
+    return EncodedLocations(fixes: fixes, reduced: reduced, json: json)
   }
 
   /// Runs `body` on the hub's executor after every call made to the hub before this one (a

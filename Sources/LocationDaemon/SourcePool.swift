@@ -340,8 +340,6 @@ final class PooledSource: Sendable {
       guard state.run.generation == generation else { return [] }
       return state.subscribers.prefix(SourcePool.rehearsedRelays)
     }
-    var fix = fix
-    if fix.source.isEmpty { fix.source = source.descriptor.url }
     for target in targets { target.context.rehearse(fix) }
   }
 
@@ -437,9 +435,15 @@ private struct PoolSourceContext: SourceContext {
     return EngineInstant(monotonic: now.monotonic, wall: now.wall)
   }
 
-  func emit(_ fix: Fix) {
+  /// `fix`, named after the real source when it names none.
+  private func named(_ fix: Fix) -> Fix {
     var fix = fix
     if fix.source.isEmpty { fix.source = pooled.source.descriptor.url }
+    return fix
+  }
+
+  func emit(_ fix: Fix) {
+    let fix = named(fix)
     // Noted before the relays hear the fix; what it taught is written to the store after it has
     // reached every app (`WifiKnowledge.learn`: a commit waits for the disk).
     let learned = pooled.wifi?.learn(fix)
@@ -472,7 +476,7 @@ private struct PoolSourceContext: SourceContext {
 
   func fail(_ error: SourceError) { pooled.received(.failure(error), generation: generation) }
 
-  func rehearse(_ fix: Fix) { pooled.rehearse(fix, generation: generation) }
+  func rehearse(_ fix: Fix) { pooled.rehearse(named(fix), generation: generation) }
 
   func end() { pooled.received(.end, generation: generation) }
 

@@ -87,11 +87,14 @@ enum LatencyBench {
     /// bench's own socket clients), in µs per epoch written, from warm-up to the end.
     var processorPerEpoch: Double?
 
-    func percentile(_ fraction: Double) -> Double {
-      guard !latencies.isEmpty else { return .nan }
-      let sorted = latencies.sorted()
-      return sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
-    }
+    func percentile(_ fraction: Double) -> Double { LatencyBench.percentile(latencies, fraction) }
+  }
+
+  /// The value at `fraction` of `values` sorted (NaN for none).
+  static func percentile(_ values: [Double], _ fraction: Double) -> Double {
+    guard !values.isEmpty else { return .nan }
+    let sorted = values.sorted()
+    return sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
   }
 
   /// The middle value of `values` (the upper one of the two for an even count); at least one.

@@ -214,7 +214,7 @@ final class LatencyBenchPath {
           .init(
             name: stage.rawValue, median: LatencyBench.median(values),
             step: steps.isEmpty ? nil : LatencyBench.median(steps),
-            stepP99: steps.isEmpty ? nil : steps.sorted()[(steps.count - 1) * 99 / 100]))
+            stepP99: steps.isEmpty ? nil : LatencyBench.percentile(steps, 0.99)))
       }
       stages.append(
         .init(

@@ -108,7 +108,9 @@ import Testing
       policy: .grant, clock: ManualClock())
     let clients = (0..<6).map { _ in Rehearsing() }
     let ids = clients.map { hub.register($0) }
-    hub.startUpdates(ids[0], UpdateRequest())
+    // A distance filter: had the engine seen the rehearsed fix, the real one below, at the same
+    // place, would be filtered out.
+    hub.startUpdates(ids[0], UpdateRequest(distanceFilter: 100))
     let before = clients.map { $0.deliveries.withLock { $0 } }
     hub.rehearse(fix(52, 5))
     let reached = LocationHub.rehearsedClients
