@@ -191,13 +191,17 @@ final class LatencyBenchPath {
     }
     if let samples = options.samples {
       try? text.write(
-        toFile: "\(samples)/\(path)-\(Int(rate)).txt", atomically: true, encoding: .utf8)
+        toFile: "\(samples)/\(path)-\(Int(rate))\(trace ? "-traced" : "").txt", atomically: true,
+        encoding: .utf8)
     }
     var stages: [LatencyBench.StageTime] = []
     if trace {
       let marks = records.stageMarks(feed: feed)
       // Each epoch's last traced stage so far, for the step to the next one.
       var previous: [Int: UInt64] = [:]
+      // With `--samples`: each epoch's stages in order, "EPOCH STAGE=MS ..." (where a slow
+      // epoch's time went).
+      var epochStages: [Int: String] = [:]
       for stage in LatencyTrace.Stage.allCases {
         var values: [Double] = []
         var steps: [Double] = []
@@ -206,6 +210,9 @@ final class LatencyBenchPath {
             continue
           }
           values.append(Double(Int64(time) - Int64(sent)) / 1e6)
+          if options.samples != nil {
+            epochStages[epoch, default: "\(epoch)"] += " \(stage.rawValue)=\(values.last ?? 0)"
+          }
           if let last = previous[epoch] { steps.append(Double(Int64(time) - Int64(last)) / 1e6) }
           previous[epoch] = time
         }
@@ -215,6 +222,12 @@ final class LatencyBenchPath {
             name: stage.rawValue, median: LatencyBench.median(values),
             step: steps.isEmpty ? nil : LatencyBench.median(steps),
             stepP99: steps.isEmpty ? nil : LatencyBench.percentile(steps, 0.99)))
+      }
+      if let samples = options.samples {
+        let lines = measured.compactMap { epochStages[$0] }.joined(separator: "\n")
+        try? (lines + "\n").write(
+          toFile: "\(samples)/\(path)-\(Int(rate))-stages.txt", atomically: true,
+          encoding: .utf8)
       }
       stages.append(
         .init(
