@@ -30,9 +30,9 @@ import LocationModel
 /// max and the ratio to gpsd's in the same run; epochs never delivered are counted. With
 /// `--interleave`, all the paths run at once, each on a terminal of its own, their writes spread
 /// evenly over each period, so that every path's tail comes from the same minutes of the
-/// machine's noise (`measureInterleaved`). After the table, the machine's own delay in waking an
-/// idle thread is probed over as many wake-ups as epochs (`LatencyBenchStalls`): what the max
-/// column can be on this machine whatever the path.
+/// machine's noise (`measureInterleaved`). After the table, how late the bench's own writer woke
+/// for the measured epochs' deadlines (`LatencyBenchStalls`): the machine's delay in waking an
+/// idle thread in the same minutes, which any path's tail can meet too.
 ///
 /// `--breakdown` runs the paths again with `CORELOCATION_LATENCY_TRACE` set (the runtime then
 /// writes a line per stage a fix passes, `LatencyTrace`), and prints the median time from the
@@ -55,7 +55,8 @@ enum LatencyBench {
     var breakdown = false
     /// All paths at once, their epochs interleaved (`--interleave`, `measureInterleaved`).
     var interleave = false
-    /// A directory for each path's latencies, one epoch a line ("EPOCH MILLISECONDS"), to see
+    /// A directory for each path's latencies, one epoch a line ("EPOCH MILLISECONDS", then how
+    /// late the bench's writer woke for that epoch, in ms: `LatencyBenchStalls`), to see
     /// the tail in time order (`--samples DIR`); with `--breakdown`, the traced runs' latencies
     /// ("PATH-RATE-traced.txt") and each traced epoch's stages ("PATH-RATE-stages.txt") too.
     var samples: String?
@@ -65,9 +66,6 @@ enum LatencyBench {
     /// The wake-up before each epoch, in microseconds (`--wake US`: `CORELOCATION_EPOCH_WAKE`,
     /// `EpochLead`; 0 for none); nil for the default.
     var wake: Int?
-    /// Whether the machine's own wake-up delay is probed after the table (`LatencyBenchStalls`;
-    /// `--no-probe` turns it off).
-    var probe = true
   }
 
   /// One traced stage of a path: the median milliseconds from the epoch's write to it, and the
@@ -92,6 +90,8 @@ enum LatencyBench {
     /// Processor time of the processes the path started (gpsd, `locationd`, the app; not the
     /// bench's own socket clients), in µs per epoch written, from warm-up to the end.
     var processorPerEpoch: Double?
+    /// How late the bench's writer woke for each measured epoch's deadline, in ms.
+    var writerLateness: [Double] = []
 
     func percentile(_ fraction: Double) -> Double { LatencyBench.percentile(latencies, fraction) }
   }
@@ -113,7 +113,7 @@ enum LatencyBench {
         "usage: locbench latency [--rates 10,20] [--epochs N]"
           + " [--paths gpsd,embedded,live,locationd,locationd-socket,gpsd-app]"
           + " [--gpsd PATH] [--locationd PATH] [--breakdown] [--interleave] [--samples DIR]"
-          + " [--wake US] [--spin US] [--no-probe]")
+          + " [--wake US] [--spin US]")
       return
     }
     // Inherited by `locationd` and the apps the run starts (gpsd ignores it).
@@ -154,7 +154,7 @@ enum LatencyBench {
       }
     }
     report(results)
-    if options.probe { LatencyBenchStalls.report(count: options.epochs) }
+    LatencyBenchStalls.report(results)
     guard options.breakdown else { return }
     var traced: [Result] = []
     for rate in options.rates {
@@ -222,10 +222,6 @@ enum LatencyBench {
         continue
       case "--interleave":
         options.interleave = true
-        index += 1
-        continue
-      case "--no-probe":
-        options.probe = false
         index += 1
         continue
       default:

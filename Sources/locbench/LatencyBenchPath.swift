@@ -178,13 +178,15 @@ final class LatencyBenchPath {
     let received = records.firstDeliveries(feed: feed)
     var latencies: [Double] = []
     var lost = 0
-    // "EPOCH MILLISECONDS" lines, only for `--samples`.
+    // "EPOCH MILLISECONDS WRITER-LATENESS" lines, only for `--samples`.
     var text = ""
     for epoch in measured {
       if let time = received[epoch], let sent = written.times[epoch] {
         let latency = Double(Int64(time) - Int64(sent)) / 1e6
         latencies.append(latency)
-        if options.samples != nil { text += "\(epoch) \(latency)\n" }
+        if options.samples != nil {
+          text += "\(epoch) \(latency) \(written.lateness[epoch] ?? .nan)\n"
+        }
       } else {
         lost += 1
       }
@@ -234,7 +236,9 @@ final class LatencyBenchPath {
           name: "app (bench's own record)",
           median: latencies.sorted().dropFirst(latencies.count / 2).first ?? .nan, step: nil))
     }
-    return LatencyBench.Result(
+    var result = LatencyBench.Result(
       path: path, rate: rate, latencies: latencies, lost: lost, note: nil, stages: stages)
+    result.writerLateness = measured.compactMap { written.lateness[$0] }
+    return result
   }
 }

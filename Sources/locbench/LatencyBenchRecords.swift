@@ -5,6 +5,8 @@ final class LatencyBenchWriter {
   let pty: LatencyBenchPTY
   let feed: DaemonBenchFeed
   private(set) var times: [Int: UInt64] = [:]
+  /// How late this thread woke for each epoch's deadline, in ms (`LatencyBenchStalls`).
+  private(set) var lateness: [Int: Double] = [:]
   private var next: UInt64
   private let period: UInt64
 
@@ -26,8 +28,10 @@ final class LatencyBenchWriter {
     var time = timespec(
       tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
     while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &time, nil) == EINTR {}
+    let woke = DaemonBenchSystem.now()
     pty.write(feed.epoch(index))
     times[index] = DaemonBenchSystem.now()
+    lateness[index] = woke > deadline ? Double(woke - deadline) / 1e6 : 0
   }
 }
 

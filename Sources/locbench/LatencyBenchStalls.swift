@@ -1,51 +1,40 @@
 import Foundation
 
-/// How late this machine wakes an idle thread, printed after `locbench latency`'s table: a thread
-/// of the bench sleeps to absolute `CLOCK_MONOTONIC` deadlines (`clock_nanosleep`,
-/// `TIMER_ABSTIME`) every 10 ms, as many times as epochs were measured, after the paths have
-/// stopped, and reports how late each wake-up was.
+/// How late the bench's own writer woke for the measured epochs, printed after `locbench
+/// latency`'s table: the writer is an idle thread that sleeps to each epoch's absolute
+/// `CLOCK_MONOTONIC` deadline (`clock_nanosleep`, `TIMER_ABSTIME`) before it writes, so its
+/// lateness is this machine's delay in waking an idle thread, in the same minutes as the paths,
+/// at no cost to them (a path's latency starts when the write returns).
 ///
-/// Every path waits for its epoch in a blocked thread (gpsd's, `locationd`'s and the apps'), so a
-/// machine that sometimes wakes a thread late puts that delay into whichever path's epoch it falls
-/// on. On the 2-core virtual machines these figures come from, an idle thread woke 0.5-1.5 ms
-/// late about every half second, and 2.5-3.8 ms late about every five seconds, while a thread
-/// that kept its processor busy saw almost none of it: the host, not the guest's work. A path's
-/// max (and, when several land on it, its p99) is then a draw of which epochs met those moments,
-/// not a property of the path; the probe prints how large the draw can be here.
+/// Every path waits for its epoch in blocked threads too (gpsd's, `locationd`'s and the apps'), so
+/// a machine that sometimes wakes a thread late puts that delay into whichever path's epoch it
+/// falls on. On the 2-core virtual machines these figures come from, a C program sleeping to 1 or
+/// 10 ms deadlines saw, in some 20-second windows and not in others, wake-ups 0.5-1.5 ms late
+/// about every half second and 2.5-3.8 ms late about every five seconds, while a thread that kept
+/// its processor busy saw almost none: the host, not the guest's work. A path's max, and its p99
+/// when several such moments land on it, is then partly a draw of which epochs met them.
 enum LatencyBenchStalls {
-  /// The probe's period: 10 ms, short enough to run as many wake-ups as epochs in seconds, long
-  /// enough for the processor to go idle between them.
-  static let periodNanoseconds: UInt64 = 10_000_000
-
-  /// Lateness of `count` wake-ups, in milliseconds, in order.
-  static func measure(count: Int) -> [Double] {
-    var late: [Double] = []
-    late.reserveCapacity(count)
-    var next = DaemonBenchSystem.now()
-    for _ in 0..<count {
-      next += periodNanoseconds
-      var deadline = timespec(
-        tv_sec: Int(next / 1_000_000_000), tv_nsec: Int(next % 1_000_000_000))
-      while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, nil) == EINTR {}
-      let woke = DaemonBenchSystem.now()
-      late.append(Double(woke &- next) / 1e6)
+  /// Prints, for each rate, the writer's lateness over every measured epoch of every path.
+  static func report(_ results: [LatencyBench.Result]) {
+    var rates: [Double] = []
+    for result in results where !rates.contains(result.rate) { rates.append(result.rate) }
+    var lines: [String] = []
+    for rate in rates {
+      let late = results.filter { $0.rate == rate }.flatMap(\.writerLateness)
+      guard !late.isEmpty else { continue }
+      func ms(_ value: Double) -> String { DaemonBenchReport.format(value, 2) }
+      lines.append(
+        "- \(DaemonBenchReport.format(rate, 0)) Hz, \(late.count) wake-ups: p50 "
+          + "\(ms(LatencyBench.median(late))) ms, p99 \(ms(LatencyBench.percentile(late, 0.99)))"
+          + " ms, max \(ms(late.max() ?? .nan)) ms; \(late.filter { $0 > 0.5 }.count) over 0.5 ms,"
+          + " \(late.filter { $0 > 2 }.count) over 2 ms")
     }
-    return late
-  }
-
-  /// Runs the probe and prints its line.
-  static func report(count: Int) {
-    let late = measure(count: count)
-    guard !late.isEmpty else { return }
-    func ms(_ value: Double) -> String { DaemonBenchReport.format(value, 2) }
-    let overHalf = late.filter { $0 > 0.5 }.count
-    let overTwo = late.filter { $0 > 2 }.count
+    guard !lines.isEmpty else { return }
     print("")
     print(
-      "This machine's own wake-up delay (an idle thread of the bench sleeping to 10 ms deadlines, "
-        + "\(late.count) times, after the paths stopped): p50 \(ms(LatencyBench.median(late))) ms,"
-        + " p99 \(ms(LatencyBench.percentile(late, 0.99))) ms, max \(ms(late.max() ?? .nan)) ms;"
-        + " \(overHalf) wake-ups over 0.5 ms late, \(overTwo) over 2 ms. A path's max near these"
-        + " is the machine's, not the path's (`--no-probe` skips this).")
+      "How late the bench's writer (an idle thread sleeping to each epoch's deadline) woke, in"
+        + " the same minutes: the machine's own delay, which a path's tail can meet as well:")
+    print("")
+    for line in lines { print(line) }
   }
 }
