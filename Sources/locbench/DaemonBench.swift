@@ -32,7 +32,7 @@ import Foundation
 enum DaemonBench {
   /// The run's parameters (`locbench daemon [--clients N] [--regions N] [--fixes N] [--rate HZ]
   /// [--warmup N] [--gpsd PATH] [--locationd PATH] [--skip-gpsd] [--skip-daemon] [--skip-floor]
-  /// [--interleave] [--samples DIR]`).
+  /// [--interleave] [--samples DIR] [--process-floor]`).
   struct Options {
     var clients = 500
     var regions = 100
@@ -49,6 +49,8 @@ enum DaemonBench {
     /// A directory for each daemon's latencies epoch by epoch, to see the tail in time order
     /// (`--samples DIR`; `DaemonBenchLatency.epochRows`).
     var samples: String?
+    /// The floor in a child process too (`--process-floor`, `DaemonBenchProcessFloor`).
+    var processFloor = false
 
     /// The epochs written: warm-up, measured, and one that closes the last measured epoch.
     var epochs: Int { warmup + fixes + 1 }
@@ -62,7 +64,7 @@ enum DaemonBench {
       print(
         "usage: locbench daemon [--clients N] [--regions N] [--fixes N] [--rate HZ] [--warmup N]"
           + " [--gpsd PATH] [--locationd PATH] [--skip-gpsd] [--skip-daemon] [--skip-floor]"
-          + " [--interleave] [--samples DIR]")
+          + " [--interleave] [--samples DIR] [--process-floor]")
       return
     }
     print(
@@ -74,6 +76,7 @@ enum DaemonBench {
     var skipped: [String] = []
     var kinds: [Kind] = []
     if !options.skipFloor { kinds.append(.floor) }
+    if options.processFloor { kinds.append(.processFloor) }
     if options.skipDaemon {
       skipped.append("locationd: skipped (--skip-daemon)")
     } else {
@@ -119,6 +122,7 @@ enum DaemonBench {
   /// The daemons the bench can run.
   enum Kind: String {
     case floor, locationd, gpsd
+    case processFloor = "floor-process"
   }
 
   /// Sets up `kind` on `clients` (its lines routed by `router`).
@@ -134,6 +138,9 @@ enum DaemonBench {
         options: options, feed: feed, clients: clients, router: router)
     case .gpsd:
       return try DaemonBenchGPSD(options: options, feed: feed, clients: clients, router: router)
+    case .processFloor:
+      return try DaemonBenchProcessFloor(
+        options: options, feed: feed, clients: clients, router: router)
     }
   }
 
@@ -245,6 +252,7 @@ enum DaemonBench {
       case "--skip-daemon": options.skipDaemon = true
       case "--skip-floor": options.skipFloor = true
       case "--interleave": options.interleave = true
+      case "--process-floor": options.processFloor = true
       case "--samples":
         guard let v = value() else { return nil }
         options.samples = v

@@ -18,6 +18,12 @@ struct DaemonBenchFeed {
     startMilliseconds = Int64(now.rounded(.up)) * 1000
   }
 
+  /// The feed whose first fix is at `startMilliseconds` (another process's feed, rebuilt).
+  init(startMilliseconds: Int64, periodMilliseconds: Int64) {
+    self.startMilliseconds = startMilliseconds
+    self.periodMilliseconds = periodMilliseconds
+  }
+
   /// The latitude of the track, degrees (constant).
   static let latitude = 52.0
   /// The longitude of fix 0, degrees.

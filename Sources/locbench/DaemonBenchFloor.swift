@@ -95,7 +95,7 @@ final class DaemonBenchFloor: DaemonBenchPhase {
 
   /// The stand-in daemon: counts RMC sentences on `source` and writes the matching line of
   /// `lines` to every socket in `ends`; closes them all when `source` ends.
-  private static func fanOut(source: Int32, to ends: [Int32], lines: [[UInt8]]) {
+  static func fanOut(source: Int32, to ends: [Int32], lines: [[UInt8]]) {
     var buffer = [UInt8](repeating: 0, count: 4096)
     let marker = Array("$GPRMC".utf8)
     var epoch = 0

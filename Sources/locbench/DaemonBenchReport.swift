@@ -83,6 +83,15 @@ enum DaemonBenchReport {
             "; the harness alone (floor) has p99 \(format($0.headline.p99, 2)) ms on this "
               + "machine at this load"
           } ?? ""))
+      if let processFloor = results.first(where: { $0.name == "floor-process" }) {
+        Swift.print(
+          "locationd p99 / the floor in a process of its own: "
+            + "\(format(p99 / processFloor.headline.p99, 2))x (its p50 / p99 / first client p50 "
+            + "\(format(processFloor.headline.p50, 2)) / \(format(processFloor.headline.p99, 2)) / "
+            + "\(format(processFloor.headline.firstP50, 2)) ms, CPU per fix "
+            + "\(format(1000 * processFloor.cpuSeconds / Double(max(1, processFloor.fixes)), 3)) ms;"
+            + " for comparison: the target is against the harness's floor)")
+      }
       if let floor {
         let ratio = p99 / floor.headline.p99
         Swift.print(

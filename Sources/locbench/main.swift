@@ -67,6 +67,8 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 let wanted = arguments.first ?? "help"
 if wanted == GeocodeBench.firstLookupMode {
   GeocodeBench.firstLookupChild(arguments: Array(arguments.dropFirst()))
+} else if wanted == DaemonBenchProcessFloor.mode {
+  DaemonBenchProcessFloor.main(Array(arguments.dropFirst()))
 } else if wanted == LatencyBenchClient.mode {
   LatencyBenchClient.main(Array(arguments.dropFirst()))
 } else if wanted == PublishFleetBench.workerMode {
