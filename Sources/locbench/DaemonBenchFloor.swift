@@ -22,10 +22,8 @@ final class DaemonBenchFloor: DaemonBenchPhase {
     router: DaemonBenchRouter
   ) throws {
     fixes = options.fixes
-    let latency = DaemonBenchLatency(
-      epochs: options.epochs, measured: options.measured, clients: options.clients, feeds: 1)
     // A thread of this process: no daemon process to measure.
-    target = DaemonBenchTarget(latency: latency)
+    target = Self.target(options: options, feed: feed, clients: clients, router: router)
     var feedPair: [Int32] = [-1, -1]
     try DaemonBenchSystem.check(
       socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &feedPair),
@@ -33,10 +31,6 @@ final class DaemonBenchFloor: DaemonBenchPhase {
     feedEnd = feedPair[0]
     var serverEnds: [Int32] = []
     let source = feedPair[1]
-    router.add(first: clients.count) { client, line, time in
-      _ = DaemonBenchLocationd.recordLocations(
-        line, client: client, at: time, feed: feed, latency: latency)
-    }
     do {
       for _ in 0..<options.clients {
         var pair: [Int32] = [-1, -1]
@@ -60,6 +54,20 @@ final class DaemonBenchFloor: DaemonBenchPhase {
       Self.fanOut(source: source, to: ends, lines: lines)
     }
     thread.start()
+  }
+
+  /// A stand-in's target, its `locations` lines recorded from the clients added next on.
+  static func target(
+    options: DaemonBench.Options, feed: DaemonBenchFeed, clients: DaemonBenchClients,
+    router: DaemonBenchRouter
+  ) -> DaemonBenchTarget {
+    let latency = DaemonBenchLatency(
+      epochs: options.epochs, measured: options.measured, clients: options.clients, feeds: 1)
+    router.add(first: clients.count) { client, line, time in
+      _ = DaemonBenchLocationd.recordLocations(
+        line, client: client, at: time, feed: feed, latency: latency)
+    }
+    return DaemonBenchTarget(latency: latency)
   }
 
   deinit {

@@ -27,9 +27,7 @@ final class DaemonBenchProcessFloor: DaemonBenchPhase {
     router: DaemonBenchRouter
   ) throws {
     fixes = options.fixes
-    let latency = DaemonBenchLatency(
-      epochs: options.epochs, measured: options.measured, clients: options.clients, feeds: 1)
-    target = DaemonBenchTarget(latency: latency)
+    target = DaemonBenchFloor.target(options: options, feed: feed, clients: clients, router: router)
     directory = try DaemonBenchLocationd.temporaryDirectory(prefix: "locbench-floor")
     let path = "\(directory)/socket"
     let listener = try Self.listenUnix(path: path, backlog: options.clients + 1)
@@ -42,10 +40,6 @@ final class DaemonBenchProcessFloor: DaemonBenchPhase {
       ], logPath: "\(directory)/floor.log", descriptor3: listener)
     let child = pid
     target.usage = { DaemonBenchSystem.usage(of: child) ?? DaemonBenchSystem.Usage() }
-    router.add(first: clients.count) { client, line, time in
-      _ = DaemonBenchLocationd.recordLocations(
-        line, client: client, at: time, feed: feed, latency: latency)
-    }
     // The feed first, then the clients: the child accepts them in that order.
     feedConnection = try DaemonBenchSystem.connectUnix(path: path)
     // Blocking, as the floor's feed end is: the feed's writes do not retry.
@@ -81,19 +75,10 @@ final class DaemonBenchProcessFloor: DaemonBenchPhase {
 
   /// A Unix socket listening at `path`.
   static func listenUnix(path: String, backlog: Int) throws -> Int32 {
+    var address = try DaemonBenchSystem.unixAddress(path)
+    // Close-on-exec: only the floor's child gets it, as its descriptor 3 (`spawn`'s `dup2`).
     let fd = try DaemonBenchSystem.check(
-      socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0), "socket")
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(path.utf8)
-    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-      close(fd)
-      throw DaemonBenchSystem.Failure(description: "socket path too long: \(path)")
-    }
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-      for (index, byte) in bytes.enumerated() { raw[index] = byte }
-      raw[bytes.count] = 0
-    }
+      socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0), "socket")
     let bound = withUnsafePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
         bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))

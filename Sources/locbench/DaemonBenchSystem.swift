@@ -89,19 +89,8 @@ enum DaemonBenchSystem {
 
   /// Connects to the Unix stream socket at `path` (blocking connect); returns it non-blocking.
   static func connectUnix(path: String) throws -> Int32 {
+    var address = try unixAddress(path)
     let fd = try check(socket(AF_UNIX, streamType, 0), "socket")
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(path.utf8)
-    let capacity = MemoryLayout.size(ofValue: address.sun_path)
-    guard bytes.count < capacity else {
-      close(fd)
-      throw Failure(description: "socket path too long: \(path)")
-    }
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-      for (index, byte) in bytes.enumerated() { raw[index] = byte }
-      raw[bytes.count] = 0
-    }
     let result = withUnsafePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
         connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
@@ -114,6 +103,21 @@ enum DaemonBenchSystem {
     }
     try setNonBlocking(fd)
     return fd
+  }
+
+  /// The address of the Unix socket at `path`; throws when the path is too long for one.
+  static func unixAddress(_ path: String) throws -> sockaddr_un {
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+      throw Failure(description: "socket path too long: \(path)")
+    }
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      for (index, byte) in bytes.enumerated() { raw[index] = byte }
+      raw[bytes.count] = 0
+    }
+    return address
   }
 
   /// Sets `O_NONBLOCK` on `fd`.
