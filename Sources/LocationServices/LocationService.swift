@@ -142,6 +142,7 @@ package protocol LocationService: AnyObject, Sendable {
 extension LocationHub: LocationService {}
 
 extension HubClient {
+  /// Default: nothing to rehearse (`HubClient.rehearse`).
   package func rehearse(_ fixes: [Fix]) {}
 
   /// Forwards a hub's delivery to the client's `LocationService` entry point.

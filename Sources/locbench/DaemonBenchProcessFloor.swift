@@ -1,5 +1,4 @@
 import Foundation
-import LocationModel
 
 /// The floor of `locbench daemon` in a process of its own (`--process-floor`): the same stand-in
 /// as `DaemonBenchFloor` (on each epoch's RMC it writes that epoch's `locations` line, encoded
