@@ -36,8 +36,18 @@ package enum ByteScalars {
 
   /// `decimal(_:)`, allowed to load up to `readable` bytes from the value's start (at least its
   /// count): then its digits are read eight at a time.
+  ///
+  /// The eight-byte reader is inlined where this is called (a GPX point's coordinates and
+  /// values); the byte loops that decide every other shape are one call away.
+  @inline(__always)
   package static func decimal(_ bytes: UnsafeBufferPointer<UInt8>, readable: Int) -> Double? {
     if let value = wideDecimal(bytes, readable: readable) { return value }
+    return unusualDecimal(bytes)
+  }
+
+  /// `decimal(_:readable:)` for the shapes its eight-byte reader leaves.
+  @inline(never)
+  private static func unusualDecimal(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
     if let value = plainDecimal(bytes) { return value }
     return anyDecimal(bytes)
   }
@@ -239,8 +249,11 @@ package enum ByteScalars {
   /// says times are UTC). A space or lower-case `t`/`z` is accepted in place of `T`/`Z`, as some
   /// loggers write them. Second 60 (a leap second) is accepted and counts as the next second.
   ///
+  /// The usual shape's reader is inlined where this is called; every other shape is one call away.
+  ///
   /// - Parameter bytes: the value's bytes (surrounding XML whitespace is ignored).
   /// - Returns: seconds since the epoch, or nil when the text is not such a time.
+  @inline(__always)
   static func iso8601(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
     if let value = plainUTC(bytes) { return value }
     return anyISO8601(bytes)
@@ -297,6 +310,7 @@ package enum ByteScalars {
   }
 
   /// `iso8601(_:)` for every shape it accepts.
+  @inline(never)
   private static func anyISO8601(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
     var start = 0
     var end = bytes.count
