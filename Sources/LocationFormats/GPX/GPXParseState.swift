@@ -147,6 +147,7 @@ struct GPXParseState {
 
   // MARK: SAX events
 
+  @inline(__always)
   mutating func startElement(
     _ name: UnsafePointer<UInt8>, attributeCount: Int,
     attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?
@@ -309,6 +310,7 @@ struct GPXParseState {
     }
   }
 
+  @inline(__always)
   private mutating func endPoint() {
     capture = .other
     extensionsDepth = 0
