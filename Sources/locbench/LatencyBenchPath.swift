@@ -211,9 +211,10 @@ final class LatencyBenchPath {
           guard let time = marks[stage.rawValue]?[epoch], let sent = written.times[epoch] else {
             continue
           }
-          values.append(Double(Int64(time) - Int64(sent)) / 1e6)
+          let value = Double(Int64(time) - Int64(sent)) / 1e6
+          values.append(value)
           if options.samples != nil {
-            epochStages[epoch, default: "\(epoch)"] += " \(stage.rawValue)=\(values.last ?? 0)"
+            epochStages[epoch, default: "\(epoch)"] += " \(stage.rawValue)=\(value)"
           }
           if let last = previous[epoch] { steps.append(Double(Int64(time) - Int64(last)) / 1e6) }
           previous[epoch] = time
@@ -234,7 +235,7 @@ final class LatencyBenchPath {
       stages.append(
         .init(
           name: "app (bench's own record)",
-          median: latencies.sorted().dropFirst(latencies.count / 2).first ?? .nan, step: nil))
+          median: latencies.isEmpty ? .nan : LatencyBench.median(latencies), step: nil))
     }
     var result = LatencyBench.Result(
       path: path, rate: rate, latencies: latencies, lost: lost, note: nil, stages: stages)
