@@ -66,10 +66,11 @@ setup:
 build: setup
 	$(SWIFT) build $(STRICT) --product whereami
 
-# The programs' code laid out for the path a fix takes (README, "Latency"): every function in a
-# section of its own, linked by the Swift toolchain's ld.lld (SECTIONS), which places first, in the
-# order of Data/hot-path.order (made by scripts/hot-path-profile.sh, which links with SECTIONS
-# alone), the few hundred functions that a fix runs through, so that they share a few dozen pages.
+# The programs' code laid out for the path a fix takes (docs/performance.md, "Latency"): every
+# function in a section of its own, linked by the Swift toolchain's ld.lld (SECTIONS), which places
+# first, in the order of Data/hot-path.order (made by scripts/hot-path-profile.sh, which links with
+# SECTIONS alone), the few hundred functions that a fix runs through, so that they share a few dozen
+# pages.
 SECTIONS := -Xswiftc -Xfrontend -Xswiftc -function-sections -Xswiftc -use-ld=lld
 LAYOUT := $(SECTIONS) -Xlinker --symbol-ordering-file=$(CURDIR)/Data/hot-path.order \
   -Xlinker --no-warn-symbol-ordering

@@ -3,7 +3,8 @@
 
     scripts/hot-path-order.py --calls N --map LINK.map OUT CALLGRIND.OUT...
 
-(scripts/hot-path-profile.sh makes the inputs and runs this; README, "Latency", says why.)
+(scripts/hot-path-profile.sh makes the inputs and runs this; docs/performance.md, "Latency",
+says why.)
 
 Each input is a `valgrind --tool=callgrind` profile of one process (locationd, or an app reading
 a source or the daemon) that handled a known number of epochs. A function is on the hot path when

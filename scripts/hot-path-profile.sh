@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes Data/hot-path.order, the functions a fix runs through in the order the linker lays them
-# (scripts/hot-path-order.py says how; README, "Latency", why), from profiles of the paths a fix
-# takes:
+# (scripts/hot-path-order.py says how; docs/performance.md, "Latency", why), from profiles of the
+# paths a fix takes:
 #
 #   scripts/hot-path-profile.sh [EPOCHS]      (default 1200)
 #

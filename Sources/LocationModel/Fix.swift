@@ -114,7 +114,7 @@ package enum FixQuality: Int, Sendable, Equatable, CaseIterable {
   /// in another module calls `==` through the enum's `Equatable` witness table (a lazy accessor
   /// and a dispatch thunk, cold code on the way from the receiver to the app); this getter is one
   /// direct call. (Swift 6.3 inlines no `package` declaration across modules, `@inlinable` or
-  /// not: README, "Latency".)
+  /// not: `docs/performance.md`, "Latency".)
   package var isSimulated: Bool {
     if case .simulated = self { return true }
     return false

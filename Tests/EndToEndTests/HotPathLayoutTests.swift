@@ -2,11 +2,11 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The installable program's code layout (Makefile, `LAYOUT`; README, "Latency"): the functions
-/// that `Data/hot-path.order` names lie first in `.text`, close together, so that a fix after an
-/// idle period runs through a few dozen pages of code. It fails when `make programs` stops laying
-/// the program out, and when the order file has gone stale (a tenth of its names no longer in the
-/// program: run `scripts/hot-path-profile.sh` again).
+/// The installable program's code layout (Makefile, `LAYOUT`; `docs/performance.md`, "Latency"):
+/// the functions that `Data/hot-path.order` names lie first in `.text`, close together, so that a
+/// fix after an idle period runs through a few dozen pages of code. It fails when `make programs`
+/// stops laying the program out, and when the order file has gone stale (a tenth of its names no
+/// longer in the program: run `scripts/hot-path-profile.sh` again).
 ///
 /// Needs the installable program (`make programs`, which `make test` runs first) and nm; skipped
 /// with the reason when one is missing, a failure under `CI=true`.

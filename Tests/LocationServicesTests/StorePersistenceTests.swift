@@ -177,9 +177,9 @@ import Testing
   }
 }
 
-/// Regions are not copied into memory beside the store (README, "Measured, interleaved"): while
-/// the file cannot be read, the wrapper answers that none are stored, and the engine of the hub
-/// that saved them still monitors them.
+/// Regions are not copied into memory beside the store (`docs/performance.md`, "The daemon's
+/// fan-out"): while the file cannot be read, the wrapper answers that none are stored, and the
+/// engine of the hub that saved them still monitors them.
 @Suite struct StorePersistenceRegionReadTests {
   @Test func unreadableRegionsAreNoneAndTheHubKeepsMonitoring() throws {
     try withTemporaryDirectory { directory in
