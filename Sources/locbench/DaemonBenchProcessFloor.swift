@@ -10,7 +10,8 @@ import Foundation
 /// switches to that reader within one address space; `locationd`, another process, cannot. This
 /// floor pays what any daemon process pays there, so `locationd`'s ratio to it is the cost of our
 /// own work. It is printed beside the target, which stays against the harness's floor. (On the
-/// machines measured it did about as well as the harness's floor: README, `locbench daemon`.)
+/// machines measured it did about as well as the harness's floor: `docs/performance.md`, "The
+/// daemon's fan-out to 500 clients".)
 final class DaemonBenchProcessFloor: DaemonBenchPhase {
   /// The hidden `locbench` mode the child runs: `daemon-floor-process START PERIOD EPOCHS CLIENTS`
   /// with the listening socket as its descriptor 3.
